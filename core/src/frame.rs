@@ -1,0 +1,126 @@
+//! Wire frames: sentinel 0xFA, payload, CRC-8. No length field and no escaping: the payload
+//! length is fixed by N and direction, and a receiver that lost sync hunts for the next
+//! sentinel and trusts the CRC.
+
+use crate::error::ModelError;
+use crc::{Algorithm, Crc};
+
+pub const SENTINEL: u8 = 0xFA;
+
+/// CRC-8 with polynomial 0x1D5, MSB first, initialised as if one 0xFF byte had already been
+/// processed from zero (0xF9), no final XOR.
+pub const CRC8_QUEENS: Algorithm<u8> = Algorithm {
+    width: 8,
+    poly: 0xD5,
+    init: 0xF9,
+    refin: false,
+    refout: false,
+    xorout: 0x00,
+    check: 0xCE,
+    residue: 0x00,
+};
+
+const CRC8: Crc<u8> = Crc::<u8>::new(&CRC8_QUEENS);
+
+pub fn crc8(payload: &[u8]) -> u8 {
+    CRC8.checksum(payload)
+}
+
+/// Wraps a payload into a frame.
+pub fn encode(payload: &[u8]) -> Vec<u8> {
+    let mut f = Vec::with_capacity(payload.len() + 2);
+    f.push(SENTINEL);
+    f.extend_from_slice(payload);
+    f.push(crc8(payload));
+    f
+}
+
+/// Checks one whole frame of a known payload length and returns its payload.
+pub fn decode(frame: &[u8], payload_len: usize) -> Result<&[u8], ModelError> {
+    if frame.len() != payload_len + 2 {
+        return Err(ModelError::FrameLength { expected: payload_len + 2, found: frame.len() });
+    }
+    if frame[0] != SENTINEL {
+        return Err(ModelError::Sentinel { found: frame[0] });
+    }
+    let payload = &frame[1..=payload_len];
+    let computed = crc8(payload);
+    let received = frame[payload_len + 1];
+    if computed != received {
+        return Err(ModelError::FrameCrc { computed, received });
+    }
+    Ok(payload)
+}
+
+/// What a [`Deframer`] found in the byte stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Deframed {
+    /// A frame whose CRC checked: its payload.
+    Frame(Vec<u8>),
+    /// A sentinel followed by a payload whose CRC failed; the hunt resumes after it.
+    BadCrc { computed: u8, received: u8 },
+    /// Bytes skipped while hunting for a sentinel.
+    Skipped(usize),
+}
+
+/// Splits a byte stream into frames of one payload length, resynchronising on errors.
+#[derive(Debug, Clone)]
+pub struct Deframer {
+    payload_len: usize,
+    buf: Vec<u8>,
+}
+
+impl Deframer {
+    pub fn new(payload_len: usize) -> Self {
+        Self { payload_len, buf: Vec::with_capacity(4 * (payload_len + 2)) }
+    }
+
+    pub fn payload_len(&self) -> usize {
+        self.payload_len
+    }
+
+    /// Bytes held while waiting for the rest of a frame.
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Feeds received bytes; reports every frame, failed CRC and skipped run found.
+    pub fn push(&mut self, data: &[u8], mut out: impl FnMut(Deframed)) {
+        self.buf.extend_from_slice(data);
+        let flen = self.payload_len + 2;
+        let mut start = 0;
+        loop {
+            match self.buf[start..].iter().position(|&b| b == SENTINEL) {
+                None => {
+                    if self.buf.len() > start {
+                        out(Deframed::Skipped(self.buf.len() - start));
+                    }
+                    start = self.buf.len();
+                    break;
+                }
+                Some(0) => {}
+                Some(skip) => {
+                    out(Deframed::Skipped(skip));
+                    start += skip;
+                }
+            }
+            if self.buf.len() - start < flen {
+                break;
+            }
+            let frame = &self.buf[start..start + flen];
+            match decode(frame, self.payload_len) {
+                Ok(p) => {
+                    out(Deframed::Frame(p.to_vec()));
+                    start += flen;
+                }
+                Err(ModelError::FrameCrc { computed, received }) => {
+                    // The sentinel may have been payload: hunt again from the next byte.
+                    out(Deframed::BadCrc { computed, received });
+                    start += 1;
+                }
+                Err(e) => unreachable!("length and sentinel were checked: {e}"),
+            }
+        }
+        self.buf.drain(..start);
+    }
+}

@@ -1,0 +1,29 @@
+//! The N-Queens problem model shared by the circuits, the simulator and the host.
+//!
+//! One home for each concept: [`board`] (sizes and side pairs), [`preplacement`] (a coronal
+//! ring and its symmetry class), [`enumerate`] (the canonical order of subproblems),
+//! [`word`] (the pre-placement word), [`frame`] (wire frames and CRC-8), [`result`] (the
+//! record a board returns), [`entry`] (the 16-byte database entry), [`blocking`] (the inner
+//! board a solver starts from), [`count`] (the software counter) and [`plain`] (an
+//! independent whole-board counter for cross-checks).
+
+pub mod blocking;
+pub mod board;
+pub mod count;
+pub mod entry;
+pub mod enumerate;
+pub mod error;
+pub mod frame;
+pub mod plain;
+pub mod preplacement;
+pub mod result;
+pub mod word;
+
+pub use blocking::Blocking;
+pub use board::BoardSize;
+pub use count::{completions, Tally};
+pub use entry::Entry;
+pub use enumerate::{Census, Enumerator};
+pub use error::ModelError;
+pub use preplacement::{Preplacement, Subproblem, Symmetry};
+pub use result::ResultRecord;
