@@ -27,7 +27,8 @@ impl Blocking {
         let m = n - 2 * RINGS as i32;
         let r = RINGS as i32;
         let mut b = Blocking { m: m as u32, rows: 0, cols: 0, down: 0, up: 0 };
-        for (x, y) in pre.queens() {
+        // A corner queen appears in two sides; setting its bits twice is harmless.
+        for (x, y) in pre.cells() {
             let (x, y) = (x as i32 - r, y as i32 - r);
             if (0..m).contains(&y) {
                 b.rows |= 1 << y;

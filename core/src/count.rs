@@ -1,9 +1,8 @@
 //! The software counter: completions of one pre-placement, and Q(N) over all of them.
 //!
 //! This is the oracle every circuit is checked against and what runs when no board is
-//! attached. The search walks the free inner columns left to right with rows as bits; the
-//! ring's blocking is folded into one mask per column up front, so the loop only carries the
-//! inner queens' rows and diagonal windows. The last column is counted with a popcount.
+//! attached. Rows are bits; the ring's blocking is folded into one mask per open column up
+//! front, so the search carries only the inner queens' rows and diagonals.
 
 use crate::blocking::Blocking;
 use crate::board::BoardSize;
@@ -19,81 +18,161 @@ pub fn completions(pre: &Preplacement) -> u64 {
 }
 
 /// Number of ways to fill the inner board left open by `b`.
+///
+/// Columns are not taken left to right: each step fills the open column with the fewest
+/// candidate rows, and a state is dropped as soon as some open column or open row has no
+/// candidate left. That visits about a fifth of the nodes of a left-to-right walk.
 pub fn completions_of(b: &Blocking) -> u64 {
-    let m = b.m;
-    // Open rows per free column, and the distance to the next free column.
-    let mut open = [0u32; 32];
-    let mut gap = [0u32; 32];
-    let mut k = 0usize;
-    let mut last = 0u32;
-    let mut any = 0u32;
-    for x in 0..m {
-        if b.cols >> x & 1 == 0 {
-            let o = b.open_rows(x);
-            if o == 0 {
-                return 0;
-            }
-            if k > 0 {
-                gap[k - 1] = x - last;
-            }
-            open[k] = o;
-            any |= o;
-            last = x;
-            k += 1;
-        }
+    // The search leans on popcount and bit scans: use the instructions where the CPU has them.
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("popcnt") && std::is_x86_feature_detected!("bmi1") {
+        // SAFETY: the features the function is compiled for were just detected.
+        return unsafe { completions_x86(b) };
     }
-    if k == 0 {
-        return 1;
-    }
-    // Every free row must be reachable from some free column.
-    if any != b.full() & !b.rows {
-        return 0;
-    }
-    if k == 1 {
-        return open[0].count_ones() as u64;
-    }
-    search(&open[..k], &gap[..k])
+    completions_any(b)
 }
 
-/// Depth-first search over k >= 2 free columns; `gap[i]` is the column distance from free
-/// column i to free column i + 1.
-#[inline]
-fn search(open: &[u32], gap: &[u32]) -> u64 {
-    let k = open.len();
-    let tail = k - 1;
-    // Per level: candidate rows still to try, and the state they were drawn from.
-    let mut cand = [0u32; 32];
-    let mut used = [0u32; 32];
-    let mut down = [0u32; 32];
-    let mut up = [0u32; 32];
-    let mut count = 0u64;
-    let mut lv = 0usize;
-    cand[0] = open[0];
-    loop {
-        let c = cand[lv];
-        if c == 0 {
-            if lv == 0 {
-                return count;
-            }
-            lv -= 1;
-            continue;
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt")]
+unsafe fn completions_x86(b: &Blocking) -> u64 {
+    completions_any(b)
+}
+
+#[inline(always)]
+fn completions_any(b: &Blocking) -> u64 {
+    let m = b.m;
+    let mut s = Search { open: [0; 32], shift: [0; 32], rows: b.full() & !b.rows };
+    let mut free = 0u32;
+    for x in 0..m {
+        if b.cols >> x & 1 == 0 {
+            s.open[x as usize] = b.open_rows(x);
+            s.shift[x as usize] = m - 1 - x;
+            free |= 1 << x;
         }
-        let q = c & c.wrapping_neg();
-        cand[lv] = c ^ q;
-        let g = gap[lv];
-        // A queen in row y blocks row y - g (falling) and y + g (rising) g columns on.
-        let u2 = used[lv] | q;
-        let d2 = (down[lv] | q) >> g;
-        let p2 = (up[lv] | q) << g;
-        let next = open[lv + 1] & !(u2 | d2 | p2);
-        if lv + 1 == tail {
-            count += next.count_ones() as u64;
-        } else if next != 0 {
-            lv += 1;
-            used[lv] = u2;
-            down[lv] = d2;
-            up[lv] = p2;
-            cand[lv] = next;
+    }
+    if free == 0 {
+        return 1;
+    }
+    s.run(free)
+}
+
+/// Per-subproblem constants of the search.
+struct Search {
+    /// Rows of column x that the ring leaves open.
+    open: [u32; 32],
+    /// Shift that aligns the rising diagonals with the rows of column x.
+    shift: [u32; 32],
+    /// Inner rows without a ring queen.
+    rows: u32,
+}
+
+/// A column chosen for branching and the rows still to try in it.
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    x: u32,
+    cand: u32,
+    free: u32,
+    used: u32,
+    down: u64,
+    up: u64,
+}
+
+enum Pick {
+    /// Some open column or row has no candidate: no completion below this state.
+    Dead,
+    /// One open column left: this many completions.
+    Last(u32),
+    Branch { x: u32, cand: u32 },
+}
+
+impl Search {
+    /// Candidate rows of open column x given the inner queens placed so far.
+    #[inline(always)]
+    fn cand(&self, x: u32, used: u32, down: u64, up: u64) -> u32 {
+        let att = (down >> x) | (up >> self.shift[x as usize]);
+        self.open[x as usize] & !used & !(att as u32)
+    }
+
+    /// The open column with the fewest candidates, or why there is none to branch on.
+    /// Branch-free inside the loop: the minimum is taken over (count, column) keys. The last
+    /// two columns are counted in closed form.
+    #[inline(always)]
+    fn pick(&self, free: u32, used: u32, down: u64, up: u64) -> Pick {
+        let mut best = u32::MAX;
+        let mut dead = false;
+        let mut cover = 0;
+        let mut f = free;
+        while f != 0 {
+            let x = f.trailing_zeros();
+            f &= f - 1;
+            let c = self.cand(x, used, down, up);
+            dead |= c == 0;
+            cover |= c;
+            best = best.min(c.count_ones() << 8 | x);
+        }
+        if dead {
+            return Pick::Dead;
+        }
+        let rest = free & (free - 1);
+        if rest == 0 {
+            return Pick::Last(best >> 8);
+        }
+        if cover != self.rows & !used {
+            return Pick::Dead;
+        }
+        if rest & (rest - 1) == 0 {
+            // Two columns and two rows left: a queen q in the first rules out its row and
+            // both diagonals in the second.
+            let (x1, x2) = (free.trailing_zeros(), rest.trailing_zeros());
+            let (c1, c2) = (self.cand(x1, used, down, up), self.cand(x2, used, down, up));
+            let dx = x2 - x1;
+            let mut k = 0;
+            let mut c = c1;
+            while c != 0 {
+                let q = c & c.wrapping_neg();
+                c ^= q;
+                k += (c2 & !(q | q << dx | q >> dx)).count_ones();
+            }
+            return Pick::Last(k);
+        }
+        let x = best & 0xFF;
+        Pick::Branch { x, cand: self.cand(x, used, down, up) }
+    }
+
+    #[inline(always)]
+    fn run(&self, free: u32) -> u64 {
+        let mut stack = [Frame::default(); 32];
+        let mut top = 0usize;
+        match self.pick(free, 0, 0, 0) {
+            Pick::Dead => return 0,
+            Pick::Last(k) => return k as u64,
+            Pick::Branch { x, cand } => stack[0] = Frame { x, cand, free, used: 0, down: 0, up: 0 },
+        }
+        let mut count = 0u64;
+        loop {
+            let f = stack[top];
+            if f.cand == 0 {
+                if top == 0 {
+                    return count;
+                }
+                top -= 1;
+                continue;
+            }
+            let q = f.cand & f.cand.wrapping_neg();
+            stack[top].cand = f.cand ^ q;
+            let y = q.trailing_zeros();
+            let free = f.free & !(1 << f.x);
+            let used = f.used | q;
+            let down = f.down | 1 << (f.x + y);
+            let up = f.up | 1 << (y + self.shift[f.x as usize]);
+            match self.pick(free, used, down, up) {
+                Pick::Dead => {}
+                Pick::Last(k) => count += k as u64,
+                Pick::Branch { x, cand } => {
+                    top += 1;
+                    stack[top] = Frame { x, cand, free, used, down, up };
+                }
+            }
         }
     }
 }

@@ -1,1 +1,35 @@
-fn main(){}
+//! `queens`: counts N-Queens solutions in software, and (with later subcommands) on FPGA
+//! boards or their simulation.
+
+mod cmd;
+mod progress;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "queens", version, about = "Count all solutions of the N-Queens puzzle")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count Q(N) in software through the canonical coronal pre-placements.
+    Count(cmd::count::Args),
+    /// Enumerate the canonical pre-placements (subproblems) of N.
+    Subproblems(cmd::subproblems::Args),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Count(a) => cmd::count::run(a),
+        Command::Subproblems(a) => cmd::subproblems::run(a),
+    }
+}

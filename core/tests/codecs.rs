@@ -1,0 +1,218 @@
+//! Wire words, frames, result records and database entries: the check values of
+//! ../shared/PROTOCOL.md byte for byte, round trips, and corrupted input rejected.
+
+use proptest::prelude::*;
+use queens_core::entry::{crc3, Entry, Solution, Stamp};
+use queens_core::enumerate::canonical;
+use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::{word, BoardSize, Enumerator, ModelError, ResultRecord, Subproblem};
+use std::sync::OnceLock;
+
+fn size(n: u32) -> BoardSize {
+    BoardSize::new(n).unwrap()
+}
+
+/// Subproblems of a few sizes, computed once.
+fn subproblems(n: u32) -> &'static [Subproblem] {
+    static CACHE: OnceLock<Vec<Vec<Subproblem>>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| (6..=12).map(|n| canonical(size(n)).collect()).collect());
+    &all[(n - 6) as usize]
+}
+
+/// The first subproblems of N = 27 and some from the middle of its west range.
+fn q27_samples() -> Vec<Subproblem> {
+    let e = Enumerator::new(size(27));
+    let prefixes = e.prefixes();
+    let mut out = Vec::new();
+    for &i in &[0, prefixes.len() / 3, prefixes.len() - 1] {
+        e.for_each_in(prefixes[i], |sp| out.push(sp));
+    }
+    out
+}
+
+#[test]
+fn frame_check_values() {
+    let f = frame::encode(&0x0123456789u64.to_be_bytes()[3..]);
+    assert_eq!(f, [0xFA, 0x01, 0x23, 0x45, 0x67, 0x89, 0xFB]);
+    let f = frame::encode(&0x8123456788u64.to_be_bytes()[3..]);
+    assert_eq!(f, [0xFA, 0x81, 0x23, 0x45, 0x67, 0x88, 0x62]);
+}
+
+#[test]
+fn parity_of_check_words() {
+    let s = size(27);
+    assert_eq!(word::with_parity(s, 0x0123456789), 0x0123456789);
+    assert_eq!(word::with_parity(s, 0x0123456788), 0x8123456788);
+}
+
+#[test]
+fn result_check_value() {
+    let s = size(27);
+    let r = ResultRecord::new(0x8123456788, 1000, None);
+    let f = frame::encode(&r.encode(s));
+    assert_eq!(
+        f,
+        [0xFA, 0x81, 0x23, 0x45, 0x67, 0x88, 0xCA, 0x00, 0x00, 0x00, 0x00, 0x3E, 0x80, 0xB0]
+    );
+    assert_eq!(ResultRecord::payload_len(s, false), 12);
+    assert_eq!(ResultRecord::payload_len(s, true), 18);
+    let back = ResultRecord::decode(s, frame::decode(&f, 12).unwrap(), false).unwrap();
+    assert_eq!(back, r);
+}
+
+#[test]
+fn wrapped_counter_is_detected_and_recovered() {
+    let s = size(27);
+    let truth = (1u64 << 44) * 3 + 12345;
+    let r = ResultRecord::new(0x8123456788, truth, Some(99));
+    let back = ResultRecord::decode(s, &r.encode(s), true).unwrap();
+    assert!(!back.digits_match());
+    assert_eq!(back.true_count().unwrap(), truth);
+    assert_eq!(back.cycles, Some(99));
+    let bad = ResultRecord { mod13: 13, ..back };
+    assert!(matches!(bad.true_count(), Err(ModelError::Residue { .. })));
+}
+
+#[test]
+fn crc3_matches_bitwise_definition() {
+    fn bitwise(v: u64) -> u8 {
+        let mut r = 0u8;
+        for i in (0..64).rev() {
+            let fb = (r >> 2 & 1) ^ (v >> i & 1) as u8;
+            r = (r << 1) & 7;
+            if fb == 1 {
+                r ^= 0b011;
+            }
+        }
+        r
+    }
+    for v in [0u64, 1, 0x1234_5678_9ABC, u64::MAX >> 20, 0xDEAD_BEEF] {
+        assert_eq!(crc3(v), bitwise(v), "{v:#x}");
+    }
+}
+
+#[test]
+fn q27_words_round_trip_and_wa_fits() {
+    let s = size(27);
+    for sp in q27_samples() {
+        let wire = word::encode_wire(&sp.pre).unwrap();
+        assert_eq!(wire >> 40, 0);
+        assert_eq!(wire.count_ones() % 2, 1);
+        assert_eq!(word::decode_wire(s, wire).unwrap(), sp.pre);
+        let e = Entry::fresh(sp.pre, sp.sym);
+        // The wire word is word 1 shifted right by 25, plus parity.
+        let w1 = u64::from_be_bytes(e.encode()[..8].try_into().unwrap());
+        assert_eq!(word::with_parity(s, w1 >> 25), wire);
+    }
+}
+
+#[test]
+fn bad_parity_and_width_rejected() {
+    let s = size(27);
+    let sp = q27_samples()[0];
+    let wire = word::encode_wire(&sp.pre).unwrap();
+    assert!(matches!(word::decode_wire(s, wire ^ (1 << 39)), Err(ModelError::Parity { .. })));
+    assert!(matches!(word::decode_wire(s, wire | 1 << 45), Err(ModelError::WordWidth { .. })));
+}
+
+#[test]
+fn deframer_resyncs_through_garbage_and_bad_crc() {
+    let payloads: Vec<Vec<u8>> = vec![vec![1, 2, 3, 4, 5], vec![0xFA, 0xFA, 0, 0xFA, 9], vec![7; 5]];
+    let mut stream = vec![0x00, 0x13];
+    stream.extend(frame::encode(&payloads[0]));
+    let mut bad = frame::encode(&[9, 9, 9, 9, 9]);
+    bad[3] ^= 0x40;
+    stream.extend(&bad);
+    stream.extend(frame::encode(&payloads[1]));
+    stream.extend([0xFA, 1, 2]); // a truncated frame: its sentinel is hunted past
+    stream.extend(frame::encode(&payloads[2]));
+    // Feed in awkward pieces.
+    let mut d = Deframer::new(5);
+    let mut got = Vec::new();
+    let mut crc_errors = 0;
+    for chunk in stream.chunks(3) {
+        d.push(chunk, |ev| match ev {
+            Deframed::Frame(p) => got.push(p),
+            Deframed::BadCrc { .. } => crc_errors += 1,
+            Deframed::Skipped(_) => {}
+        });
+    }
+    assert_eq!(got, payloads);
+    assert!(crc_errors >= 2, "the corrupted and the truncated frame are rejected");
+}
+
+proptest! {
+    #[test]
+    fn words_round_trip(n in 6u32..=12, k in any::<prop::sample::Index>()) {
+        let sps = subproblems(n);
+        let sp = sps[k.index(sps.len())];
+        let wire = word::encode_wire(&sp.pre).unwrap();
+        prop_assert_eq!(wire.count_ones() % 2, 1);
+        prop_assert_eq!(word::decode_wire(size(n), wire).unwrap(), sp.pre);
+        let bytes = word::wire_to_bytes(size(n), wire);
+        prop_assert_eq!(bytes.len(), word::wire_bytes(size(n)));
+        prop_assert_eq!(word::wire_from_bytes(&bytes), wire);
+    }
+
+    #[test]
+    fn frames_round_trip_and_single_bit_errors_are_caught(
+        payload in prop::collection::vec(any::<u8>(), 1..20),
+        bit in any::<prop::sample::Index>(),
+    ) {
+        let f = frame::encode(&payload);
+        prop_assert_eq!(frame::decode(&f, payload.len()).unwrap(), &payload[..]);
+        let mut bad = f.clone();
+        let b = 8 + bit.index(8 * (f.len() - 1)); // any bit after the sentinel
+        bad[b / 8] ^= 1 << (b % 8);
+        let caught = matches!(frame::decode(&bad, payload.len()), Err(ModelError::FrameCrc { .. }));
+        prop_assert!(caught);
+    }
+
+    #[test]
+    fn results_round_trip(n in 6u32..=32, wire in any::<u64>(), count in any::<u64>(),
+                          cycles in proptest::option::of(0u64..1 << 48)) {
+        let s = size(n);
+        let wire = wire >> (64 - 8 * word::wire_bytes(s));
+        let count = count >> 20;
+        let r = ResultRecord::new(wire, count, cycles);
+        let p = r.encode(s);
+        prop_assert_eq!(p.len(), ResultRecord::payload_len(s, cycles.is_some()));
+        let back = ResultRecord::decode(s, &p, cycles.is_some()).unwrap();
+        prop_assert_eq!(back, r);
+        prop_assert_eq!(back.true_count().unwrap(), count);
+    }
+
+    #[test]
+    fn entries_round_trip_and_corruption_is_caught(
+        n in 6u32..=12, k in any::<prop::sample::Index>(),
+        secs in 1_420_070_400i64..2_000_000_000, solved in any::<bool>(),
+        solver in 1u16..4096, count in 0u64..1 << 44, bit in 20u32..64,
+    ) {
+        let sps = subproblems(n);
+        let sp = sps[k.index(sps.len())];
+        let e = Entry {
+            pre: sp.pre,
+            sym: sp.sym,
+            handed_out: Some(Stamp::from_unix(secs)),
+            solution: solved.then(|| Solution::new(solver, count).unwrap()),
+        };
+        let bytes = e.encode();
+        prop_assert_eq!(Entry::decode(size(n), &bytes).unwrap(), e);
+        // A flipped bit anywhere under the CRC-3 is caught.
+        let mut bad = bytes;
+        bad[7 - (bit / 8) as usize] ^= 1 << (bit % 8);
+        prop_assert!(Entry::decode(size(n), &bad).is_err());
+    }
+}
+
+#[test]
+fn fresh_entry_is_unsolved_and_solver_zero_refused() {
+    let sp = subproblems(10)[5];
+    let e = Entry::fresh(sp.pre, sp.sym);
+    let b = e.encode();
+    assert_eq!(&b[8..], &[0; 8]);
+    assert_eq!(b[5] & 0x0F, 0);
+    assert!(Solution::new(0, 5).is_err());
+    let garbage = [0xFFu8; 16];
+    assert!(Entry::decode(size(10), &garbage).is_err());
+}

@@ -1,0 +1,159 @@
+//! `queens subproblems N`: the canonical pre-placements, as a census, a fresh campaign file
+//! of 16-byte database entries, or one line each.
+
+use super::{board, classes_json, grouped, pool};
+use crate::progress::with_bar;
+use anyhow::Context;
+use queens_core::enumerate::Prefix;
+use queens_core::{word, BoardSize, Entry, Enumerator, Symmetry};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Board size, 6..=32.
+    n: u32,
+    /// Only count the pre-placements per symmetry class.
+    #[arg(long, conflicts_with = "out")]
+    stats: bool,
+    /// Write a fresh, unsolved campaign file of 16-byte database entries.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Replace FILE if it exists (it may hold results).
+    #[arg(long, requires = "out")]
+    force: bool,
+    /// JSON output: one object for --stats, one object per line otherwise.
+    #[arg(long)]
+    json: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct StatsReport {
+    n: u32,
+    preplacements: u64,
+    classes: std::collections::BTreeMap<&'static str, super::ClassJson>,
+    seconds: f64,
+}
+
+pub fn run(a: Args) -> anyhow::Result<()> {
+    let size = board(a.n)?;
+    let pool = pool(a.threads)?;
+    let e = Enumerator::new(size);
+    if a.stats {
+        let start = Instant::now();
+        let c = pool.install(|| e.census());
+        let seconds = start.elapsed().as_secs_f64();
+        if a.json {
+            let r = StatsReport { n: a.n, preplacements: c.total(), classes: classes_json(c.count, None), seconds };
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!("{} canonical pre-placements of N = {}", grouped(c.total() as u128), a.n);
+            for s in Symmetry::ALL {
+                println!("{:<8} weight {}  {:>16}", s.name(), s.weight(), grouped(c.get(s) as u128));
+            }
+            println!("{seconds:.3} s");
+        }
+        return Ok(());
+    }
+    if let Some(path) = &a.out {
+        return write_campaign(&pool, &e, path, a.force);
+    }
+    print_all(&e, size, a.json)
+}
+
+/// Writes the entries in canonical order through a temporary file renamed at the end, so an
+/// interrupted run never leaves a file that looks like a complete campaign.
+fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: bool) -> anyhow::Result<()> {
+    if path.exists() && !force {
+        anyhow::bail!("{} exists (it may hold results); pass --force to replace it", path.display());
+    }
+    let tmp = path.with_extension("partial");
+    let file = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let prefixes = e.prefixes();
+    let done = AtomicU64::new(0);
+    let start = Instant::now();
+    let written = with_bar(
+        "prefixes",
+        &done,
+        || prefixes.len() as u64,
+        || -> anyhow::Result<u64> {
+            let mut written = 0u64;
+            // Batches are enumerated in parallel and written in order.
+            for batch in prefixes.chunks(512) {
+                let bufs: Vec<Vec<u8>> = pool.install(|| batch.par_iter().map(|&p| entries_of(e, p)).collect());
+                for b in bufs {
+                    out.write_all(&b).with_context(|| format!("writing {}", tmp.display()))?;
+                    written += b.len() as u64 / 16;
+                }
+                done.fetch_add(batch.len() as u64, Ordering::Relaxed);
+            }
+            out.flush().with_context(|| format!("writing {}", tmp.display()))?;
+            out.get_ref().sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
+            Ok(written)
+        },
+    )?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    println!(
+        "wrote {} entries ({} bytes) to {} in {:.1} s",
+        grouped(written as u128),
+        grouped(written as u128 * 16),
+        path.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+fn entries_of(e: &Enumerator, p: Prefix) -> Vec<u8> {
+    let mut v = Vec::new();
+    e.for_each_in(p, |sp| v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode()));
+    v
+}
+
+#[derive(Serialize)]
+struct Line {
+    index: u64,
+    coords: [u32; 8],
+    class: Symmetry,
+    wire: String,
+}
+
+fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut index = 0u64;
+    let mut result = Ok(());
+    e.for_each(|sp| {
+        if result.is_err() {
+            return;
+        }
+        let wire = word::encode_wire(&sp.pre).expect("canonical words fit");
+        let hex = format!("{wire:0w$x}", w = 2 * word::wire_bytes(size));
+        result = if json {
+            let l = Line { index, coords: sp.pre.coords(), class: sp.sym, wire: hex };
+            serde_json::to_writer(&mut out, &l).map_err(anyhow::Error::from).and_then(|_| Ok(writeln!(out)?))
+        } else {
+            writeln!(out, "{index:>10} {} {:<6} {hex}", sp.pre, sp.sym.name()).map_err(Into::into)
+        };
+        index += 1;
+    });
+    match result {
+        // A closed pipe (`| head`) is a normal way to stop reading.
+        Err(err) if is_broken_pipe(&err) => Ok(()),
+        r => r.and_then(|_| Ok(out.flush()?)),
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>().is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
+}
