@@ -4,7 +4,8 @@
 //! ring and its symmetry class), [`enumerate`] (the canonical order of subproblems),
 //! [`word`] (the pre-placement word), [`frame`] (wire frames and CRC-8), [`result`] (the
 //! record a board returns), [`entry`] (the 16-byte database entry), [`blocking`] (the inner
-//! board a solver starts from), [`count`] (the software counter) and [`plain`] (an
+//! board a solver starts from), [`search`] (the search of one pre-placement), [`count`]
+//! (Q(N) over all of them) and [`plain`] (an
 //! independent whole-board counter for cross-checks).
 
 pub mod blocking;
@@ -17,6 +18,7 @@ pub mod frame;
 pub mod plain;
 pub mod preplacement;
 pub mod result;
+pub mod search;
 pub mod word;
 
 pub use blocking::Blocking;
