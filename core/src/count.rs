@@ -71,6 +71,7 @@ pub fn count(size: BoardSize, done: &AtomicU64) -> Tally {
     let e = Enumerator::new(size);
     e.prefixes()
         .par_iter()
+        .with_max_len(8)
         .map(|&p: &Prefix| {
             let mut t = Tally::default();
             e.for_each_in(p, |sp| t.add(sp.sym, completions(&sp.pre)));
