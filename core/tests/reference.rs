@@ -64,9 +64,8 @@ fn census_matches_reference_up_to_17() {
     }
 }
 
-/// N = 15, 16 take seconds even optimised; run with `cargo test --release -- --ignored`.
+/// N = 15, 16: a few seconds, so the test profile is optimised (see Cargo.toml).
 #[test]
-#[ignore = "release-mode check: cargo test --release -- --ignored"]
 fn classes_match_reference_for_15_and_16() {
     for &(n, pre, sol) in CLASSES.iter().filter(|c| (15..=16).contains(&c.0)) {
         let t = count(size(n), &AtomicU64::new(0));
