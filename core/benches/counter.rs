@@ -8,7 +8,11 @@ use queens_core::{BoardSize, Enumerator};
 use std::sync::atomic::AtomicU64;
 
 fn one_thread<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(f)
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(f)
 }
 
 fn counter(c: &mut Criterion) {
@@ -32,7 +36,9 @@ fn enumeration(c: &mut Criterion) {
     for n in [17u32, 20] {
         let e = Enumerator::new(BoardSize::new(n).unwrap());
         g.throughput(Throughput::Elements(e.census().total()));
-        g.bench_function(format!("census/{n}"), |b| b.iter(|| one_thread(|| e.census().total())));
+        g.bench_function(format!("census/{n}"), |b| {
+            b.iter(|| one_thread(|| e.census().total()))
+        });
     }
     g.finish();
 }

@@ -26,7 +26,13 @@ impl Blocking {
         let n = pre.size().n() as i32;
         let m = n - 2 * RINGS as i32;
         let r = RINGS as i32;
-        let mut b = Blocking { m: m as u32, rows: 0, cols: 0, down: 0, up: 0 };
+        let mut b = Blocking {
+            m: m as u32,
+            rows: 0,
+            cols: 0,
+            down: 0,
+            up: 0,
+        };
         // A corner queen appears in two sides; setting its bits twice is harmless.
         for (x, y) in pre.cells() {
             let (x, y) = (x as i32 - r, y as i32 - r);

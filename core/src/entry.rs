@@ -108,7 +108,10 @@ pub struct Solution {
 impl Solution {
     pub fn new(solver: u16, count: u64) -> Result<Self, ModelError> {
         if solver == 0 || solver > 0xFFF {
-            return Err(ModelError::EntryField { field: "solver", value: solver as u64 });
+            return Err(ModelError::EntryField {
+                field: "solver",
+                value: solver as u64,
+            });
         }
         Ok(Self {
             solver,
@@ -135,7 +138,12 @@ pub struct Entry {
 impl Entry {
     /// A fresh, unsolved entry.
     pub fn fresh(pre: Preplacement, sym: Symmetry) -> Self {
-        Self { pre, sym, handed_out: None, solution: None }
+        Self {
+            pre,
+            sym,
+            handed_out: None,
+            solution: None,
+        }
     }
 
     /// Bits 63..20 of word 1 (coordinates, symmetry, CRC-3), shifted down.
@@ -146,7 +154,10 @@ impl Entry {
     }
 
     pub fn encode(&self) -> [u8; ENTRY_BYTES] {
-        debug_assert!(self.pre.coords()[0] < 16, "wa of a canonical pre-placement is below 16");
+        debug_assert!(
+            self.pre.coords()[0] < 16,
+            "wa of a canonical pre-placement is below 16"
+        );
         let w1 = self.spec() << 20 | self.handed_out.map_or(0, |s| s.bits());
         let w2 = self.solution.map_or(0, |s| {
             (s.solver as u64) << 52 | (s.mod13 as u64) << 48 | (s.mod15 as u64) << 44 | s.count
@@ -184,14 +195,25 @@ impl Entry {
                 count: w2 & ((1 << 44) - 1),
             };
             if s.mod13 > 12 {
-                return Err(ModelError::EntryField { field: "mod13", value: s.mod13 as u64 });
+                return Err(ModelError::EntryField {
+                    field: "mod13",
+                    value: s.mod13 as u64,
+                });
             }
             if s.mod15 > 14 {
-                return Err(ModelError::EntryField { field: "mod15", value: s.mod15 as u64 });
+                return Err(ModelError::EntryField {
+                    field: "mod15",
+                    value: s.mod15 as u64,
+                });
             }
             Some(s)
         };
-        Ok(Self { pre, sym, handed_out, solution })
+        Ok(Self {
+            pre,
+            sym,
+            handed_out,
+            solution,
+        })
     }
 
     /// The pre-placement wire word derived from the entry (N = 17..=32, 5-bit coordinates):

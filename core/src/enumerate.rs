@@ -198,7 +198,9 @@ pub struct Enumerator {
 
 impl Enumerator {
     pub fn new(size: BoardSize) -> Self {
-        Self { table: PairTable::new(size) }
+        Self {
+            table: PairTable::new(size),
+        }
     }
 
     pub fn size(&self) -> BoardSize {

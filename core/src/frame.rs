@@ -38,7 +38,10 @@ pub fn encode(payload: &[u8]) -> Vec<u8> {
 /// Checks one whole frame of a known payload length and returns its payload.
 pub fn decode(frame: &[u8], payload_len: usize) -> Result<&[u8], ModelError> {
     if frame.len() != payload_len + 2 {
-        return Err(ModelError::FrameLength { expected: payload_len + 2, found: frame.len() });
+        return Err(ModelError::FrameLength {
+            expected: payload_len + 2,
+            found: frame.len(),
+        });
     }
     if frame[0] != SENTINEL {
         return Err(ModelError::Sentinel { found: frame[0] });
@@ -72,7 +75,10 @@ pub struct Deframer {
 
 impl Deframer {
     pub fn new(payload_len: usize) -> Self {
-        Self { payload_len, buf: Vec::with_capacity(4 * (payload_len + 2)) }
+        Self {
+            payload_len,
+            buf: Vec::with_capacity(4 * (payload_len + 2)),
+        }
     }
 
     pub fn payload_len(&self) -> usize {

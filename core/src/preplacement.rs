@@ -42,7 +42,10 @@ impl Symmetry {
             1 => Ok(Symmetry::Rotate),
             2 => Ok(Symmetry::Point),
             3 => Ok(Symmetry::None),
-            _ => Err(ModelError::EntryField { field: "symmetry", value: code }),
+            _ => Err(ModelError::EntryField {
+                field: "symmetry",
+                value: code,
+            }),
         }
     }
 
@@ -83,14 +86,20 @@ impl Preplacement {
                 return Err(ModelError::Coordinate { field, value, n });
             }
         }
-        let p = Self { size, coords: coords.map(|c| c as u8) };
+        let p = Self {
+            size,
+            coords: coords.map(|c| c as u8),
+        };
         p.check_ring()?;
         Ok(p)
     }
 
     /// For callers that built the coordinates by a valid placement (the enumerator).
     pub(crate) fn from_valid(size: BoardSize, coords: [u32; 8]) -> Self {
-        Self { size, coords: coords.map(|c| c as u8) }
+        Self {
+            size,
+            coords: coords.map(|c| c as u8),
+        }
     }
 
     pub fn size(&self) -> BoardSize {
@@ -110,7 +119,9 @@ impl Preplacement {
     pub fn side_indices(&self, table: &PairTable) -> [u32; 4] {
         std::array::from_fn(|k| {
             let (a, b) = self.side(k);
-            table.index(a, b).expect("a valid pre-placement has valid side pairs")
+            table
+                .index(a, b)
+                .expect("a valid pre-placement has valid side pairs")
         })
     }
 
@@ -141,14 +152,20 @@ impl Preplacement {
     /// The image under a quarter turn that brings the north side to the west.
     pub fn rotated(&self) -> Self {
         let c = self.coords;
-        Self { size: self.size, coords: [c[2], c[3], c[4], c[5], c[6], c[7], c[0], c[1]] }
+        Self {
+            size: self.size,
+            coords: [c[2], c[3], c[4], c[5], c[6], c[7], c[0], c[1]],
+        }
     }
 
     /// The image under the flip about the main diagonal, (x, y) -> (y, x).
     pub fn transposed(&self) -> Self {
         let m = (self.size.n() - 1) as u8;
         let c = self.coords.map(|v| m - v);
-        Self { size: self.size, coords: [c[6], c[7], c[4], c[5], c[2], c[3], c[0], c[1]] }
+        Self {
+            size: self.size,
+            coords: [c[6], c[7], c[4], c[5], c[2], c[3], c[0], c[1]],
+        }
     }
 
     /// All eight images under the symmetries of the square (the first is `self`).
@@ -174,7 +191,9 @@ impl Preplacement {
         for (i, &(x0, y0)) in queens.iter().enumerate() {
             for &(x1, y1) in &queens[i + 1..] {
                 if x0 == x1 || y0 == y1 || x0.abs_diff(x1) == y0.abs_diff(y1) {
-                    return Err(fail(format!("queens ({x0},{y0}) and ({x1},{y1}) attack each other")));
+                    return Err(fail(format!(
+                        "queens ({x0},{y0}) and ({x1},{y1}) attack each other"
+                    )));
                 }
             }
         }
@@ -222,7 +241,14 @@ mod tests {
         let err = Preplacement::new(s, [3, 5, 0, 2, 1, 3, 1, 3]).unwrap_err();
         assert!(matches!(err, ModelError::InvalidPlacement { .. }), "{err}");
         let err = Preplacement::new(s, [3, 9, 0, 2, 1, 3, 1, 3]).unwrap_err();
-        assert_eq!(err, ModelError::Coordinate { field: "wb", value: 9, n: 8 });
+        assert_eq!(
+            err,
+            ModelError::Coordinate {
+                field: "wb",
+                value: 9,
+                n: 8
+            }
+        );
     }
 
     #[test]

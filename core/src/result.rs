@@ -57,22 +57,38 @@ impl ResultRecord {
     pub fn decode(size: BoardSize, payload: &[u8], cycles: bool) -> Result<Self, ModelError> {
         let expected = Self::payload_len(size, cycles);
         if payload.len() != expected {
-            return Err(ModelError::PayloadLength { expected, found: payload.len() });
+            return Err(ModelError::PayloadLength {
+                expected,
+                found: payload.len(),
+            });
         }
-        let mut r = BitReader { bytes: payload, pos: 0 };
+        let mut r = BitReader {
+            bytes: payload,
+            pos: 0,
+        };
         let cycles = cycles.then(|| r.take(CYCLE_BITS));
         let wire = r.take(8 * wire_bytes(size) as u32);
         let mod13 = r.take(4) as u8;
         let mod15 = r.take(4) as u8;
         let count = r.take(COUNT_BITS);
-        Ok(Self { wire, mod13, mod15, count, cycles })
+        Ok(Self {
+            wire,
+            mod13,
+            mod15,
+            count,
+            cycles,
+        })
     }
 
     /// The true count of a wrapped counter: the count plus the number of 2^44 wraps that makes
     /// both residues match. 2^44 is coprime to 195 = 13 x 15, so exactly one wrap count below
     /// 195 fits; digits out of range (mod 13 > 12, mod 15 > 14) are corrupt.
     pub fn true_count(&self) -> Result<u64, ModelError> {
-        let bad = ModelError::Residue { count: self.count, mod13: self.mod13, mod15: self.mod15 };
+        let bad = ModelError::Residue {
+            count: self.count,
+            mod13: self.mod13,
+            mod15: self.mod15,
+        };
         if self.mod13 > 12 || self.mod15 > 14 {
             return Err(bad);
         }

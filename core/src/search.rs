@@ -47,7 +47,10 @@ enum Pick {
     Dead,
     /// At most two columns were left: this many completions.
     Leaves(u32),
-    Branch { x: u32, cand: u32 },
+    Branch {
+        x: u32,
+        cand: u32,
+    },
 }
 
 /// Per-subproblem constants: the free columns' open rows and diagonal alignment.
@@ -65,7 +68,11 @@ impl Columns {
     #[inline(always)]
     fn new(b: &Blocking) -> Option<(Self, u32)> {
         let m = b.m;
-        let mut c = Columns { open: [0; 32], shift: [0; 32], rows: b.full() & !b.rows };
+        let mut c = Columns {
+            open: [0; 32],
+            shift: [0; 32],
+            rows: b.full() & !b.rows,
+        };
         let mut free = 0u32;
         for x in 0..m {
             c.shift[x as usize] = m - 1 - x;
@@ -126,7 +133,10 @@ impl Columns {
             return Pick::Leaves(k);
         }
         let x = best & 0xFF;
-        Pick::Branch { x, cand: self.cand(x, used, down, up) }
+        Pick::Branch {
+            x,
+            cand: self.cand(x, used, down, up),
+        }
     }
 }
 
@@ -149,7 +159,16 @@ fn run(c: &Columns, free: u32) -> u64 {
     match c.pick(free, 0, 0, 0) {
         Pick::Dead => return 0,
         Pick::Leaves(k) => return k as u64,
-        Pick::Branch { x, cand } => stack[0] = Frame { x, cand, free, used: 0, down: 0, up: 0 },
+        Pick::Branch { x, cand } => {
+            stack[0] = Frame {
+                x,
+                cand,
+                free,
+                used: 0,
+                down: 0,
+                up: 0,
+            }
+        }
     }
     let mut count = 0u64;
     loop {
@@ -173,7 +192,14 @@ fn run(c: &Columns, free: u32) -> u64 {
             Pick::Leaves(k) => count += k as u64,
             Pick::Branch { x, cand } => {
                 top += 1;
-                stack[top] = Frame { x, cand, free, used, down, up };
+                stack[top] = Frame {
+                    x,
+                    cand,
+                    free,
+                    used,
+                    down,
+                    up,
+                };
             }
         }
     }

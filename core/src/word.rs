@@ -24,7 +24,11 @@ pub fn encode(pre: &Preplacement) -> Result<u64, ModelError> {
     let m = pre.size().coord_bits();
     let c = pre.coords();
     if c[0] >> (m - 1) != 0 {
-        return Err(ModelError::Coordinate { field: "wa", value: c[0], n: pre.size().n() });
+        return Err(ModelError::Coordinate {
+            field: "wa",
+            value: c[0],
+            n: pre.size().n(),
+        });
     }
     Ok(c.iter().fold(0u64, |acc, &v| (acc << m) | v as u64))
 }
@@ -52,7 +56,11 @@ pub fn decode(size: BoardSize, word: u64) -> Result<Preplacement, ModelError> {
     let coords: [u32; 8] = std::array::from_fn(|i| ((word >> (m * (7 - i as u32))) & mask) as u32);
     let n = size.n();
     if let Some(i) = coords.iter().position(|&v| v >= n) {
-        return Err(ModelError::Coordinate { field: FIELD_NAMES[i], value: coords[i], n });
+        return Err(ModelError::Coordinate {
+            field: FIELD_NAMES[i],
+            value: coords[i],
+            n,
+        });
     }
     Preplacement::new(size, coords)
 }

@@ -111,8 +111,14 @@ fn bad_parity_and_width_rejected() {
     let s = size(27);
     let sp = q27_samples()[0];
     let wire = word::encode_wire(&sp.pre).unwrap();
-    assert!(matches!(word::decode_wire(s, wire ^ (1 << 39)), Err(ModelError::Parity { .. })));
-    assert!(matches!(word::decode_wire(s, wire | 1 << 45), Err(ModelError::WordWidth { .. })));
+    assert!(matches!(
+        word::decode_wire(s, wire ^ (1 << 39)),
+        Err(ModelError::Parity { .. })
+    ));
+    assert!(matches!(
+        word::decode_wire(s, wire | 1 << 45),
+        Err(ModelError::WordWidth { .. })
+    ));
 }
 
 #[test]
@@ -138,7 +144,10 @@ fn deframer_resyncs_through_garbage_and_bad_crc() {
         });
     }
     assert_eq!(got, payloads);
-    assert!(crc_errors >= 2, "the corrupted and the truncated frame are rejected");
+    assert!(
+        crc_errors >= 2,
+        "the corrupted and the truncated frame are rejected"
+    );
 }
 
 proptest! {

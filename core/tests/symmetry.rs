@@ -7,8 +7,10 @@ use std::collections::HashSet;
 
 fn all_valid_rings(size: BoardSize) -> HashSet<[u32; 8]> {
     let n = size.n();
-    let pairs: Vec<(u32, u32)> =
-        (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).filter(|(a, b)| a.abs_diff(*b) > 1).collect();
+    let pairs: Vec<(u32, u32)> = (0..n)
+        .flat_map(|a| (0..n).map(move |b| (a, b)))
+        .filter(|(a, b)| a.abs_diff(*b) > 1)
+        .collect();
     let mut out = HashSet::new();
     for &(wa, wb) in &pairs {
         for &(na, nb) in &pairs {
@@ -33,7 +35,13 @@ fn every_ring_in_exactly_one_kept_orbit() {
         let mut covered = HashSet::new();
         for sp in canonical(size) {
             let orbit: HashSet<[u32; 8]> = sp.pre.images().iter().map(|p| p.coords()).collect();
-            assert_eq!(orbit.len() as u64, sp.sym.weight(), "orbit size of {} ({})", sp.pre, sp.sym);
+            assert_eq!(
+                orbit.len() as u64,
+                sp.sym.weight(),
+                "orbit size of {} ({})",
+                sp.pre,
+                sp.sym
+            );
             for c in &orbit {
                 assert!(all.contains(c), "image {c:?} is not a valid ring");
                 assert!(covered.insert(*c), "ring {c:?} is in two kept orbits (N = {n})");
@@ -74,7 +82,12 @@ fn order_is_word_order_and_west_is_minimal() {
             // The kept ring's west side is the smallest side or mirrored side of its orbit.
             let west = sp.pre.side_indices(&table)[0];
             for img in sp.pre.images() {
-                assert!(west <= img.side_indices(&table)[0], "{} has a smaller image {}", sp.pre, img);
+                assert!(
+                    west <= img.side_indices(&table)[0],
+                    "{} has a smaller image {}",
+                    sp.pre,
+                    img
+                );
             }
         }
     }

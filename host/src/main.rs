@@ -7,7 +7,11 @@ mod progress;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "queens", version, about = "Count all solutions of the N-Queens puzzle")]
+#[command(
+    name = "queens",
+    version,
+    about = "Count all solutions of the N-Queens puzzle"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

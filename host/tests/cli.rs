@@ -4,12 +4,19 @@ use queens_core::{BoardSize, Entry};
 use std::process::{Command, Output};
 
 fn queens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_queens")).args(args).output().expect("queens runs")
+    Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args(args)
+        .output()
+        .expect("queens runs")
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = queens(args);
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
@@ -65,8 +72,9 @@ fn campaign_file_holds_every_subproblem_in_order() {
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes.len(), 14_666 * 16);
     let size = BoardSize::new(11).unwrap();
-    let listed: Vec<Entry> =
-        queens_core::enumerate::canonical(size).map(|sp| Entry::fresh(sp.pre, sp.sym)).collect();
+    let listed: Vec<Entry> = queens_core::enumerate::canonical(size)
+        .map(|sp| Entry::fresh(sp.pre, sp.sym))
+        .collect();
     for (i, chunk) in bytes.chunks(16).enumerate() {
         let e = Entry::decode(size, chunk.try_into().unwrap()).unwrap();
         assert_eq!(e, listed[i], "entry {i}");
@@ -86,7 +94,9 @@ fn listing_prints_words() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    let expect = queens_core::Enumerator::new(BoardSize::new(8).unwrap()).census().total();
+    let expect = queens_core::Enumerator::new(BoardSize::new(8).unwrap())
+        .census()
+        .total();
     assert_eq!(lines.len() as u64, expect);
     assert!(lines[0].trim_start().starts_with("0 w("), "{}", lines[0]);
 }

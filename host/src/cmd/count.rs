@@ -55,7 +55,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         return Ok(());
     }
     println!("Q({}) = {}", a.n, grouped(report.total));
-    println!("{:<8}{:>7}{:>16}{:>18}", "class", "weight", "pre-placements", "solutions");
+    println!(
+        "{:<8}{:>7}{:>16}{:>18}",
+        "class", "weight", "pre-placements", "solutions"
+    );
     for s in Symmetry::ALL {
         let i = s.slot();
         println!(

@@ -34,7 +34,14 @@ pub fn classes_json(pre: [u64; 3], sol: Option<[u64; 3]>) -> BTreeMap<&'static s
         .iter()
         .map(|s| {
             let i = s.slot();
-            (s.name(), ClassJson { preplacements: pre[i], solutions: sol.map(|v| v[i]), weight: s.weight() })
+            (
+                s.name(),
+                ClassJson {
+                    preplacements: pre[i],
+                    solutions: sol.map(|v| v[i]),
+                    weight: s.weight(),
+                },
+            )
         })
         .collect()
 }

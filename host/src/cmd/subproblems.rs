@@ -51,12 +51,26 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let c = pool.install(|| e.census());
         let seconds = start.elapsed().as_secs_f64();
         if a.json {
-            let r = StatsReport { n: a.n, preplacements: c.total(), classes: classes_json(c.count, None), seconds };
+            let r = StatsReport {
+                n: a.n,
+                preplacements: c.total(),
+                classes: classes_json(c.count, None),
+                seconds,
+            };
             println!("{}", serde_json::to_string(&r)?);
         } else {
-            println!("{} canonical pre-placements of N = {}", grouped(c.total() as u128), a.n);
+            println!(
+                "{} canonical pre-placements of N = {}",
+                grouped(c.total() as u128),
+                a.n
+            );
             for s in Symmetry::ALL {
-                println!("{:<8} weight {}  {:>16}", s.name(), s.weight(), grouped(c.get(s) as u128));
+                println!(
+                    "{:<8} weight {}  {:>16}",
+                    s.name(),
+                    s.weight(),
+                    grouped(c.get(s) as u128)
+                );
             }
             println!("{seconds:.3} s");
         }
@@ -72,7 +86,10 @@ pub fn run(a: Args) -> anyhow::Result<()> {
 /// interrupted run never leaves a file that looks like a complete campaign.
 fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: bool) -> anyhow::Result<()> {
     if path.exists() && !force {
-        anyhow::bail!("{} exists (it may hold results); pass --force to replace it", path.display());
+        anyhow::bail!(
+            "{} exists (it may hold results); pass --force to replace it",
+            path.display()
+        );
     }
     let tmp = path.with_extension("partial");
     let file = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
@@ -88,19 +105,25 @@ fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: 
             let mut written = 0u64;
             // Batches are enumerated in parallel and written in order.
             for batch in prefixes.chunks(512) {
-                let bufs: Vec<Vec<u8>> = pool.install(|| batch.par_iter().map(|&p| entries_of(e, p)).collect());
+                let bufs: Vec<Vec<u8>> =
+                    pool.install(|| batch.par_iter().map(|&p| entries_of(e, p)).collect());
                 for b in bufs {
-                    out.write_all(&b).with_context(|| format!("writing {}", tmp.display()))?;
+                    out.write_all(&b)
+                        .with_context(|| format!("writing {}", tmp.display()))?;
                     written += b.len() as u64 / 16;
                 }
                 done.fetch_add(batch.len() as u64, Ordering::Relaxed);
             }
-            out.flush().with_context(|| format!("writing {}", tmp.display()))?;
-            out.get_ref().sync_all().with_context(|| format!("syncing {}", tmp.display()))?;
+            out.flush()
+                .with_context(|| format!("writing {}", tmp.display()))?;
+            out.get_ref()
+                .sync_all()
+                .with_context(|| format!("syncing {}", tmp.display()))?;
             Ok(written)
         },
     )?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    std::fs::rename(&tmp, path)
+        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     println!(
         "wrote {} entries ({} bytes) to {} in {:.1} s",
         grouped(written as u128),
@@ -113,7 +136,9 @@ fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: 
 
 fn entries_of(e: &Enumerator, p: Prefix) -> Vec<u8> {
     let mut v = Vec::new();
-    e.for_each_in(p, |sp| v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode()));
+    e.for_each_in(p, |sp| {
+        v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode())
+    });
     v
 }
 
@@ -137,8 +162,15 @@ fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> 
         let wire = word::encode_wire(&sp.pre).expect("canonical words fit");
         let hex = format!("{wire:0w$x}", w = 2 * word::wire_bytes(size));
         result = if json {
-            let l = Line { index, coords: sp.pre.coords(), class: sp.sym, wire: hex };
-            serde_json::to_writer(&mut out, &l).map_err(anyhow::Error::from).and_then(|_| Ok(writeln!(out)?))
+            let l = Line {
+                index,
+                coords: sp.pre.coords(),
+                class: sp.sym,
+                wire: hex,
+            };
+            serde_json::to_writer(&mut out, &l)
+                .map_err(anyhow::Error::from)
+                .and_then(|_| Ok(writeln!(out)?))
         } else {
             writeln!(out, "{index:>10} {} {:<6} {hex}", sp.pre, sp.sym.name()).map_err(Into::into)
         };
@@ -153,7 +185,9 @@ fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> 
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || c.downcast_ref::<serde_json::Error>().is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }
