@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone on a fresh Debian machine: installs what the tests
-# need when it is missing, then runs every test of the workspace.
+# need when it is missing, then runs every test of the workspace and sums the results.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use (later: verilator, yosys, iverilog).
+# Debian packages the tests use.
 need=()
 command -v tclsh >/dev/null || need+=(tcl)
 if ((${#need[@]})); then
@@ -13,4 +13,12 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo test --workspace --locked "$@"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+cargo test --workspace --locked "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One closing line for the whole suite (cargo prints one per test binary).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
