@@ -1,0 +1,78 @@
+//! Running subproblems through an engine and comparing every count with software.
+
+use crate::model::{run_unit, UnitRun};
+use queens_core::{completions, BoardSize, Blocking, Subproblem, Tally};
+use rayon::prelude::*;
+
+/// Something that runs subproblems the way the circuits do.
+pub trait Engine: Sync {
+    fn name(&self) -> &'static str;
+    /// Solutions and unit cycles of each subproblem, in order.
+    fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String>;
+}
+
+/// The fast cycle model, in parallel on the rayon pool.
+pub struct ModelEngine;
+
+impl Engine for ModelEngine {
+    fn name(&self) -> &'static str {
+        "model"
+    }
+
+    fn run(&self, _size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        Ok(subproblems.par_iter().with_max_len(256).map(|sp| run_unit(&Blocking::new(&sp.pre))).collect())
+    }
+}
+
+/// A subproblem whose count differs from the software counter.
+#[derive(Debug, Clone)]
+pub struct Mismatch {
+    /// Position in the canonical order of the board.
+    pub index: u64,
+    pub sub: Subproblem,
+    pub expected: u64,
+    pub got: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    pub subproblems: u64,
+    pub tally: Tally,
+    pub cycles: u64,
+    pub mismatches: Vec<Mismatch>,
+    /// Total mismatches (the list keeps the first ones only).
+    pub mismatch_count: u64,
+    /// Per-subproblem results, in the order given.
+    pub runs: Vec<UnitRun>,
+}
+
+/// How many mismatches a report lists.
+pub const MISMATCHES_KEPT: usize = 10;
+
+/// Runs `subproblems` (with their canonical indices) through `engine` and compares.
+pub fn check(
+    engine: &dyn Engine,
+    size: BoardSize,
+    subproblems: &[(u64, Subproblem)],
+) -> Result<CheckReport, String> {
+    let subs: Vec<Subproblem> = subproblems.iter().map(|p| p.1).collect();
+    let runs = engine.run(size, &subs)?;
+    if runs.len() != subs.len() {
+        return Err(format!("engine {} returned {} results for {} subproblems", engine.name(), runs.len(), subs.len()));
+    }
+    let expected: Vec<u64> = subs.par_iter().map(|sp| completions(&sp.pre)).collect();
+    let mut r = CheckReport { subproblems: subs.len() as u64, ..Default::default() };
+    for (i, ((&(index, sub), run), &want)) in subproblems.iter().zip(&runs).zip(&expected).enumerate() {
+        let _ = i;
+        r.tally.add(sub.sym, run.solutions);
+        r.cycles += run.cycles;
+        if run.solutions != want {
+            r.mismatch_count += 1;
+            if r.mismatches.len() < MISMATCHES_KEPT {
+                r.mismatches.push(Mismatch { index, sub, expected: want, got: run.solutions });
+            }
+        }
+    }
+    r.runs = runs;
+    Ok(r)
+}

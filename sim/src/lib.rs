@@ -1,0 +1,11 @@
+//! Cycle-accurate simulation of the solver circuits, checked against the software counter.
+//!
+//! [`model`] is the fast cycle model of one unit (machine words, no event queue); [`check`]
+//! runs every canonical pre-placement of a board through an engine and compares each count
+//! with the software counter of `queens-core`.
+
+pub mod check;
+pub mod model;
+
+pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine};
+pub use model::{run_unit, Unit, UnitRun};

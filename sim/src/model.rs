@@ -1,0 +1,180 @@
+//! The fast cycle model of one solver unit: the circuit's state and decisions, one call of
+//! [`Unit::step`] per clock cycle, in machine words.
+//!
+//! The unit walks the inner columns left to right. Each cycle it looks at two columns at
+//! once, with two carry-chain arbiters:
+//! - A, the active column c, searched from its lowest row (it has just been entered);
+//! - B, the column c-1 behind it, searched from just above the queen it holds.
+//!
+//! and does exactly one of:
+//! - *advance*: A found a row (or c is pre-occupied by the ring): place it, c += 1;
+//! - *sibling*: A found nothing (or c was already exhausted) but B found a row: move the
+//!   queen of c-1 there and enter c afresh;
+//! - *retreat*: neither found a row: lift the queen of c-1, c -= 1, and mark c exhausted.
+//!
+//! A row found by A in the last column is a solution; the cycle then goes on as if A had
+//! found nothing, so the last column costs no cycle of its own. The unit is done when the
+//! column to retreat to would be -1. The cycle that loads a subproblem is not counted.
+
+use queens_core::Blocking;
+
+/// What one clock cycle did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Advance,
+    Sibling,
+    Retreat,
+    Done,
+}
+
+/// Solutions and cycles of one subproblem on one unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UnitRun {
+    pub solutions: u64,
+    pub cycles: u64,
+}
+
+/// One solver unit between its start and its done.
+#[derive(Debug, Clone)]
+pub struct Unit {
+    m: u32,
+    /// Rows of column x the ring leaves open.
+    open: [u32; 32],
+    /// Columns the ring already fills: entered and left without a queen.
+    filled: u32,
+    /// Active column.
+    c: u32,
+    /// The active column has been searched to its end (entered by a retreat).
+    exhausted: bool,
+    /// One-hot queen of each column left of c (0 for a filled column).
+    queen: [u32; 32],
+    /// Rows, falling diagonals (x + y) and rising diagonals (y - x + m - 1) of those queens.
+    used: u32,
+    down: u64,
+    up: u64,
+    /// A solution was found in the last cycle.
+    pub sol: bool,
+    pub solutions: u64,
+    pub cycles: u64,
+    done: bool,
+}
+
+impl Unit {
+    pub fn new(b: &Blocking) -> Self {
+        let mut open = [0u32; 32];
+        for x in 0..b.m {
+            if b.cols >> x & 1 == 0 {
+                open[x as usize] = b.open_rows(x);
+            }
+        }
+        Self {
+            m: b.m,
+            open,
+            filled: b.cols,
+            c: 0,
+            exhausted: false,
+            queen: [0; 32],
+            used: 0,
+            down: 0,
+            up: 0,
+            sol: false,
+            solutions: 0,
+            cycles: 0,
+            done: false,
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Active column (for comparing traces with the circuits).
+    pub fn column(&self) -> u32 {
+        self.c
+    }
+
+    #[inline(always)]
+    fn free(&self, x: u32) -> u32 {
+        let att = (self.down >> x) | (self.up >> (self.m - 1 - x));
+        self.open[x as usize] & !self.used & !(att as u32)
+    }
+
+    #[inline(always)]
+    fn toggle(&mut self, x: u32, q: u32) {
+        let y = q.trailing_zeros();
+        self.used ^= q;
+        self.down ^= 1 << (x + y);
+        self.up ^= 1 << (y + self.m - 1 - x);
+    }
+
+    /// One clock cycle.
+    #[inline]
+    pub fn step(&mut self) -> Step {
+        debug_assert!(!self.done);
+        self.cycles += 1;
+        let c = self.c;
+        let last = c == self.m - 1;
+        // A: the active column from its lowest row. A filled column "finds" no queen.
+        let found = if self.exhausted {
+            None
+        } else if self.filled >> c & 1 != 0 {
+            Some(0)
+        } else {
+            let f = self.free(c);
+            (f != 0).then(|| f & f.wrapping_neg())
+        };
+        self.sol = found.is_some() && last;
+        if let Some(q) = found {
+            if !last {
+                self.queen[c as usize] = q;
+                if q != 0 {
+                    self.toggle(c, q);
+                }
+                self.c = c + 1;
+                self.exhausted = false;
+                return Step::Advance;
+            }
+            self.solutions += 1;
+        }
+        if c == 0 {
+            self.done = true;
+            return Step::Done;
+        }
+        // B: the column behind, from just above its queen (a filled column has none).
+        let p = c - 1;
+        let q = self.queen[p as usize];
+        if q != 0 {
+            self.toggle(p, q);
+            let above = !((q << 1) - 1);
+            let f = self.free(p) & above;
+            if f != 0 {
+                let s = f & f.wrapping_neg();
+                self.queen[p as usize] = s;
+                self.toggle(p, s);
+                self.exhausted = false;
+                return Step::Sibling;
+            }
+        }
+        self.queen[p as usize] = 0;
+        self.c = p;
+        self.exhausted = true;
+        if p == 0 {
+            self.done = true;
+            return Step::Done;
+        }
+        Step::Retreat
+    }
+
+    /// Runs to done.
+    pub fn run(mut self) -> UnitRun {
+        while !self.done {
+            self.step();
+        }
+        UnitRun { solutions: self.solutions, cycles: self.cycles }
+    }
+}
+
+/// Solutions and cycles of one subproblem on one unit.
+pub fn run_unit(b: &Blocking) -> UnitRun {
+    Unit::new(b).run()
+}
