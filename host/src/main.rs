@@ -23,6 +23,9 @@ enum Command {
     Count(cmd::count::Args),
     /// Enumerate the canonical pre-placements (subproblems) of N.
     Subproblems(cmd::subproblems::Args),
+    /// Simulate the circuits: check them against software.
+    #[command(subcommand)]
+    Sim(cmd::sim::Command),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -35,5 +38,6 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Count(a) => cmd::count::run(a),
         Command::Subproblems(a) => cmd::subproblems::run(a),
+        Command::Sim(c) => cmd::sim::run(c),
     }
 }

@@ -1,4 +1,5 @@
 pub mod count;
+pub mod sim;
 pub mod subproblems;
 
 use queens_core::{BoardSize, Symmetry};
