@@ -3,14 +3,16 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use queens_core::enumerate::canonical;
-use queens_core::{BoardSize, Blocking};
+use queens_core::{Blocking, BoardSize};
 use queens_sim::run_unit;
 
 fn model(c: &mut Criterion) {
     let mut g = c.benchmark_group("model");
     g.sample_size(10);
     for n in [12u32, 14] {
-        let blocks: Vec<Blocking> = canonical(BoardSize::new(n).unwrap()).map(|sp| Blocking::new(&sp.pre)).collect();
+        let blocks: Vec<Blocking> = canonical(BoardSize::new(n).unwrap())
+            .map(|sp| Blocking::new(&sp.pre))
+            .collect();
         let cycles: u64 = blocks.iter().map(|b| run_unit(b).cycles).sum();
         g.throughput(Throughput::Elements(cycles));
         g.bench_function(format!("unit-cycles/{n}"), |b| {

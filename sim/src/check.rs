@@ -1,7 +1,7 @@
 //! Running subproblems through an engine and comparing every count with software.
 
 use crate::model::{run_unit, UnitRun};
-use queens_core::{completions, BoardSize, Blocking, Subproblem, Tally};
+use queens_core::{completions, Blocking, BoardSize, Subproblem, Tally};
 use rayon::prelude::*;
 
 /// Something that runs subproblems the way the circuits do.
@@ -20,7 +20,35 @@ impl Engine for ModelEngine {
     }
 
     fn run(&self, _size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
-        Ok(subproblems.par_iter().with_max_len(256).map(|sp| run_unit(&Blocking::new(&sp.pre))).collect())
+        Ok(subproblems
+            .par_iter()
+            .with_max_len(256)
+            .map(|sp| run_unit(&Blocking::new(&sp.pre)))
+            .collect())
+    }
+}
+
+/// rust-hdl's own simulator on the circuits of `queens-hdl`, one unit per subproblem.
+pub struct RtlEngine {
+    pub arbiter: queens_hdl::ArbiterKind,
+}
+
+impl Engine for RtlEngine {
+    fn name(&self) -> &'static str {
+        "rtl"
+    }
+
+    fn run(&self, _size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        Ok(subproblems
+            .par_iter()
+            .map(|sp| {
+                let r = queens_hdl::rtl::run_blocking(&Blocking::new(&sp.pre), self.arbiter);
+                UnitRun {
+                    solutions: r.solutions,
+                    cycles: r.cycles,
+                }
+            })
+            .collect())
     }
 }
 
@@ -58,10 +86,18 @@ pub fn check(
     let subs: Vec<Subproblem> = subproblems.iter().map(|p| p.1).collect();
     let runs = engine.run(size, &subs)?;
     if runs.len() != subs.len() {
-        return Err(format!("engine {} returned {} results for {} subproblems", engine.name(), runs.len(), subs.len()));
+        return Err(format!(
+            "engine {} returned {} results for {} subproblems",
+            engine.name(),
+            runs.len(),
+            subs.len()
+        ));
     }
     let expected: Vec<u64> = subs.par_iter().map(|sp| completions(&sp.pre)).collect();
-    let mut r = CheckReport { subproblems: subs.len() as u64, ..Default::default() };
+    let mut r = CheckReport {
+        subproblems: subs.len() as u64,
+        ..Default::default()
+    };
     for (i, ((&(index, sub), run), &want)) in subproblems.iter().zip(&runs).zip(&expected).enumerate() {
         let _ = i;
         r.tally.add(sub.sym, run.solutions);
@@ -69,7 +105,12 @@ pub fn check(
         if run.solutions != want {
             r.mismatch_count += 1;
             if r.mismatches.len() < MISMATCHES_KEPT {
-                r.mismatches.push(Mismatch { index, sub, expected: want, got: run.solutions });
+                r.mismatches.push(Mismatch {
+                    index,
+                    sub,
+                    expected: want,
+                    got: run.solutions,
+                });
             }
         }
     }

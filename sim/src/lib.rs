@@ -7,5 +7,5 @@
 pub mod check;
 pub mod model;
 
-pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine};
+pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine, RtlEngine};
 pub use model::{run_unit, Unit, UnitRun};

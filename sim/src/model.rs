@@ -170,7 +170,10 @@ impl Unit {
         while !self.done {
             self.step();
         }
-        UnitRun { solutions: self.solutions, cycles: self.cycles }
+        UnitRun {
+            solutions: self.solutions,
+            cycles: self.cycles,
+        }
     }
 }
 

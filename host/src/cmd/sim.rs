@@ -94,7 +94,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     };
     let start = Instant::now();
     let subs = select(size, a.sample)?;
-    let r: CheckReport = pool.install(|| check(engine.as_ref(), size, &subs)).map_err(anyhow::Error::msg)?;
+    let r: CheckReport = pool
+        .install(|| check(engine.as_ref(), size, &subs))
+        .map_err(anyhow::Error::msg)?;
     let seconds = start.elapsed().as_secs_f64();
     let report = Report {
         n: a.n,
@@ -118,7 +120,11 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        let what = if a.sample.is_some() { "weighted sum over the sample".to_string() } else { format!("Q({})", a.n) };
+        let what = if a.sample.is_some() {
+            "weighted sum over the sample".to_string()
+        } else {
+            format!("Q({})", a.n)
+        };
         println!(
             "{} engine, N = {}: {} subproblems, {what} = {}, {} unit cycles, {:.3} s",
             report.engine,
@@ -136,7 +142,11 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         }
     }
     if report.mismatches > 0 {
-        bail!("{} of {} subproblems disagree with the software counter", report.mismatches, report.subproblems);
+        bail!(
+            "{} of {} subproblems disagree with the software counter",
+            report.mismatches,
+            report.subproblems
+        );
     }
     Ok(())
 }

@@ -1,0 +1,110 @@
+//! Driving a unit in rust-hdl's own simulator, stepped by hand (the testbench thread of
+//! `Simulation` would cost a thread rendezvous per cycle).
+
+use crate::arbiter::ArbiterKind;
+use crate::unit::Unit;
+use queens_core::Blocking;
+use rust_hdl::prelude::*;
+
+/// Solutions and search cycles of one subproblem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RtlRun {
+    pub solutions: u64,
+    pub cycles: u64,
+}
+
+/// Calls `$body` with `$U` bound to the unit type for inner width `$m` (2..=28).
+#[macro_export]
+macro_rules! with_unit {
+    ($m:expr, $U:ident => $body:expr) => {
+        $crate::with_unit!(@arms $m, $U, $body,
+            2 3 5, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
+            12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
+            20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55)
+    };
+    (@arms $m:expr, $U:ident, $body:expr, $($a:literal $b:literal $c:literal),*) => {
+        match $m {
+            $( $a => { type $U = $crate::unit::Unit<$a, $b, $c>; $body } )*
+            other => panic!("no unit for inner width {other}"),
+        }
+    };
+}
+
+/// One unit under simulation.
+pub struct RtlUnit<const M: usize, const M1: usize, const D: usize> {
+    uut: Unit<M, M1, D>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        let mut uut = Unit::<M, M1, D>::new(kind);
+        uut.connect_all();
+        check_all(&uut).expect("the unit's connections check");
+        Self { uut }
+    }
+
+    fn clock(&mut self) {
+        for level in [true, false] {
+            self.uut.clock.next = Clock { clk: level };
+            assert!(simulate(&mut self.uut, 200), "the unit did not settle");
+        }
+    }
+
+    /// Loads the ring columns of `b` (M cycles), then runs the search to its end.
+    pub fn run(&mut self, b: &Blocking) -> RtlRun {
+        assert_eq!(b.m as usize, M);
+        self.uut.ring_we.next = true;
+        for x in 0..M {
+            let filled = b.cols >> x & 1 != 0;
+            self.uut.ring_addr.next = (x as u64).to_bits();
+            self.uut.ring_filled.next = filled;
+            self.uut.ring_open.next = if filled {
+                0u64.to_bits()
+            } else {
+                (b.open_rows(x as u32) as u64).to_bits()
+            };
+            self.clock();
+        }
+        self.uut.ring_we.next = false;
+        self.uut.start.next = true;
+        self.clock();
+        self.uut.start.next = false;
+        let mut r = RtlRun::default();
+        loop {
+            let busy = self.uut.busy.val();
+            self.clock();
+            if busy {
+                r.cycles += 1;
+            }
+            if self.uut.sol.val() {
+                r.solutions += 1;
+            }
+            if self.uut.done.val() {
+                return r;
+            }
+            assert!(r.cycles < 1 << 40, "the unit never finished");
+        }
+    }
+}
+
+/// Runs one subproblem through a freshly built unit of the right width.
+pub fn run_blocking(b: &Blocking, kind: ArbiterKind) -> RtlRun {
+    with_unit!(b.m as usize, U => {
+        let _ = std::marker::PhantomData::<U>;
+        run_sized::<U>(b, kind)
+    })
+}
+
+trait Sized3 {
+    fn run(b: &Blocking, kind: ArbiterKind) -> RtlRun;
+}
+
+impl<const M: usize, const M1: usize, const D: usize> Sized3 for Unit<M, M1, D> {
+    fn run(b: &Blocking, kind: ArbiterKind) -> RtlRun {
+        RtlUnit::<M, M1, D>::new(kind).run(b)
+    }
+}
+
+fn run_sized<U: Sized3>(b: &Blocking, kind: ArbiterKind) -> RtlRun {
+    U::run(b, kind)
+}
