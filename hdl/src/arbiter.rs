@@ -92,8 +92,9 @@ fn adder_verilog(m: usize) -> String {
         "\
 // token arbiter, adder form: the carry is the token
 wire [{m}:0] sum = {{1'b0, pass | have}} + {{1'b0, have}} + {{{m}'d0, tin}};
+(* keep *) wire [{hi}:0] g = sum[{hi}:0] & ~(pass | have);
 always @(*) begin
-    grant = sum[{hi}:0] & ~(pass | have);
+    grant = g;
     tout = sum[{m}];
 end
 ",
@@ -139,7 +140,7 @@ wire [{top}:0] co;
         );
     }
     v += &format!(
-        "always @(*) begin\n    grant = o[{hi}:0] & ~(pass | have);\n    tout = co[{top}];\nend\n",
+        "(* keep *) wire [{hi}:0] gr = o[{hi}:0] & ~(pass | have);\nalways @(*) begin\n    grant = gr;\n    tout = co[{top}];\nend\n",
         hi = m - 1,
         top = w - 1
     );

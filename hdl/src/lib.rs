@@ -11,3 +11,6 @@ pub mod rtl;
 pub mod unit;
 
 pub use arbiter::ArbiterKind;
+pub mod emit;
+pub mod keep;
+pub mod report;

@@ -43,8 +43,9 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
         Self { uut }
     }
 
+    /// One clock cycle: settle the inputs just set (clock low), then a rising and a falling edge.
     fn clock(&mut self) {
-        for level in [true, false] {
+        for level in [false, true, false] {
             self.uut.clock.next = Clock { clk: level };
             assert!(simulate(&mut self.uut, 200), "the unit did not settle");
         }

@@ -17,6 +17,7 @@
 //! - the ring's open rows of every column, in a second LUT-RAM loaded before start.
 
 use crate::arbiter::{Arbiter, ArbiterKind};
+use crate::keep::Keep;
 use crate::lutram::LutRam;
 use rust_hdl::prelude::*;
 
@@ -39,7 +40,16 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub done: Signal<Out, Bit>,
 
     c: DFF<Bits<5>>,
+    /// c + 1, c - 1 and c - 2, kept beside c so that no adder follows a decision.
+    cp1: DFF<Bits<5>>,
     cm1: DFF<Bits<5>>,
+    cm2: DFF<Bits<5>>,
+    /// Ring columns c and c - 1 (bit 0 filled, bits 1..=M open), fetched a cycle ahead.
+    ring_a: DFF<Bits<M1>>,
+    ring_b: DFF<Bits<M1>>,
+    /// Rows of column c blocked by the ring or by a queen left of c-1: ~open(c) | bh, kept
+    /// ready so that A's blocking is one six-input function per row.
+    held_a: DFF<Bits<M>>,
     exh: DFF<Bit>,
     run: DFF<Bit>,
     qtop: DFF<Bits<M>>,
@@ -53,6 +63,13 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
+    /// The two late decisions, kept as wires of their own.
+    keep_adv: Keep,
+    keep_b: Keep,
+    /// Column tests, kept apart from the decisions they feed.
+    keep_at0: Keep,
+    keep_at1: Keep,
+    keep_last: Keep,
 
     open_a: Signal<Local, Bits<M>>,
     filled_a: Signal<Local, Bit>,
@@ -62,10 +79,10 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     last: Signal<Local, Bit>,
     at0: Signal<Local, Bit>,
     at1: Signal<Local, Bit>,
-    a_ok: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
-    stay: Signal<Local, Bit>,
+    go: Signal<Local, Bit>,
+    fin: Signal<Local, Bit>,
     bd_adv: Signal<Local, Bits<D>>,
     bu_adv: Signal<Local, Bits<D>>,
     bd_ret: Signal<Local, Bits<D>>,
@@ -91,7 +108,12 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             sol: Default::default(),
             done: Default::default(),
             c: Default::default(),
+            cp1: Default::default(),
             cm1: Default::default(),
+            cm2: Default::default(),
+            ring_a: Default::default(),
+            ring_b: Default::default(),
+            held_a: Default::default(),
             exh: Default::default(),
             run: Default::default(),
             qtop: Default::default(),
@@ -105,6 +127,11 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind),
             arb_b: Arbiter::new(kind),
+            keep_adv: Default::default(),
+            keep_b: Default::default(),
+            keep_at0: Default::default(),
+            keep_at1: Default::default(),
+            keep_last: Default::default(),
             open_a: Default::default(),
             filled_a: Default::default(),
             open_b: Default::default(),
@@ -113,10 +140,10 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             last: Default::default(),
             at0: Default::default(),
             at1: Default::default(),
-            a_ok: Default::default(),
             b_ok: Default::default(),
             adv: Default::default(),
-            stay: Default::default(),
+            go: Default::default(),
+            fin: Default::default(),
             bd_adv: Default::default(),
             bu_adv: Default::default(),
             bd_ret: Default::default(),
@@ -131,25 +158,27 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, c, cm1, exh, run, qtop, qvalid, bh, bd, bu, sol_r, done_r);
-        self.sol_r.d.next = false;
-        self.done_r.d.next = false;
+        dff_setup!(self, clock, c, cp1, cm1, cm2, ring_a, ring_b, held_a, exh, run, qtop, qvalid, bh, bd, bu, sol_r, done_r);
 
-        // Ring columns: bit 0 = filled by the ring, bits 1..=M = open rows.
+        // Ring columns: bit 0 = filled by the ring, bits 1..=M = open rows. Read a cycle ahead:
+        // column c + 1 for an advance, column c - 2 for a retreat.
         self.ring.clock.next = self.clock.val();
         self.ring.we.next = self.ring_we.val();
         self.ring.waddr.next = self.ring_addr.val();
         self.ring.wdata.next =
             (bit_cast::<M1, M>(self.ring_open.val()) << 1) | bit_cast::<M1, 1>(self.ring_filled.val().into());
-        self.ring.raddr0.next = self.c.q.val();
-        self.ring.raddr1.next = self.cm1.q.val();
-        self.open_a.next = self.ring.rdata0.val().get_bits::<M>(1);
-        self.filled_a.next = self.ring.rdata0.val().get_bit(0);
-        self.open_b.next = self.ring.rdata1.val().get_bits::<M>(1);
+        if self.start.val() {
+            self.ring.raddr0.next = 0.into();
+        } else {
+            self.ring.raddr0.next = self.cp1.q.val();
+        }
+        self.ring.raddr1.next = self.cm2.q.val();
+        self.open_a.next = self.ring_a.q.val().get_bits::<M>(1);
+        self.filled_a.next = self.ring_a.q.val().get_bit(0);
+        self.open_b.next = self.ring_b.q.val().get_bits::<M>(1);
 
         // Stack: the queen of column x (bit 0 = has one) at address x + 1.
         self.stack.clock.next = self.clock.val();
-        self.stack.we.next = false;
         self.stack.waddr.next = self.c.q.val();
         self.stack.wdata.next =
             (bit_cast::<M1, M>(self.qtop.q.val()) << 1) | bit_cast::<M1, 1>(self.qvalid.q.val().into());
@@ -159,8 +188,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.pop_v.next = self.stack.rdata0.val().get_bit(0);
 
         // A: column c from the bottom; the queen of c-1 blocks its row and both neighbours.
-        self.arb_a.pass.next = !self.open_a.val()
-            | self.bh.q.val()
+        self.arb_a.pass.next = self.held_a.q.val()
             | self.qtop.q.val()
             | (self.qtop.q.val() >> 1)
             | (self.qtop.q.val() << 1)
@@ -178,14 +206,29 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_b.have.next = self.qtop.q.val();
         self.arb_b.tin.next = false;
 
-        self.last.next = self.c.q.val() == self.last_col.val();
-        self.at0.next = self.c.q.val() == 0;
-        self.at1.next = self.c.q.val() == 1;
-        self.a_ok.next = !self.exh.q.val() & (self.filled_a.val() | !self.arb_a.tout.val());
-        self.b_ok.next = self.qvalid.q.val() & !self.arb_b.tout.val();
-        self.adv.next = self.a_ok.val() & !self.last.val();
-        // Neither advancing nor finished: B decides between sibling and retreat.
-        self.stay.next = !self.adv.val() & !self.at0.val();
+        // Decisions. Everything but the two carry outs is known at the start of the cycle.
+        self.keep_last.a.next = self.c.q.val() == self.last_col.val();
+        self.last.next = self.keep_last.y.val();
+        self.keep_at0.a.next = self.c.q.val() == 0;
+        self.at0.next = self.keep_at0.y.val();
+        self.keep_at1.a.next = self.c.q.val() == 1;
+        self.at1.next = self.keep_at1.y.val();
+        // Early: may advance. Late (after the carry chains): advance; B found a row.
+        self.go.next = self.run.q.val() & !self.exh.q.val() & !self.last.val();
+        self.keep_adv.a.next = self.go.val() & (self.filled_a.val() | !self.arb_a.tout.val());
+        self.adv.next = self.keep_adv.y.val();
+        self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
+        self.b_ok.next = self.keep_b.y.val();
+        self.sol_r.d.next = self.run.q.val()
+            & !self.start.val()
+            & !self.exh.q.val()
+            & self.last.val()
+            & (self.filled_a.val() | !self.arb_a.tout.val());
+        self.fin.next = self.run.q.val()
+            & !self.start.val()
+            & !self.adv.val()
+            & (self.at0.val() | (self.at1.val() & !self.b_ok.val()));
+        self.done_r.d.next = self.fin.val();
 
         // Advance: commit the queen of c-1 into the registers (window c-1), then rotate to c+1.
         self.bd_adv.next = self.bd.q.val()
@@ -199,9 +242,57 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 | (bit_cast::<D, 1>(self.pop_q.val().get_bit(0).into()) << self.dtop2.val()));
         self.bu_ret.next = self.bu.q.val() & !(bit_cast::<D, M>(self.pop_q.val()) << 2);
 
+        // Next state: advance, move the queen of c-1 (B found a row), or retreat. The retreat
+        // is also the default when the search ends or the unit is idle, where the state does not
+        // matter; this keeps every register's input to one level of logic after the chains.
+        self.stack.we.next = self.adv.val();
+        if self.adv.val() {
+            self.c.d.next = self.cp1.q.val();
+            self.cp1.d.next = self.cp1.q.val() + 1;
+            self.cm1.d.next = self.c.q.val();
+            self.cm2.d.next = self.cm1.q.val();
+            self.ring_a.d.next = self.ring.rdata0.val();
+            self.ring_b.d.next = self.ring_a.q.val();
+            self.held_a.d.next = !self.ring.rdata0.val().get_bits::<M>(1) | self.bh.q.val() | self.qtop.q.val();
+            self.exh.d.next = false;
+            self.qvalid.d.next = !self.filled_a.val();
+            self.qtop.d.next = self.arb_a.grant.val() & !bit_cast::<M, 1>(self.filled_a.val().into());
+            self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
+            self.bd.d.next = (self.bd_adv.val() >> 1)
+                | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
+            self.bu.d.next = (self.bu_adv.val() << 1)
+                | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
+        } else if self.b_ok.val() {
+            self.qtop.d.next = self.arb_b.grant.val();
+            self.exh.d.next = false;
+        } else {
+            self.c.d.next = self.cm1.q.val();
+            self.cp1.d.next = self.c.q.val();
+            self.cm1.d.next = self.cm2.q.val();
+            self.cm2.d.next = self.cm2.q.val() - 1;
+            self.ring_a.d.next = self.ring_b.q.val();
+            self.ring_b.d.next = self.ring.rdata1.val();
+            self.held_a.d.next = !self.open_b.val() | (self.bh.q.val() & !self.pop_q.val());
+            self.exh.d.next = true;
+            self.qtop.d.next = self.pop_q.val();
+            self.qvalid.d.next = self.pop_v.val();
+            self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
+            self.bd.d.next = (self.bd_ret.val() << 1)
+                | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+            self.bu.d.next = (self.bu_ret.val() >> 1)
+                | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+        }
+        if self.fin.val() {
+            self.run.d.next = false;
+        }
         if self.start.val() {
             self.c.d.next = 0.into();
+            self.cp1.d.next = 1.into();
             self.cm1.d.next = 31.into();
+            self.cm2.d.next = 30.into();
+            // Column 0 (the read address is 0 during a start).
+            self.ring_a.d.next = self.ring.rdata0.val();
+            self.held_a.d.next = !self.ring.rdata0.val().get_bits::<M>(1);
             self.exh.d.next = false;
             self.run.d.next = true;
             self.qtop.d.next = 0.into();
@@ -209,45 +300,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.bh.d.next = 0.into();
             self.bd.d.next = 0.into();
             self.bu.d.next = 0.into();
-        } else if self.run.q.val() {
-            self.sol_r.d.next = self.a_ok.val() & self.last.val();
-            if self.adv.val() {
-                self.stack.we.next = true;
-                self.c.d.next = self.c.q.val() + 1;
-                self.cm1.d.next = self.cm1.q.val() + 1;
-                self.exh.d.next = false;
-                self.qvalid.d.next = !self.filled_a.val();
-                if self.filled_a.val() {
-                    self.qtop.d.next = 0.into();
-                } else {
-                    self.qtop.d.next = self.arb_a.grant.val();
-                }
-                self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
-                self.bd.d.next = (self.bd_adv.val() >> 1)
-                    | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
-                self.bu.d.next = (self.bu_adv.val() << 1)
-                    | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
-            }
-            if self.stay.val() & self.b_ok.val() {
-                self.qtop.d.next = self.arb_b.grant.val();
-                self.exh.d.next = false;
-            }
-            if self.stay.val() & !self.b_ok.val() & !self.at1.val() {
-                self.c.d.next = self.c.q.val() - 1;
-                self.cm1.d.next = self.cm1.q.val() - 1;
-                self.exh.d.next = true;
-                self.qtop.d.next = self.pop_q.val();
-                self.qvalid.d.next = self.pop_v.val();
-                self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
-                self.bd.d.next = (self.bd_ret.val() << 1)
-                    | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
-                self.bu.d.next = (self.bu_ret.val() >> 1)
-                    | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
-            }
-            if !self.adv.val() & (self.at0.val() | (!self.b_ok.val() & self.at1.val())) {
-                self.run.d.next = false;
-                self.done_r.d.next = true;
-            }
         }
         self.busy.next = self.run.q.val();
         self.sol.next = self.sol_r.q.val();

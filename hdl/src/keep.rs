@@ -1,0 +1,24 @@
+//! A wire synthesis must keep: a cut point that stops yosys/abc from folding a late decision
+//! into every register's input logic (which deepens the longest path).
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Keep {
+    pub a: Signal<In, Bit>,
+    pub y: Signal<Out, Bit>,
+}
+
+impl Logic for Keep {
+    fn update(&mut self) {
+        self.y.next = self.a.val();
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("(* keep *) wire w = a;\nalways @(*) y = w;\n".into())
+    }
+}
