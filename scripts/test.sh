@@ -4,13 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests use.
+# Debian packages the tests use: yosys (synthesis checks and cost), iverilog (Verilog
+# simulation), tclsh (vendor scripts).
 need=()
+command -v yosys >/dev/null || need+=(yosys)
+command -v iverilog >/dev/null || need+=(iverilog)
 command -v tclsh >/dev/null || need+=(tcl)
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    # apt's download sandbox user cannot always write /dev/null in containers; stay root.
+    apt="apt-get -o APT::Sandbox::User=root"
+    $apt update -qq || echo "apt-get update failed; trying the package lists at hand"
+    DEBIAN_FRONTEND=noninteractive $apt install -y -qq "${need[@]}" >/dev/null
 fi
 
 log=$(mktemp)

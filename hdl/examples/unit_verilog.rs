@@ -1,5 +1,8 @@
 fn main() {
     let m: usize = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(23);
-    let kind = std::env::args().nth(2).and_then(|s| queens_hdl::ArbiterKind::parse(&s)).unwrap_or_default();
+    let kind = std::env::args()
+        .nth(2)
+        .and_then(|s| queens_hdl::ArbiterKind::parse(&s))
+        .unwrap_or_default();
     print!("{}", queens_hdl::emit::unit_verilog(m, kind, "queens_unit"));
 }

@@ -1,7 +1,7 @@
 //! The token arbiter: one carry chain decides a whole column in one cycle.
 //!
 //! A token enters at the bottom (`tin`) or leaves the row of the queen being moved (`have`,
-//! one-hot), travels up through blocked rows (`pass`) and stops at the first free one
+//! one-hot; never together with `tin`), travels up through blocked rows (`pass`) and stops at the first free one
 //! (`grant`, one-hot). If it runs off the top (`tout`) the column is exhausted. This is an
 //! addition: (pass | have) + have + tin, whose carry is the token; the grant is the sum bit
 //! of every row that is neither blocked nor the token's source.

@@ -18,7 +18,9 @@ pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
 pub fn rename_top(v: &str, name: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for line in v.lines() {
-        let l = line.replace("module top(", &format!("module {name}(")).replace("module top$", &format!("module {name}$"));
+        let l = line
+            .replace("module top(", &format!("module {name}("))
+            .replace("module top$", &format!("module {name}$"));
         // Instantiations of children: "top$a$b inst(" at the start of a line.
         let l = if let Some(rest) = l.trim_start().strip_prefix("top$") {
             let indent = &l[..l.len() - l.trim_start().len()];
@@ -31,3 +33,27 @@ pub fn rename_top(v: &str, name: &str) -> String {
     }
     out
 }
+
+/// The Verilog of one arbiter for m rows, its module named `name`.
+pub fn arbiter_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
+    macro_rules! arb {
+        ($($m:literal $m1:literal),*) => {
+            match m {
+                $( $m => {
+                    let mut a = crate::arbiter::Arbiter::<$m, $m1>::new(kind);
+                    a.connect_all();
+                    generate_verilog(&a)
+                } )*
+                other => panic!("no arbiter for {other} rows"),
+            }
+        };
+    }
+    let v = arb!(2 3, 3 4, 4 5, 5 6, 6 7, 7 8, 8 9, 9 10, 10 11, 11 12, 12 13, 13 14, 14 15, 15 16, 16 17,
+        17 18, 18 19, 19 20, 20 21, 21 22, 22 23, 23 24, 24 25, 25 26, 26 27, 27 28, 28 29);
+    rename_top(&v, name)
+}
+
+/// Behavioural model of CARRY4 for simulators (not for synthesis).
+pub const CARRY4_SIM: &str = include_str!("../verilog/CARRY4_sim.v");
+/// CARRY4 port list as a black box, for checks outside the vendor tools.
+pub const CARRY4_STUB: &str = include_str!("../verilog/CARRY4_stub.v");

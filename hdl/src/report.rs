@@ -69,30 +69,47 @@ pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
         let text = std::fs::read_to_string(&log).unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = text.lines().rev().take(12).collect();
         let _ = std::fs::remove_dir_all(&dir);
-        return Err(SynthError::Failed { top: top.into(), log_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n") });
+        return Err(SynthError::Failed {
+            top: top.into(),
+            log_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+        });
     }
-    let text = std::fs::read_to_string(&json)
-        .map_err(|e| SynthError::Output { path: json.display().to_string(), reason: e.to_string() })?;
+    let text = std::fs::read_to_string(&json).map_err(|e| SynthError::Output {
+        path: json.display().to_string(),
+        reason: e.to_string(),
+    })?;
     let _ = std::fs::remove_dir_all(&dir);
-    let netlist: Netlist = serde_json::from_str(&text)
-        .map_err(|e| SynthError::Output { path: "netlist.json".into(), reason: e.to_string() })?;
-    let module = netlist
-        .modules
-        .get(top)
-        .ok_or_else(|| SynthError::Output { path: "netlist.json".into(), reason: format!("no module {top}") })?;
+    let netlist: Netlist = serde_json::from_str(&text).map_err(|e| SynthError::Output {
+        path: "netlist.json".into(),
+        reason: e.to_string(),
+    })?;
+    let module = netlist.modules.get(top).ok_or_else(|| SynthError::Output {
+        path: "netlist.json".into(),
+        reason: format!("no module {top}"),
+    })?;
     measure(module)
 }
 
 fn tempdir() -> Result<std::path::PathBuf, SynthError> {
     use std::sync::atomic::{AtomicU64, Ordering};
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let d = std::env::temp_dir().join(format!("queens-yosys-{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
-    std::fs::create_dir_all(&d).map_err(|e| SynthError::Output { path: d.display().to_string(), reason: e.to_string() })?;
+    let d = std::env::temp_dir().join(format!(
+        "queens-yosys-{}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).map_err(|e| SynthError::Output {
+        path: d.display().to_string(),
+        reason: e.to_string(),
+    })?;
     Ok(d)
 }
 
 fn write(p: &Path, s: &str) -> Result<(), SynthError> {
-    std::fs::write(p, s).map_err(|e| SynthError::Output { path: p.display().to_string(), reason: e.to_string() })
+    std::fs::write(p, s).map_err(|e| SynthError::Output {
+        path: p.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 #[derive(Deserialize)]
@@ -228,7 +245,11 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
                         state[p] = 1;
                         stack.push((p, 0));
                     }
-                    1 => return Err(SynthError::Loop { cell: names[p].clone() }),
+                    1 => {
+                        return Err(SynthError::Loop {
+                            cell: names[p].clone(),
+                        })
+                    }
                     _ => {}
                 }
             } else {
@@ -278,7 +299,10 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
             matches!(role(&c.kind), Role::Boundary)
                 && c.connections.iter().any(|(p, bits)| {
                     c.port_directions.get(p).map(String::as_str) == Some("input")
-                        && bits.iter().filter_map(|b| b.as_u64()).any(|b| out_bits.contains(&b))
+                        && bits
+                            .iter()
+                            .filter_map(|b| b.as_u64())
+                            .any(|b| out_bits.contains(&b))
                 })
         }) {
             let q = sink
@@ -287,7 +311,8 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
                 .filter(|(p, _)| sink.port_directions.get(*p).map(String::as_str) == Some("output"))
                 .flat_map(|(_, bits)| bits.iter().filter_map(|b| b.as_u64()))
                 .find_map(|b| net_of.get(&b));
-            cost.path.push(format!("{}({})", sink.kind, q.copied().unwrap_or("?")));
+            cost.path
+                .push(format!("{}({})", sink.kind, q.copied().unwrap_or("?")));
         }
     }
     Ok(cost)

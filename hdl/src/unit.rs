@@ -158,7 +158,10 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, c, cp1, cm1, cm2, ring_a, ring_b, held_a, exh, run, qtop, qvalid, bh, bd, bu, sol_r, done_r);
+        dff_setup!(
+            self, clock, c, cp1, cm1, cm2, ring_a, ring_b, held_a, exh, run, qtop, qvalid, bh, bd, bu, sol_r,
+            done_r
+        );
 
         // Ring columns: bit 0 = filled by the ring, bits 1..=M = open rows. Read a cycle ahead:
         // column c + 1 for an advance, column c - 2 for a retreat.
@@ -253,7 +256,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.cm2.d.next = self.cm1.q.val();
             self.ring_a.d.next = self.ring.rdata0.val();
             self.ring_b.d.next = self.ring_a.q.val();
-            self.held_a.d.next = !self.ring.rdata0.val().get_bits::<M>(1) | self.bh.q.val() | self.qtop.q.val();
+            self.held_a.d.next =
+                !self.ring.rdata0.val().get_bits::<M>(1) | self.bh.q.val() | self.qtop.q.val();
             self.exh.d.next = false;
             self.qvalid.d.next = !self.filled_a.val();
             self.qtop.d.next = self.arb_a.grant.val() & !bit_cast::<M, 1>(self.filled_a.val().into());

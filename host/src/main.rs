@@ -23,6 +23,9 @@ enum Command {
     Count(cmd::count::Args),
     /// Enumerate the canonical pre-placements (subproblems) of N.
     Subproblems(cmd::subproblems::Args),
+    /// The circuits: Verilog and its cost.
+    #[command(subcommand)]
+    Hdl(cmd::hdl::Command),
     /// Simulate the circuits: check them against software.
     #[command(subcommand)]
     Sim(cmd::sim::Command),
@@ -38,6 +41,7 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Count(a) => cmd::count::run(a),
         Command::Subproblems(a) => cmd::subproblems::run(a),
+        Command::Hdl(c) => cmd::hdl::run(c),
         Command::Sim(c) => cmd::sim::run(c),
     }
 }

@@ -1,4 +1,5 @@
 pub mod count;
+pub mod hdl;
 pub mod sim;
 pub mod subproblems;
 
