@@ -6,6 +6,7 @@
 //! simulator.
 
 pub mod arbiter;
+pub mod decoder;
 pub mod lutram;
 pub mod rtl;
 pub mod unit;

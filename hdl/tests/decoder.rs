@@ -1,0 +1,52 @@
+//! The hardware decoder against the software one, bit for bit.
+
+use queens_core::enumerate::canonical;
+use queens_core::{word, Blocking, BoardSize, Enumerator, Subproblem};
+use queens_hdl::decoder::Decoder;
+use rust_hdl::prelude::*;
+
+fn check<const M: usize, const D: usize, const W: usize>(subs: &[Subproblem]) {
+    let mut dec = Decoder::<M, D, W>::new();
+    dec.connect_all();
+    check_all(&dec).unwrap();
+    for sp in subs {
+        let wire = word::encode_wire(&sp.pre).unwrap();
+        dec.word.next = wire.to_bits();
+        assert!(simulate(&mut dec, 100));
+        let b = Blocking::new(&sp.pre);
+        let got = (
+            dec.rows.val().to_u64() as u32,
+            dec.cols.val().to_u64() as u32,
+            dec.down.val().to_u64(),
+            dec.up.val().to_u64(),
+        );
+        assert_eq!(got, (b.rows, b.cols, b.down, b.up), "{} (wire {wire:#x})", sp.pre);
+    }
+}
+
+fn all(n: u32) -> Vec<Subproblem> {
+    canonical(BoardSize::new(n).unwrap()).collect()
+}
+
+#[test]
+fn decoder_matches_software_for_every_subproblem_of_6_to_12() {
+    check::<2, 3, 24>(&all(6));
+    check::<3, 5, 24>(&all(7));
+    check::<4, 7, 24>(&all(8));
+    check::<5, 9, 32>(&all(9));
+    check::<6, 11, 32>(&all(10));
+    check::<7, 13, 32>(&all(11));
+    check::<8, 15, 32>(&all(12));
+}
+
+#[test]
+fn decoder_matches_software_on_q27_samples() {
+    let e = Enumerator::new(BoardSize::new(27).unwrap());
+    let prefixes = e.prefixes();
+    let mut subs = Vec::new();
+    for i in (0..prefixes.len()).step_by(prefixes.len() / 40) {
+        e.for_each_in(prefixes[i], |sp| subs.push(sp));
+    }
+    assert!(subs.len() > 10_000);
+    check::<23, 45, 40>(&subs);
+}
