@@ -13,6 +13,26 @@ pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     rename_top(&v, name)
 }
 
+/// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
+pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
+    macro_rules! stage {
+        ($($a:literal $b:literal $c:literal),*) => {
+            match m {
+                $( $a => {
+                    let mut st = crate::stage::Stage::<$a, $b, $c>::new(kind);
+                    st.connect_all();
+                    generate_verilog(&st)
+                } )*
+                other => panic!("no stage for inner width {other}"),
+            }
+        };
+    }
+    let v = stage!(2 3 3, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
+        12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
+        20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55);
+    rename_top(&v, name)
+}
+
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
 /// our own so that several generated blocks can share one file.
 pub fn rename_top(v: &str, name: &str) -> String {

@@ -6,9 +6,11 @@
 //! simulator.
 
 pub mod arbiter;
+pub mod chain;
 pub mod decoder;
 pub mod lutram;
 pub mod rtl;
+pub mod stage;
 pub mod unit;
 
 pub use arbiter::ArbiterKind;

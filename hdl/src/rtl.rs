@@ -18,7 +18,7 @@ pub struct RtlRun {
 macro_rules! with_unit {
     ($m:expr, $U:ident => $body:expr) => {
         $crate::with_unit!(@arms $m, $U, $body,
-            2 3 5, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
+            2 3 3, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
             12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
             20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55)
     };
@@ -108,4 +108,92 @@ impl<const M: usize, const M1: usize, const D: usize> Sized3 for Unit<M, M1, D> 
 
 fn run_sized<U: Sized3>(b: &Blocking, kind: ArbiterKind) -> RtlRun {
     U::run(b, kind)
+}
+
+/// One subproblem's result as a stage reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StageResult {
+    /// Solutions modulo 2^44, and the two residues of the true count.
+    pub count: u64,
+    pub mod13: u8,
+    pub mod15: u8,
+    pub cycles: u64,
+    /// Which unit ran it.
+    pub unit: usize,
+}
+
+/// K stages in series under simulation, fed and drained by this driver (it plays the
+/// distributor, with a free list of unit ids, and the collector).
+pub struct RtlChain<const M: usize, const M1: usize, const D: usize, const K: usize> {
+    uut: crate::chain::Chain<M, M1, D, K>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M, M1, D, K> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        let mut uut = crate::chain::Chain::<M, M1, D, K>::new(kind);
+        uut.connect_all();
+        check_all(&uut).expect("the chain's connections check");
+        Self { uut }
+    }
+
+    fn clock(&mut self) {
+        for level in [false, true, false] {
+            self.uut.clock.next = Clock { clk: level };
+            assert!(simulate(&mut self.uut, 400), "the chain did not settle");
+        }
+    }
+
+    /// Runs every subproblem; results come back in the order given.
+    pub fn run_all(&mut self, subs: &[Blocking]) -> Vec<StageResult> {
+        let mut out = vec![None; subs.len()];
+        let mut free: std::collections::VecDeque<usize> = (0..K).collect();
+        let mut running: Vec<Option<usize>> = vec![None; K];
+        let mut next = 0;
+        let mut done = 0;
+        // Beats of the dispatch under way: (id, column, start?).
+        let mut beats: std::collections::VecDeque<(usize, usize, bool)> = Default::default();
+        let mut idle_cycles = 0u64;
+        while done < subs.len() {
+            if beats.is_empty() && next < subs.len() {
+                if let Some(id) = free.pop_front() {
+                    running[id] = Some(next);
+                    beats.extend((0..M).map(|x| (id, x, false)));
+                    beats.push_back((id, 0, true));
+                    next += 1;
+                }
+            }
+            match beats.pop_front() {
+                Some((id, x, start)) => {
+                    let b = &subs[running[id].unwrap()];
+                    self.uut.dn_valid.next = true;
+                    self.uut.dn_id.next = (id as u64).to_bits();
+                    self.uut.dn_kind.next = start;
+                    self.uut.dn_addr.next = (x as u64).to_bits();
+                    let filled = b.cols >> x & 1 != 0;
+                    let open = if filled { 0 } else { b.open_rows(x as u32) as u64 };
+                    self.uut.dn_data.next = ((open << 1) | filled as u64).to_bits();
+                }
+                None => self.uut.dn_valid.next = false,
+            }
+            self.clock();
+            if self.uut.up_valid.val() {
+                let id = self.uut.up_id.val().index();
+                let i = running[id].take().expect("a result from a unit that was given work");
+                out[i] = Some(StageResult {
+                    count: self.uut.up_count.val().to_u64(),
+                    mod13: self.uut.up_m13.val().index() as u8,
+                    mod15: self.uut.up_m15.val().index() as u8,
+                    cycles: self.uut.up_cycles.val().to_u64(),
+                    unit: id,
+                });
+                free.push_back(id);
+                done += 1;
+                idle_cycles = 0;
+            } else {
+                idle_cycles += 1;
+                assert!(idle_cycles < 1 << 32, "no result for too long");
+            }
+        }
+        out.into_iter().map(|r| r.expect("every subproblem has a result")).collect()
+    }
 }

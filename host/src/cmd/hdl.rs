@@ -8,8 +8,9 @@ use serde::Serialize;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
-    /// Synthesize the solver unit with yosys (synth_xilinx -family xc7 -flatten) and print its
-    /// LUTs, flip-flops, CARRY4 cells and longest flip-flop-to-flip-flop path in cells.
+    /// Synthesize the bare solver unit and one solver stage with yosys (synth_xilinx -family xc7
+    /// -flatten) and print LUTs, flip-flops, CARRY4 cells and the longest flip-flop-to-flip-flop
+    /// path in cells.
     Report(ReportArgs),
 }
 
@@ -55,6 +56,7 @@ struct Report {
     n: u32,
     arbiter: &'static str,
     unit: CostJson,
+    stage: CostJson,
 }
 
 pub fn run(cmd: Command) -> anyhow::Result<()> {
@@ -68,12 +70,10 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
     let m = size.inner() as usize;
     let v = queens_hdl::emit::unit_verilog(m, a.arbiter, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
+    let v = queens_hdl::emit::stage_verilog(m, a.arbiter, "queens_stage");
+    let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
-        let r = Report {
-            n: a.n,
-            arbiter: a.arbiter.name(),
-            unit: (&unit).into(),
-        };
+        let r = Report { n: a.n, arbiter: a.arbiter.name(), unit: (&unit).into(), stage: (&stage).into() };
         println!("{}", serde_json::to_string(&r)?);
         return Ok(());
     }
@@ -82,16 +82,18 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         a.n,
         a.arbiter.name()
     );
-    println!(
-        "unit: {} LUT ({} logic + {} in LUT-RAM), {} FF, {} CARRY4, {} MUXF7/8, longest path {} cells",
-        unit.lut_sites(),
-        unit.lut,
-        unit.lutram,
-        unit.ff,
-        unit.carry4,
-        unit.muxf,
-        unit.longest_path
-    );
-    println!("  path: {}", unit.path.join(" -> "));
+    for (what, c) in [("unit", &unit), ("stage", &stage)] {
+        println!(
+            "{what}: {} LUT ({} logic + {} in LUT-RAM), {} FF, {} CARRY4, {} MUXF7/8, longest path {} cells",
+            c.lut_sites(),
+            c.lut,
+            c.lutram,
+            c.ff,
+            c.carry4,
+            c.muxf,
+            c.longest_path
+        );
+        println!("  path: {}", c.path.join(" -> "));
+    }
     Ok(())
 }

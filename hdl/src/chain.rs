@@ -1,0 +1,91 @@
+//! K solver stages in series: the array without its distributor and collector (for
+//! simulation; the emitted array instantiates the stage module in a generate loop).
+
+use crate::arbiter::ArbiterKind;
+use crate::stage::{Stage, ID_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Chain<const M: usize, const M1: usize, const D: usize, const K: usize> {
+    pub clock: Signal<In, Clock>,
+    pub dn_valid: Signal<In, Bit>,
+    pub dn_id: Signal<In, Bits<ID_BITS>>,
+    pub dn_kind: Signal<In, Bit>,
+    pub dn_addr: Signal<In, Bits<5>>,
+    pub dn_data: Signal<In, Bits<M1>>,
+    pub up_valid: Signal<Out, Bit>,
+    pub up_id: Signal<Out, Bits<ID_BITS>>,
+    pub up_m13: Signal<Out, Bits<4>>,
+    pub up_m15: Signal<Out, Bits<4>>,
+    pub up_count: Signal<Out, Bits<44>>,
+    pub up_cycles: Signal<Out, Bits<48>>,
+    stages: [Stage<M, M1, D>; K],
+    ids: [Constant<Bits<ID_BITS>>; K],
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const K: usize> Chain<M, M1, D, K> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        Self {
+            clock: Default::default(),
+            dn_valid: Default::default(),
+            dn_id: Default::default(),
+            dn_kind: Default::default(),
+            dn_addr: Default::default(),
+            dn_data: Default::default(),
+            up_valid: Default::default(),
+            up_id: Default::default(),
+            up_m13: Default::default(),
+            up_m15: Default::default(),
+            up_count: Default::default(),
+            up_cycles: Default::default(),
+            stages: std::array::from_fn(|_| Stage::new(kind)),
+            ids: std::array::from_fn(|i| Constant::new((i as u64).to_bits())),
+        }
+    }
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const K: usize> Logic for Chain<M, M1, D, K> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Beats and results both travel from stage 0 to stage K-1: stage 0 sees empty result
+        // slots, the chain's outputs are the last stage's.
+        for i in 0..K {
+            self.stages[i].clock.next = self.clock.val();
+            self.stages[i].my_id.next = self.ids[i].val();
+        }
+        self.stages[0].dn_valid.next = self.dn_valid.val();
+        self.stages[0].dn_id.next = self.dn_id.val();
+        self.stages[0].dn_kind.next = self.dn_kind.val();
+        self.stages[0].dn_addr.next = self.dn_addr.val();
+        self.stages[0].dn_data.next = self.dn_data.val();
+        self.stages[0].up_valid.next = false;
+        self.stages[0].up_id.next = 0.into();
+        self.stages[0].up_m13.next = 0.into();
+        self.stages[0].up_m15.next = 0.into();
+        self.stages[0].up_count.next = 0.into();
+        self.stages[0].up_cycles.next = 0.into();
+        for i in 1..K {
+            self.stages[i].dn_valid.next = self.stages[i - 1].dn_valid_o.val();
+            self.stages[i].dn_id.next = self.stages[i - 1].dn_id_o.val();
+            self.stages[i].dn_kind.next = self.stages[i - 1].dn_kind_o.val();
+            self.stages[i].dn_addr.next = self.stages[i - 1].dn_addr_o.val();
+            self.stages[i].dn_data.next = self.stages[i - 1].dn_data_o.val();
+            self.stages[i].up_valid.next = self.stages[i - 1].up_valid_o.val();
+            self.stages[i].up_id.next = self.stages[i - 1].up_id_o.val();
+            self.stages[i].up_m13.next = self.stages[i - 1].up_m13_o.val();
+            self.stages[i].up_m15.next = self.stages[i - 1].up_m15_o.val();
+            self.stages[i].up_count.next = self.stages[i - 1].up_count_o.val();
+            self.stages[i].up_cycles.next = self.stages[i - 1].up_cycles_o.val();
+        }
+        // The last assignment stands: the outputs of stage K-1 (K itself must not appear in
+        // an expression, or it leaks into the Verilog).
+        for i in 0..K {
+            self.up_valid.next = self.stages[i].up_valid_o.val();
+            self.up_id.next = self.stages[i].up_id_o.val();
+            self.up_m13.next = self.stages[i].up_m13_o.val();
+            self.up_m15.next = self.stages[i].up_m15_o.val();
+            self.up_count.next = self.stages[i].up_count_o.val();
+            self.up_cycles.next = self.stages[i].up_cycles_o.val();
+        }
+    }
+}

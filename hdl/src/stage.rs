@@ -1,0 +1,222 @@
+//! A solver stage: one unit, its result record, and its place in the array's two chains.
+//!
+//! Downstream chain (distribution): beats addressed to a unit by id load its ring columns and
+//! then start it. Upstream chain (collection): a finished unit drops its result into the first
+//! empty slot that passes it. Both chains are one register per stage, so no path crosses more
+//! than one stage, and a stage's logic does not depend on how many there are. The echoed word
+//! is not kept here: the array keeps one copy per unit id, which saves a 40-bit register and its
+//! share of the collection chain in every stage.
+
+use crate::arbiter::ArbiterKind;
+use crate::unit::Unit;
+use rust_hdl::prelude::*;
+
+/// Width of a unit id on the chains (up to 1024 units).
+pub const ID_BITS: usize = 10;
+
+/// Kinds of downstream beat.
+pub const BEAT_RING: u64 = 0;
+pub const BEAT_START: u64 = 1;
+
+#[derive(LogicBlock)]
+pub struct Stage<const M: usize, const M1: usize, const D: usize> {
+    pub clock: Signal<In, Clock>,
+    pub my_id: Signal<In, Bits<ID_BITS>>,
+
+    pub dn_valid: Signal<In, Bit>,
+    pub dn_id: Signal<In, Bits<ID_BITS>>,
+    pub dn_kind: Signal<In, Bit>,
+    pub dn_addr: Signal<In, Bits<5>>,
+    /// Ring beat: bit 0 filled, bits 1..=M open rows.
+    pub dn_data: Signal<In, Bits<M1>>,
+    pub dn_valid_o: Signal<Out, Bit>,
+    pub dn_id_o: Signal<Out, Bits<ID_BITS>>,
+    pub dn_kind_o: Signal<Out, Bit>,
+    pub dn_addr_o: Signal<Out, Bits<5>>,
+    pub dn_data_o: Signal<Out, Bits<M1>>,
+
+    pub up_valid: Signal<In, Bit>,
+    pub up_id: Signal<In, Bits<ID_BITS>>,
+    pub up_m13: Signal<In, Bits<4>>,
+    pub up_m15: Signal<In, Bits<4>>,
+    pub up_count: Signal<In, Bits<44>>,
+    pub up_cycles: Signal<In, Bits<48>>,
+    pub up_valid_o: Signal<Out, Bit>,
+    pub up_id_o: Signal<Out, Bits<ID_BITS>>,
+    pub up_m13_o: Signal<Out, Bits<4>>,
+    pub up_m15_o: Signal<Out, Bits<4>>,
+    pub up_count_o: Signal<Out, Bits<44>>,
+    pub up_cycles_o: Signal<Out, Bits<48>>,
+
+    unit: Unit<M, M1, D>,
+    dv: DFF<Bit>,
+    did: DFF<Bits<ID_BITS>>,
+    dkind: DFF<Bit>,
+    daddr: DFF<Bits<5>>,
+    ddata: DFF<Bits<M1>>,
+    uv: DFF<Bit>,
+    uid: DFF<Bits<ID_BITS>>,
+    um13: DFF<Bits<4>>,
+    um15: DFF<Bits<4>>,
+    ucount: DFF<Bits<44>>,
+    ucycles: DFF<Bits<48>>,
+    /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles. The wide counters
+    /// are split in halves with a registered carry between them, so that no carry chain is
+    /// longer than the unit's own (the high half catches up one cycle later, before the result
+    /// can leave).
+    count_lo: DFF<Bits<22>>,
+    count_hi: DFF<Bits<22>>,
+    count_c: DFF<Bit>,
+    m13: DFF<Bits<4>>,
+    m15: DFF<Bits<4>>,
+    cycles_lo: DFF<Bits<24>>,
+    cycles_hi: DFF<Bits<24>>,
+    cycles_c: DFF<Bit>,
+    /// A result is waiting for an empty upstream slot.
+    pending: DFF<Bit>,
+    mine: Signal<Local, Bit>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        Self {
+            clock: Default::default(),
+            my_id: Default::default(),
+            dn_valid: Default::default(),
+            dn_id: Default::default(),
+            dn_kind: Default::default(),
+            dn_addr: Default::default(),
+            dn_data: Default::default(),
+            dn_valid_o: Default::default(),
+            dn_id_o: Default::default(),
+            dn_kind_o: Default::default(),
+            dn_addr_o: Default::default(),
+            dn_data_o: Default::default(),
+            up_valid: Default::default(),
+            up_id: Default::default(),
+            up_m13: Default::default(),
+            up_m15: Default::default(),
+            up_count: Default::default(),
+            up_cycles: Default::default(),
+            up_valid_o: Default::default(),
+            up_id_o: Default::default(),
+            up_m13_o: Default::default(),
+            up_m15_o: Default::default(),
+            up_count_o: Default::default(),
+            up_cycles_o: Default::default(),
+            unit: Unit::new(kind),
+            dv: Default::default(),
+            did: Default::default(),
+            dkind: Default::default(),
+            daddr: Default::default(),
+            ddata: Default::default(),
+            uv: Default::default(),
+            uid: Default::default(),
+            um13: Default::default(),
+            um15: Default::default(),
+            ucount: Default::default(),
+            ucycles: Default::default(),
+            count_lo: Default::default(),
+            count_hi: Default::default(),
+            count_c: Default::default(),
+            m13: Default::default(),
+            m15: Default::default(),
+            cycles_lo: Default::default(),
+            cycles_hi: Default::default(),
+            cycles_c: Default::default(),
+            pending: Default::default(),
+            mine: Default::default(),
+        }
+    }
+}
+
+impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo, count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending);
+        self.unit.clock.next = self.clock.val();
+
+        // Downstream: every beat passes on; the ones addressed here also load this unit.
+        self.dv.d.next = self.dn_valid.val();
+        self.did.d.next = self.dn_id.val();
+        self.dkind.d.next = self.dn_kind.val();
+        self.daddr.d.next = self.dn_addr.val();
+        self.ddata.d.next = self.dn_data.val();
+        self.mine.next = self.dv.q.val() & (self.did.q.val() == self.my_id.val());
+        self.unit.ring_we.next = self.mine.val() & !self.dkind.q.val();
+        self.unit.ring_addr.next = self.daddr.q.val();
+        self.unit.ring_open.next = self.ddata.q.val().get_bits::<M>(1);
+        self.unit.ring_filled.next = self.ddata.q.val().get_bit(0);
+        self.unit.start.next = self.mine.val() & self.dkind.q.val();
+
+        // The result record.
+        self.count_c.d.next = false;
+        self.cycles_c.d.next = false;
+        if self.count_c.q.val() {
+            self.count_hi.d.next = self.count_hi.q.val() + 1;
+        }
+        if self.cycles_c.q.val() {
+            self.cycles_hi.d.next = self.cycles_hi.q.val() + 1;
+        }
+        if self.unit.busy.val() {
+            self.cycles_lo.d.next = self.cycles_lo.q.val() + 1;
+            self.cycles_c.d.next = self.cycles_lo.q.val().all();
+        }
+        if self.unit.sol.val() {
+            self.count_lo.d.next = self.count_lo.q.val() + 1;
+            self.count_c.d.next = self.count_lo.q.val().all();
+            if self.m13.q.val() == 12 {
+                self.m13.d.next = 0.into();
+            } else {
+                self.m13.d.next = self.m13.q.val() + 1;
+            }
+            if self.m15.q.val() == 14 {
+                self.m15.d.next = 0.into();
+            } else {
+                self.m15.d.next = self.m15.q.val() + 1;
+            }
+        }
+        if self.unit.start.val() {
+            self.count_lo.d.next = 0.into();
+            self.count_hi.d.next = 0.into();
+            self.m13.d.next = 0.into();
+            self.m15.d.next = 0.into();
+            self.cycles_lo.d.next = 0.into();
+            self.cycles_hi.d.next = 0.into();
+        }
+        if self.unit.done.val() {
+            self.pending.d.next = true;
+        }
+
+        // Upstream: pass a result that arrives, or drop ours into an empty slot.
+        self.uv.d.next = self.up_valid.val();
+        self.uid.d.next = self.up_id.val();
+        self.um13.d.next = self.up_m13.val();
+        self.um15.d.next = self.up_m15.val();
+        self.ucount.d.next = self.up_count.val();
+        self.ucycles.d.next = self.up_cycles.val();
+        if !self.up_valid.val() & self.pending.q.val() {
+            self.uv.d.next = true;
+            self.uid.d.next = self.my_id.val();
+            self.um13.d.next = self.m13.q.val();
+            self.um15.d.next = self.m15.q.val();
+            self.ucount.d.next =
+                (bit_cast::<44, 22>(self.count_hi.q.val()) << 22) | bit_cast::<44, 22>(self.count_lo.q.val());
+            self.ucycles.d.next =
+                (bit_cast::<48, 24>(self.cycles_hi.q.val()) << 24) | bit_cast::<48, 24>(self.cycles_lo.q.val());
+            self.pending.d.next = false;
+        }
+
+        self.dn_valid_o.next = self.dv.q.val();
+        self.dn_id_o.next = self.did.q.val();
+        self.dn_kind_o.next = self.dkind.q.val();
+        self.dn_addr_o.next = self.daddr.q.val();
+        self.dn_data_o.next = self.ddata.q.val();
+        self.up_valid_o.next = self.uv.q.val();
+        self.up_id_o.next = self.uid.q.val();
+        self.up_m13_o.next = self.um13.q.val();
+        self.up_m15_o.next = self.um15.q.val();
+        self.up_count_o.next = self.ucount.q.val();
+        self.up_cycles_o.next = self.ucycles.q.val();
+    }
+}
