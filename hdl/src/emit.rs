@@ -77,3 +77,74 @@ pub fn arbiter_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
 pub const CARRY4_SIM: &str = include_str!("../verilog/CARRY4_sim.v");
 /// CARRY4 port list as a black box, for checks outside the vendor tools.
 pub const CARRY4_STUB: &str = include_str!("../verilog/CARRY4_stub.v");
+
+/// K solver stages in series: the stage module once, instantiated by a generate loop, so the
+/// Verilog does not grow with K. Ports as [`crate::chain::Chain`]; stage i has id i.
+pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
+    assert!((1..=1 << crate::stage::ID_BITS).contains(&k), "1 to 1024 units");
+    let stage = format!("{name}_stage");
+    let mut v = stage_verilog(m, kind, &stage);
+    let id = crate::stage::ID_BITS;
+    let w = m + 1;
+    v += &format!(
+        "
+// {k} solver stages in series; beats and results both travel from stage 0 to stage {last}.
+module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
+    up_valid, up_id, up_m13, up_m15, up_count, up_cycles);
+    input wire clock;
+    input wire dn_valid;
+    input wire [{id1}:0] dn_id;
+    input wire dn_kind;
+    input wire [4:0] dn_addr;
+    input wire [{w1}:0] dn_data;
+    output wire up_valid;
+    output wire [{id1}:0] up_id;
+    output wire [3:0] up_m13;
+    output wire [3:0] up_m15;
+    output wire [43:0] up_count;
+    output wire [47:0] up_cycles;
+    // Link i enters stage i; link {k} leaves the last stage.
+    wire [{k}:0] dv, uv, dk;
+    wire [{id}*{k1}-1:0] did, uid;
+    wire [5*{k1}-1:0] da;
+    wire [{w}*{k1}-1:0] dd;
+    wire [4*{k1}-1:0] u13, u15;
+    wire [44*{k1}-1:0] uc;
+    wire [48*{k1}-1:0] uy;
+    assign dv[0] = dn_valid;
+    assign did[{id1}:0] = dn_id;
+    assign dk[0] = dn_kind;
+    assign da[4:0] = dn_addr;
+    assign dd[{w1}:0] = dn_data;
+    assign uv[0] = 1'b0;
+    assign uid[{id1}:0] = 0;
+    assign u13[3:0] = 0;
+    assign u15[3:0] = 0;
+    assign uc[43:0] = 0;
+    assign uy[47:0] = 0;
+    genvar i;
+    generate
+        for (i = 0; i < {k}; i = i + 1) begin : unit
+            {stage} s(
+                .clock(clock), .my_id(i[{id1}:0]),
+                .dn_valid(dv[i]), .dn_id(did[{id}*i +: {id}]), .dn_kind(dk[i]), .dn_addr(da[5*i +: 5]), .dn_data(dd[{w}*i +: {w}]),
+                .dn_valid_o(dv[i+1]), .dn_id_o(did[{id}*(i+1) +: {id}]), .dn_kind_o(dk[i+1]), .dn_addr_o(da[5*(i+1) +: 5]), .dn_data_o(dd[{w}*(i+1) +: {w}]),
+                .up_valid(uv[i]), .up_id(uid[{id}*i +: {id}]), .up_m13(u13[4*i +: 4]), .up_m15(u15[4*i +: 4]), .up_count(uc[44*i +: 44]), .up_cycles(uy[48*i +: 48]),
+                .up_valid_o(uv[i+1]), .up_id_o(uid[{id}*(i+1) +: {id}]), .up_m13_o(u13[4*(i+1) +: 4]), .up_m15_o(u15[4*(i+1) +: 4]), .up_count_o(uc[44*(i+1) +: 44]), .up_cycles_o(uy[48*(i+1) +: 48]));
+        end
+    endgenerate
+    assign up_valid = uv[{k}];
+    assign up_id = uid[{id}*{k} +: {id}];
+    assign up_m13 = u13[4*{k} +: 4];
+    assign up_m15 = u15[4*{k} +: 4];
+    assign up_count = uc[44*{k} +: 44];
+    assign up_cycles = uy[48*{k} +: 48];
+endmodule
+",
+        last = k - 1,
+        k1 = k + 1,
+        id1 = id - 1,
+        w1 = w - 1,
+    );
+    v
+}

@@ -74,6 +74,8 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     cycles_c: DFF<Bit>,
     /// A result is waiting for an empty upstream slot.
     pending: DFF<Bit>,
+    /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
+    start: DFF<Bit>,
     mine: Signal<Local, Bit>,
 }
 
@@ -125,6 +127,7 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             cycles_hi: Default::default(),
             cycles_c: Default::default(),
             pending: Default::default(),
+            start: Default::default(),
             mine: Default::default(),
         }
     }
@@ -133,7 +136,7 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo, count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending);
+        dff_setup!(self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo, count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending, start);
         self.unit.clock.next = self.clock.val();
 
         // Downstream: every beat passes on; the ones addressed here also load this unit.
@@ -147,7 +150,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.unit.ring_addr.next = self.daddr.q.val();
         self.unit.ring_open.next = self.ddata.q.val().get_bits::<M>(1);
         self.unit.ring_filled.next = self.ddata.q.val().get_bit(0);
-        self.unit.start.next = self.mine.val() & self.dkind.q.val();
+        self.start.d.next = self.mine.val() & self.dkind.q.val();
+        self.unit.start.next = self.start.q.val();
 
         // The result record.
         self.count_c.d.next = false;

@@ -126,3 +126,73 @@ fn every_arbiter_form_grants_like_the_model() {
         assert_eq!(got, expect, "{kind:?} arbiter disagrees with the token walk");
     }
 }
+
+/// Module definitions in a Verilog text.
+fn modules(v: &str) -> usize {
+    v.lines().filter(|l| l.trim_start().starts_with("module ")).count()
+}
+
+#[test]
+fn chain_of_8_and_360_units_pass_yosys_with_the_same_modules() {
+    let small = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 8, "queens_chain");
+    let big = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 360, "queens_chain");
+    assert_eq!(modules(&small), modules(&big));
+    assert!(big.len() < small.len() + 200, "the Verilog grows with the unit count: {} vs {}", small.len(), big.len());
+    yosys_check(&small, "queens_chain", "chain8");
+    yosys_check(&big, "queens_chain", "chain360");
+}
+
+#[test]
+fn emitted_chain_counts_like_software_in_iverilog() {
+    use queens_core::{completions, enumerate::canonical, BoardSize, Blocking};
+    let (n, k) = (8u32, 3usize);
+    let m = (n - 4) as usize;
+    let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
+    let dut = queens_hdl::emit::chain_verilog(m, ArbiterKind::Carry4, k, "chain");
+    let mut tb = String::from(
+        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0, dn_kind = 0; reg [9:0] dn_id = 0; reg [4:0] dn_addr = 0; reg [4:0] dn_data = 0;\n\
+         wire up_valid; wire [9:0] up_id; wire [3:0] up_m13, up_m15; wire [43:0] up_count; wire [47:0] up_cycles;\n\
+         chain dut(.clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),\n\
+         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15), .up_count(up_count), .up_cycles(up_cycles));\n\
+         task beat(input [9:0] id, input kind, input [4:0] addr, input [4:0] data); begin\n\
+         @(negedge clock) dn_valid = 1; dn_id = id; dn_kind = kind; dn_addr = addr; dn_data = data;\n\
+         @(negedge clock) dn_valid = 0; end endtask\n\
+         initial begin\n",
+    );
+    let mut expect = String::new();
+    for (j, sp) in subs.iter().enumerate() {
+        let b = Blocking::new(&sp.pre);
+        let id = j % k;
+        for x in 0..m {
+            let filled = b.cols >> x & 1 != 0;
+            let open = if filled { 0 } else { b.open_rows(x as u32) };
+            tb += &format!("beat({id}, 0, {x}, {});\n", (open << 1) | filled as u32);
+        }
+        tb += &format!("beat({id}, 1, 0, 0);\n@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n");
+        let want = completions(&sp.pre);
+        expect += &format!("{id} {want} {} {} {}\n", want % 13, want % 15, queens_sim_cycles(&b));
+    }
+    tb += "$finish;\nend\nendmodule\n";
+    let files = [("chain.v", dut), ("chain_tb.v", tb), ("chain_carry4.v", CARRY4_SIM.to_string())];
+    let paths: Vec<_> = files
+        .iter()
+        .map(|(name, t)| {
+            let p = tmp(name);
+            std::fs::write(&p, t).unwrap();
+            p
+        })
+        .collect();
+    let exe = tmp("chain_sim");
+    let c = Command::new("iverilog").arg("-o").arg(&exe).args(&paths).output().expect("iverilog is installed");
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let r = Command::new("vvp").arg(&exe).output().unwrap();
+    let got: String =
+        String::from_utf8_lossy(&r.stdout).lines().filter(|l| !l.contains("finish")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(got, expect);
+}
+
+/// The model's cycle count, re-derived here to keep this crate free of the simulator: the
+/// number of cycles equals the unit's steps, which the rust-hdl run reports.
+fn queens_sim_cycles(b: &queens_core::Blocking) -> u64 {
+    queens_hdl::rtl::run_blocking(b, ArbiterKind::Carry4).cycles
+}

@@ -4,7 +4,8 @@ use super::{board, grouped, pool};
 use anyhow::bail;
 use queens_core::enumerate::canonical;
 use queens_core::{BoardSize, Subproblem};
-use queens_sim::{check, CheckReport, Engine, ModelEngine};
+use queens_hdl::ArbiterKind;
+use queens_sim::{check, CheckReport, Engine, ModelEngine, RtlEngine};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -19,6 +20,8 @@ pub enum Command {
 pub enum EngineName {
     /// The fast cycle model (machine words, all cores).
     Model,
+    /// rust-hdl's own simulator on the unit circuit of `queens-hdl`.
+    Rtl,
 }
 
 #[derive(clap::Args)]
@@ -91,6 +94,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     let pool = pool(a.threads)?;
     let engine: Box<dyn Engine> = match a.engine {
         EngineName::Model => Box::new(ModelEngine),
+        EngineName::Rtl => Box::new(RtlEngine { arbiter: ArbiterKind::Carry4 }),
     };
     let start = Instant::now();
     let subs = select(size, a.sample)?;
