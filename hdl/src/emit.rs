@@ -5,8 +5,8 @@ use rust_hdl::prelude::*;
 
 /// The Verilog of a bare unit for inner width m, its top module renamed to `name`.
 pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = crate::with_unit!(m, U => {
-        let mut u = U::new(kind);
+    let v = crate::with_width!(m, |M, M1, D| {
+        let mut u = crate::unit::Unit::<M, M1, D>::new(kind);
         u.connect_all();
         generate_verilog(&u)
     });
@@ -15,21 +15,11 @@ pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
 
 /// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
 pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    macro_rules! stage {
-        ($($a:literal $b:literal $c:literal),*) => {
-            match m {
-                $( $a => {
-                    let mut st = crate::stage::Stage::<$a, $b, $c>::new(kind);
-                    st.connect_all();
-                    generate_verilog(&st)
-                } )*
-                other => panic!("no stage for inner width {other}"),
-            }
-        };
-    }
-    let v = stage!(2 3 3, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
-        12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
-        20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55);
+    let v = crate::with_width!(m, |M, M1, D| {
+        let mut st = crate::stage::Stage::<M, M1, D>::new(kind);
+        st.connect_all();
+        generate_verilog(&st)
+    });
     rename_top(&v, name)
 }
 
@@ -56,20 +46,12 @@ pub fn rename_top(v: &str, name: &str) -> String {
 
 /// The Verilog of one arbiter for m rows, its module named `name`.
 pub fn arbiter_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    macro_rules! arb {
-        ($($m:literal $m1:literal),*) => {
-            match m {
-                $( $m => {
-                    let mut a = crate::arbiter::Arbiter::<$m, $m1>::new(kind);
-                    a.connect_all();
-                    generate_verilog(&a)
-                } )*
-                other => panic!("no arbiter for {other} rows"),
-            }
-        };
-    }
-    let v = arb!(2 3, 3 4, 4 5, 5 6, 6 7, 7 8, 8 9, 9 10, 10 11, 11 12, 12 13, 13 14, 14 15, 15 16, 16 17,
-        17 18, 18 19, 19 20, 20 21, 21 22, 22 23, 23 24, 24 25, 25 26, 26 27, 27 28, 28 29);
+    let v = crate::with_width!(m, |M, M1, D| {
+        let _ = D;
+        let mut a = crate::arbiter::Arbiter::<M, M1>::new(kind);
+        a.connect_all();
+        generate_verilog(&a)
+    });
     rename_top(&v, name)
 }
 

@@ -12,6 +12,7 @@ pub mod lutram;
 pub mod rtl;
 pub mod stage;
 pub mod unit;
+pub mod width;
 
 pub use arbiter::ArbiterKind;
 pub mod emit;

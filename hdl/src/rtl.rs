@@ -13,23 +13,6 @@ pub struct RtlRun {
     pub cycles: u64,
 }
 
-/// Calls `$body` with `$U` bound to the unit type for inner width `$m` (2..=28).
-#[macro_export]
-macro_rules! with_unit {
-    ($m:expr, $U:ident => $body:expr) => {
-        $crate::with_unit!(@arms $m, $U, $body,
-            2 3 3, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
-            12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
-            20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55)
-    };
-    (@arms $m:expr, $U:ident, $body:expr, $($a:literal $b:literal $c:literal),*) => {
-        match $m {
-            $( $a => { type $U = $crate::unit::Unit<$a, $b, $c>; $body } )*
-            other => panic!("no unit for inner width {other}"),
-        }
-    };
-}
-
 /// One unit under simulation.
 pub struct RtlUnit<const M: usize, const M1: usize, const D: usize> {
     uut: Unit<M, M1, D>,
@@ -90,24 +73,7 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
 
 /// Runs one subproblem through a freshly built unit of the right width.
 pub fn run_blocking(b: &Blocking, kind: ArbiterKind) -> RtlRun {
-    with_unit!(b.m as usize, U => {
-        let _ = std::marker::PhantomData::<U>;
-        run_sized::<U>(b, kind)
-    })
-}
-
-trait Sized3 {
-    fn run(b: &Blocking, kind: ArbiterKind) -> RtlRun;
-}
-
-impl<const M: usize, const M1: usize, const D: usize> Sized3 for Unit<M, M1, D> {
-    fn run(b: &Blocking, kind: ArbiterKind) -> RtlRun {
-        RtlUnit::<M, M1, D>::new(kind).run(b)
-    }
-}
-
-fn run_sized<U: Sized3>(b: &Blocking, kind: ArbiterKind) -> RtlRun {
-    U::run(b, kind)
+    crate::with_width!(b.m as usize, |M, M1, D| RtlUnit::<M, M1, D>::new(kind).run(b))
 }
 
 /// One subproblem's result as a stage reports it.
@@ -178,7 +144,9 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
             self.clock();
             if self.uut.up_valid.val() {
                 let id = self.uut.up_id.val().index();
-                let i = running[id].take().expect("a result from a unit that was given work");
+                let i = running[id]
+                    .take()
+                    .expect("a result from a unit that was given work");
                 out[i] = Some(StageResult {
                     count: self.uut.up_count.val().to_u64(),
                     mod13: self.uut.up_m13.val().index() as u8,
@@ -194,6 +162,8 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
                 assert!(idle_cycles < 1 << 32, "no result for too long");
             }
         }
-        out.into_iter().map(|r| r.expect("every subproblem has a result")).collect()
+        out.into_iter()
+            .map(|r| r.expect("every subproblem has a result"))
+            .collect()
     }
 }

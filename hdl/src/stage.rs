@@ -136,7 +136,10 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo, count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending, start);
+        dff_setup!(
+            self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo,
+            count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending, start
+        );
         self.unit.clock.next = self.clock.val();
 
         // Downstream: every beat passes on; the ones addressed here also load this unit.
@@ -206,8 +209,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             self.um15.d.next = self.m15.q.val();
             self.ucount.d.next =
                 (bit_cast::<44, 22>(self.count_hi.q.val()) << 22) | bit_cast::<44, 22>(self.count_lo.q.val());
-            self.ucycles.d.next =
-                (bit_cast::<48, 24>(self.cycles_hi.q.val()) << 24) | bit_cast::<48, 24>(self.cycles_lo.q.val());
+            self.ucycles.d.next = (bit_cast::<48, 24>(self.cycles_hi.q.val()) << 24)
+                | bit_cast::<48, 24>(self.cycles_lo.q.val());
             self.pending.d.next = false;
         }
 

@@ -129,7 +129,9 @@ fn every_arbiter_form_grants_like_the_model() {
 
 /// Module definitions in a Verilog text.
 fn modules(v: &str) -> usize {
-    v.lines().filter(|l| l.trim_start().starts_with("module ")).count()
+    v.lines()
+        .filter(|l| l.trim_start().starts_with("module "))
+        .count()
 }
 
 #[test]
@@ -137,14 +139,19 @@ fn chain_of_8_and_360_units_pass_yosys_with_the_same_modules() {
     let small = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 8, "queens_chain");
     let big = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 360, "queens_chain");
     assert_eq!(modules(&small), modules(&big));
-    assert!(big.len() < small.len() + 200, "the Verilog grows with the unit count: {} vs {}", small.len(), big.len());
+    assert!(
+        big.len() < small.len() + 200,
+        "the Verilog grows with the unit count: {} vs {}",
+        small.len(),
+        big.len()
+    );
     yosys_check(&small, "queens_chain", "chain8");
     yosys_check(&big, "queens_chain", "chain360");
 }
 
 #[test]
 fn emitted_chain_counts_like_software_in_iverilog() {
-    use queens_core::{completions, enumerate::canonical, BoardSize, Blocking};
+    use queens_core::{completions, enumerate::canonical, Blocking, BoardSize};
     let (n, k) = (8u32, 3usize);
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
@@ -170,10 +177,19 @@ fn emitted_chain_counts_like_software_in_iverilog() {
         }
         tb += &format!("beat({id}, 1, 0, 0);\n@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n");
         let want = completions(&sp.pre);
-        expect += &format!("{id} {want} {} {} {}\n", want % 13, want % 15, queens_sim_cycles(&b));
+        expect += &format!(
+            "{id} {want} {} {} {}\n",
+            want % 13,
+            want % 15,
+            queens_sim_cycles(&b)
+        );
     }
     tb += "$finish;\nend\nendmodule\n";
-    let files = [("chain.v", dut), ("chain_tb.v", tb), ("chain_carry4.v", CARRY4_SIM.to_string())];
+    let files = [
+        ("chain.v", dut),
+        ("chain_tb.v", tb),
+        ("chain_carry4.v", CARRY4_SIM.to_string()),
+    ];
     let paths: Vec<_> = files
         .iter()
         .map(|(name, t)| {
@@ -183,11 +199,19 @@ fn emitted_chain_counts_like_software_in_iverilog() {
         })
         .collect();
     let exe = tmp("chain_sim");
-    let c = Command::new("iverilog").arg("-o").arg(&exe).args(&paths).output().expect("iverilog is installed");
+    let c = Command::new("iverilog")
+        .arg("-o")
+        .arg(&exe)
+        .args(&paths)
+        .output()
+        .expect("iverilog is installed");
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     let r = Command::new("vvp").arg(&exe).output().unwrap();
-    let got: String =
-        String::from_utf8_lossy(&r.stdout).lines().filter(|l| !l.contains("finish")).map(|l| format!("{l}\n")).collect();
+    let got: String = String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .filter(|l| !l.contains("finish"))
+        .map(|l| format!("{l}\n"))
+        .collect();
     assert_eq!(got, expect);
 }
 

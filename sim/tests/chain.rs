@@ -3,7 +3,7 @@
 //! whatever order the units finish in.
 
 use queens_core::enumerate::canonical;
-use queens_core::{completions, BoardSize, Blocking};
+use queens_core::{completions, Blocking, BoardSize};
 use queens_hdl::rtl::RtlChain;
 use queens_hdl::ArbiterKind;
 use queens_sim::run_unit;
@@ -17,7 +17,12 @@ fn chain_of_three_returns_every_result_once() {
     for ((sp, b), r) in subs.iter().zip(&blocks).zip(&results) {
         let want = completions(&sp.pre);
         assert_eq!(r.count, want, "{}", sp.pre);
-        assert_eq!((r.mod13 as u64, r.mod15 as u64), (want % 13, want % 15), "{}", sp.pre);
+        assert_eq!(
+            (r.mod13 as u64, r.mod15 as u64),
+            (want % 13, want % 15),
+            "{}",
+            sp.pre
+        );
         assert_eq!(r.cycles, run_unit(b).cycles, "{}", sp.pre);
         per_unit[r.unit] += 1;
     }

@@ -73,7 +73,12 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
     let v = queens_hdl::emit::stage_verilog(m, a.arbiter, "queens_stage");
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
-        let r = Report { n: a.n, arbiter: a.arbiter.name(), unit: (&unit).into(), stage: (&stage).into() };
+        let r = Report {
+            n: a.n,
+            arbiter: a.arbiter.name(),
+            unit: (&unit).into(),
+            stage: (&stage).into(),
+        };
         println!("{}", serde_json::to_string(&r)?);
         return Ok(());
     }

@@ -94,7 +94,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     let pool = pool(a.threads)?;
     let engine: Box<dyn Engine> = match a.engine {
         EngineName::Model => Box::new(ModelEngine),
-        EngineName::Rtl => Box::new(RtlEngine { arbiter: ArbiterKind::Carry4 }),
+        EngineName::Rtl => Box::new(RtlEngine {
+            arbiter: ArbiterKind::Carry4,
+        }),
     };
     let start = Instant::now();
     let subs = select(size, a.sample)?;

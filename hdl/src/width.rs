@@ -1,0 +1,28 @@
+//! The circuits' widths are const generics; a board size chosen at run time picks one of the
+//! supported instantiations here, in one place.
+
+/// Evaluates `$body` with consts `$M` (inner width, 2..=28), `$M1` = M + 1 and `$D` = 2M - 1
+/// in scope, for the inner width `$m` given at run time.
+#[macro_export]
+macro_rules! with_width {
+    ($m:expr, |$M:ident, $M1:ident, $D:ident| $body:expr) => {
+        $crate::with_width!(@arms $m, $M, $M1, $D, $body,
+            2 3 3, 3 4 5, 4 5 7, 5 6 9, 6 7 11, 7 8 13, 8 9 15, 9 10 17, 10 11 19, 11 12 21,
+            12 13 23, 13 14 25, 14 15 27, 15 16 29, 16 17 31, 17 18 33, 18 19 35, 19 20 37,
+            20 21 39, 21 22 41, 22 23 43, 23 24 45, 24 25 47, 25 26 49, 26 27 51, 27 28 53, 28 29 55)
+    };
+    (@arms $m:expr, $M:ident, $M1:ident, $D:ident, $body:expr, $($a:literal $b:literal $c:literal),*) => {
+        match $m {
+            $( $a => {
+                #[allow(non_upper_case_globals)]
+                const $M: usize = $a;
+                #[allow(non_upper_case_globals)]
+                const $M1: usize = $b;
+                #[allow(non_upper_case_globals)]
+                const $D: usize = $c;
+                $body
+            } )*
+            other => panic!("no circuit for inner width {other} (boards 6..=32)"),
+        }
+    };
+}
