@@ -274,12 +274,7 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
         }
         while let Some(i) = at {
             let c = &m.cells[names[i]];
-            let out = c
-                .connections
-                .iter()
-                .filter(|(p, _)| c.port_directions.get(*p).map(String::as_str) == Some("output"))
-                .flat_map(|(_, bits)| bits.iter().filter_map(|b| b.as_u64()))
-                .find_map(|b| net_of.get(&b));
+            let out = outputs(c).find_map(|b| net_of.get(&b));
             cost.path.push(match out {
                 Some(n) => format!("{}({n})", c.kind),
                 None => c.kind.clone(),
@@ -289,12 +284,7 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
         cost.path.reverse();
         // And the flip-flop or port the path ends at.
         let last = &m.cells[names[end]];
-        let out_bits: Vec<u64> = last
-            .connections
-            .iter()
-            .filter(|(p, _)| last.port_directions.get(*p).map(String::as_str) == Some("output"))
-            .flat_map(|(_, bits)| bits.iter().filter_map(|b| b.as_u64()))
-            .collect();
+        let out_bits: Vec<u64> = outputs(last).collect();
         if let Some(sink) = m.cells.values().find(|c| {
             matches!(role(&c.kind), Role::Boundary)
                 && c.connections.iter().any(|(p, bits)| {
@@ -305,15 +295,18 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
                             .any(|b| out_bits.contains(&b))
                 })
         }) {
-            let q = sink
-                .connections
-                .iter()
-                .filter(|(p, _)| sink.port_directions.get(*p).map(String::as_str) == Some("output"))
-                .flat_map(|(_, bits)| bits.iter().filter_map(|b| b.as_u64()))
-                .find_map(|b| net_of.get(&b));
+            let q = outputs(sink).find_map(|b| net_of.get(&b));
             cost.path
                 .push(format!("{}({})", sink.kind, q.copied().unwrap_or("?")));
         }
     }
     Ok(cost)
+}
+
+/// Net bits driven by a cell.
+fn outputs(c: &Cell) -> impl Iterator<Item = u64> + '_ {
+    c.connections
+        .iter()
+        .filter(|(p, _)| c.port_directions.get(*p).map(String::as_str) == Some("output"))
+        .flat_map(|(_, bits)| bits.iter().filter_map(|b| b.as_u64()))
 }

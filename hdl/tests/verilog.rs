@@ -96,35 +96,42 @@ fn every_arbiter_form_grants_like_the_model() {
             }
         }
         tb += "$finish;\nend\nendmodule\n";
-        let files = [("dut.v", dut), ("tb.v", tb), ("carry4.v", CARRY4_SIM.to_string())];
-        let paths: Vec<_> = files
-            .iter()
-            .map(|(n, t)| {
-                let p = tmp(&format!("{}_{n}", kind.name()));
-                std::fs::write(&p, t).unwrap();
-                p
-            })
-            .collect();
-        let exe = tmp(&format!("{}_sim", kind.name()));
-        let c = Command::new("iverilog")
-            .arg("-o")
-            .arg(&exe)
-            .args(&paths)
-            .output()
-            .expect("iverilog is installed");
-        assert!(
-            c.status.success(),
-            "{kind:?}: {}",
-            String::from_utf8_lossy(&c.stderr)
+        let got = iverilog(
+            kind.name(),
+            &[("dut.v", &dut), ("tb.v", &tb), ("carry4.v", CARRY4_SIM)],
         );
-        let r = Command::new("vvp").arg(&exe).output().unwrap();
-        let got: String = String::from_utf8_lossy(&r.stdout)
-            .lines()
-            .filter(|l| !l.contains("finish"))
-            .map(|l| format!("{l}\n"))
-            .collect();
         assert_eq!(got, expect, "{kind:?} arbiter disagrees with the token walk");
     }
+}
+
+/// Compiles the files with iverilog, runs them, and returns what they printed (less $finish).
+fn iverilog(tag: &str, files: &[(&str, &str)]) -> String {
+    let paths: Vec<_> = files
+        .iter()
+        .map(|(name, text)| {
+            let p = tmp(&format!("{tag}_{name}"));
+            std::fs::write(&p, text).unwrap();
+            p
+        })
+        .collect();
+    let exe = tmp(&format!("{tag}_sim"));
+    let c = Command::new("iverilog")
+        .arg("-o")
+        .arg(&exe)
+        .args(&paths)
+        .output()
+        .expect("iverilog is installed");
+    assert!(
+        c.status.success(),
+        "{tag}: {}",
+        String::from_utf8_lossy(&c.stderr)
+    );
+    let r = Command::new("vvp").arg(&exe).output().expect("vvp runs");
+    String::from_utf8_lossy(&r.stdout)
+        .lines()
+        .filter(|l| !l.contains("finish"))
+        .map(|l| format!("{l}\n"))
+        .collect()
 }
 
 /// Module definitions in a Verilog text.
@@ -185,33 +192,14 @@ fn emitted_chain_counts_like_software_in_iverilog() {
         );
     }
     tb += "$finish;\nend\nendmodule\n";
-    let files = [
-        ("chain.v", dut),
-        ("chain_tb.v", tb),
-        ("chain_carry4.v", CARRY4_SIM.to_string()),
-    ];
-    let paths: Vec<_> = files
-        .iter()
-        .map(|(name, t)| {
-            let p = tmp(name);
-            std::fs::write(&p, t).unwrap();
-            p
-        })
-        .collect();
-    let exe = tmp("chain_sim");
-    let c = Command::new("iverilog")
-        .arg("-o")
-        .arg(&exe)
-        .args(&paths)
-        .output()
-        .expect("iverilog is installed");
-    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
-    let r = Command::new("vvp").arg(&exe).output().unwrap();
-    let got: String = String::from_utf8_lossy(&r.stdout)
-        .lines()
-        .filter(|l| !l.contains("finish"))
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let got = iverilog(
+        "chain",
+        &[
+            ("chain.v", &dut),
+            ("chain_tb.v", &tb),
+            ("chain_carry4.v", CARRY4_SIM),
+        ],
+    );
     assert_eq!(got, expect);
 }
 
