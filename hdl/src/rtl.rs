@@ -76,6 +76,18 @@ pub fn run_blocking(b: &Blocking, kind: ArbiterKind) -> RtlRun {
     crate::with_width!(b.m as usize, |M, M1, D| RtlUnit::<M, M1, D>::new(kind).run(b))
 }
 
+/// Runs subproblems of one board, one after another, through a single unit (built and
+/// checked once; each start resets it and each load rewrites every ring column).
+pub fn run_many(blocks: &[Blocking], kind: ArbiterKind) -> Vec<RtlRun> {
+    let Some(first) = blocks.first() else {
+        return Vec::new();
+    };
+    crate::with_width!(first.m as usize, |M, M1, D| {
+        let mut unit = RtlUnit::<M, M1, D>::new(kind);
+        blocks.iter().map(|b| unit.run(b)).collect()
+    })
+}
+
 /// One subproblem's result as a stage reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StageResult {

@@ -39,14 +39,17 @@ impl Engine for RtlEngine {
     }
 
     fn run(&self, _size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        // One simulated unit per chunk: building and checking a unit costs more than a small run.
         Ok(subproblems
-            .par_iter()
-            .map(|sp| {
-                let r = queens_hdl::rtl::run_blocking(&Blocking::new(&sp.pre), self.arbiter);
-                UnitRun {
-                    solutions: r.solutions,
-                    cycles: r.cycles,
-                }
+            .par_chunks(256)
+            .flat_map_iter(|chunk| {
+                let blocks: Vec<Blocking> = chunk.iter().map(|sp| Blocking::new(&sp.pre)).collect();
+                queens_hdl::rtl::run_many(&blocks, self.arbiter)
+                    .into_iter()
+                    .map(|r| UnitRun {
+                        solutions: r.solutions,
+                        cycles: r.cycles,
+                    })
             })
             .collect())
     }
@@ -98,8 +101,7 @@ pub fn check(
         subproblems: subs.len() as u64,
         ..Default::default()
     };
-    for (i, ((&(index, sub), run), &want)) in subproblems.iter().zip(&runs).zip(&expected).enumerate() {
-        let _ = i;
+    for ((&(index, sub), run), &want) in subproblems.iter().zip(&runs).zip(&expected) {
         r.tally.add(sub.sym, run.solutions);
         r.cycles += run.cycles;
         if run.solutions != want {

@@ -44,3 +44,15 @@ fn rtl_unit_agrees_for_9_to_11() {
         agree(n, ArbiterKind::Adder);
     }
 }
+
+#[test]
+fn one_unit_reused_for_many_subproblems_agrees() {
+    let blocks: Vec<Blocking> = canonical(BoardSize::new(9).unwrap())
+        .map(|sp| Blocking::new(&sp.pre))
+        .collect();
+    let runs = queens_hdl::rtl::run_many(&blocks, ArbiterKind::Carry4);
+    for (b, r) in blocks.iter().zip(&runs) {
+        let m = run_unit(b);
+        assert_eq!((r.solutions, r.cycles), (m.solutions, m.cycles), "{b:?}");
+    }
+}
