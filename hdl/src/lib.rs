@@ -7,10 +7,17 @@
 
 pub mod arbiter;
 pub mod chain;
+pub mod core;
+pub mod crc8;
 pub mod decoder;
+pub mod frame_rx;
+pub mod frame_tx;
+pub mod front;
 pub mod lutram;
 pub mod rtl;
 pub mod stage;
+pub mod uart_rx;
+pub mod uart_tx;
 pub mod unit;
 pub mod width;
 

@@ -179,3 +179,44 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
             .collect()
     }
 }
+
+/// The whole core (front end and K stages) under simulation, driven a byte per cycle.
+pub struct RtlCore<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> {
+    uut: crate::core::Core<M, M1, D, W, K>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize>
+    RtlCore<M, M1, D, W, K>
+{
+    pub fn new(kind: ArbiterKind, with_cycles: bool) -> Self {
+        let mut uut = crate::core::Core::new(kind, with_cycles);
+        uut.connect_all();
+        check_all(&uut).expect("the core's connections check");
+        Self { uut }
+    }
+
+    /// One clock cycle with `rx` offered on the receive stream; the byte sent, if any (the
+    /// transmit stream is always ready).
+    pub fn step(&mut self, rx: Option<u8>) -> Option<u8> {
+        self.uut.rx_valid.next = rx.is_some();
+        self.uut.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
+        self.uut.tx_ready.next = true;
+        self.uut.clock.next = Clock { clk: false };
+        assert!(simulate(&mut self.uut, 400), "the core did not settle");
+        let tx = self
+            .uut
+            .tx_valid
+            .val()
+            .then(|| self.uut.tx_data.val().index() as u8);
+        for level in [true, false] {
+            self.uut.clock.next = Clock { clk: level };
+            assert!(simulate(&mut self.uut, 400), "the core did not settle");
+        }
+        tx
+    }
+
+    /// Nothing queued, running or being sent.
+    pub fn idle(&self) -> bool {
+        self.uut.idle.val()
+    }
+}

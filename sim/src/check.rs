@@ -119,3 +119,43 @@ pub fn check(
     r.runs = runs;
     Ok(r)
 }
+
+/// rust-hdl's simulator on the whole core: frames in as bytes, frame parser, front end,
+/// `units` solver stages, framer, frames out as bytes.
+pub struct RtlCoreEngine {
+    pub arbiter: queens_hdl::ArbiterKind,
+}
+
+/// Solver stages in the simulated core (rust-hdl instantiates each one separately).
+pub const RTL_CORE_UNITS: usize = 4;
+
+impl Engine for RtlCoreEngine {
+    fn name(&self) -> &'static str {
+        "rtl"
+    }
+
+    fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        let m = size.n() as usize - 4;
+        let kind = self.arbiter;
+        let bytes = 8 * queens_core::word::wire_bytes(size);
+        // A search that sends nothing for this long has stalled.
+        let quiet = 1 << 24;
+        queens_hdl::with_width!(m, |M, M1, D| match bytes {
+            24 => run_core::<M, M1, D, 24>(kind, size, subproblems, quiet),
+            32 => run_core::<M, M1, D, 32>(kind, size, subproblems, quiet),
+            40 => run_core::<M, M1, D, 40>(kind, size, subproblems, quiet),
+            _ => unreachable!("word widths for N 6..=32"),
+        })
+    }
+}
+
+fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
+    kind: queens_hdl::ArbiterKind,
+    size: BoardSize,
+    subs: &[Subproblem],
+    quiet: u64,
+) -> Result<Vec<UnitRun>, String> {
+    let mut core = queens_hdl::rtl::RtlCore::<M, M1, D, W, RTL_CORE_UNITS>::new(kind, true);
+    crate::wire::run_stepped(size, subs, RTL_CORE_UNITS + 4, quiet, |rx| core.step(rx))
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,95 @@
+//! The framer: sentinel, payload bytes (taken from the top of a left-aligned register),
+//! CRC-8. Payloads up to 160 bits (the result frame with cycle counter for N <= 32 is 144).
+
+use crate::crc8::{Crc8, INIT};
+use crate::frame_rx::SENTINEL;
+use rust_hdl::prelude::*;
+
+pub const PAYLOAD_BITS: usize = 160;
+
+#[derive(LogicBlock)]
+pub struct FrameTx {
+    pub clock: Signal<In, Clock>,
+    /// Start a frame with `payload` (taken when not `busy`).
+    pub load: Signal<In, Bit>,
+    /// The payload, first byte in the top 8 bits.
+    pub payload: Signal<In, Bits<PAYLOAD_BITS>>,
+    /// Payload bytes per frame.
+    pub nbytes: Signal<In, Bits<5>>,
+    pub busy: Signal<Out, Bit>,
+    pub tx_data: Signal<Out, Bits<8>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    /// 0 idle, 1 sentinel, 2 payload, 3 CRC.
+    state: DFF<Bits<2>>,
+    sh: DFF<Bits<PAYLOAD_BITS>>,
+    left: DFF<Bits<5>>,
+    crc: DFF<Bits<8>>,
+    step: Crc8,
+    top: Signal<Local, Bits<8>>,
+    sentinel: Constant<Bits<8>>,
+    init: Constant<Bits<8>>,
+}
+
+impl Default for FrameTx {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            load: Default::default(),
+            payload: Default::default(),
+            nbytes: Default::default(),
+            busy: Default::default(),
+            tx_data: Default::default(),
+            tx_valid: Default::default(),
+            tx_ready: Default::default(),
+            state: Default::default(),
+            sh: Default::default(),
+            left: Default::default(),
+            crc: Default::default(),
+            step: Default::default(),
+            top: Default::default(),
+            sentinel: Constant::new(SENTINEL.to_bits()),
+            init: Constant::new(INIT.to_bits()),
+        }
+    }
+}
+
+impl Logic for FrameTx {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, state, sh, left, crc);
+        self.top.next = self.sh.q.val().get_bits::<8>(PAYLOAD_BITS - 8);
+        self.step.crc.next = self.crc.q.val();
+        self.step.byte.next = self.top.val();
+        self.busy.next = self.state.q.val() != 0;
+        self.tx_valid.next = self.state.q.val() != 0;
+        self.tx_data.next = self.sentinel.val();
+        if self.state.q.val() == 2 {
+            self.tx_data.next = self.top.val();
+        }
+        if self.state.q.val() == 3 {
+            self.tx_data.next = self.crc.q.val();
+        }
+        if self.state.q.val() == 0 {
+            if self.load.val() {
+                self.sh.d.next = self.payload.val();
+                self.left.d.next = self.nbytes.val();
+                self.crc.d.next = self.init.val();
+                self.state.d.next = 1.into();
+            }
+        } else if self.tx_ready.val() {
+            if self.state.q.val() == 1 {
+                self.state.d.next = 2.into();
+            } else if self.state.q.val() == 2 {
+                self.crc.d.next = self.step.out.val();
+                self.sh.d.next = self.sh.q.val() << 8;
+                self.left.d.next = self.left.q.val() - 1;
+                if self.left.q.val() == 1 {
+                    self.state.d.next = 3.into();
+                }
+            } else {
+                self.state.d.next = 0.into();
+            }
+        }
+    }
+}

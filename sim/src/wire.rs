@@ -1,0 +1,148 @@
+//! The host's side of the wire, reduced to what a check needs: send every subproblem as a
+//! frame, keep a bounded number outstanding (as the real host does), and match the result
+//! frames that come back by their echoed word. Used by the engines that run the whole core
+//! (frame parser, array, framer) rather than a bare unit.
+
+use crate::model::UnitRun;
+use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::result::ResultRecord;
+use queens_core::{word, BoardSize, Subproblem};
+use std::collections::{HashMap, VecDeque};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("the board sent a frame with a bad CRC (computed {computed:#04x}, received {received:#04x})")]
+    BadCrc { computed: u8, received: u8 },
+    #[error("the board sent {0} bytes outside any frame")]
+    Skipped(usize),
+    #[error("bad result frame: {0}")]
+    Result(#[from] queens_core::ModelError),
+    #[error("a result for word {0:#x}, which is not outstanding")]
+    Unexpected(u64),
+    #[error("the board sent nothing for {cycles} cycles with {in_flight} subproblems in flight")]
+    Silent { cycles: u64, in_flight: usize },
+    #[error("no result cycle counter in the frames (the core was built without it)")]
+    NoCycles,
+}
+
+pub struct WireDriver {
+    size: BoardSize,
+    words: Vec<u64>,
+    next: usize,
+    window: usize,
+    outstanding: HashMap<u64, usize>,
+    results: Vec<Option<UnitRun>>,
+    received: usize,
+    deframer: Deframer,
+}
+
+impl WireDriver {
+    /// `window`: subproblems in flight at most (the units plus a few queued on the board).
+    pub fn new(size: BoardSize, subproblems: &[Subproblem], window: usize) -> Self {
+        let words = subproblems
+            .iter()
+            .map(|sp| word::encode_wire(&sp.pre).expect("canonical pre-placements encode"))
+            .collect::<Vec<_>>();
+        Self {
+            size,
+            results: vec![None; words.len()],
+            words,
+            next: 0,
+            window: window.max(1),
+            outstanding: HashMap::new(),
+            received: 0,
+            deframer: Deframer::new(ResultRecord::payload_len(size, true)),
+        }
+    }
+
+    /// Frames to send now: as many new subproblems as the window allows.
+    pub fn frames_to_send(&mut self, out: &mut VecDeque<u8>) {
+        while self.next < self.words.len() && self.outstanding.len() < self.window {
+            let w = self.words[self.next];
+            self.outstanding.insert(w, self.next);
+            out.extend(frame::encode(&word::wire_to_bytes(self.size, w)));
+            self.next += 1;
+        }
+    }
+
+    /// Bytes received from the board.
+    pub fn receive(&mut self, bytes: &[u8]) -> Result<(), WireError> {
+        let mut frames = Vec::new();
+        let mut err = None;
+        self.deframer.push(bytes, |d| match d {
+            Deframed::Frame(p) => frames.push(p),
+            Deframed::BadCrc { computed, received } => {
+                err.get_or_insert(WireError::BadCrc { computed, received });
+            }
+            Deframed::Skipped(n) => {
+                err.get_or_insert(WireError::Skipped(n));
+            }
+        });
+        if let Some(e) = err {
+            return Err(e);
+        }
+        for p in frames {
+            let r = ResultRecord::decode(self.size, &p, true)?;
+            let i = self
+                .outstanding
+                .remove(&r.wire)
+                .ok_or(WireError::Unexpected(r.wire))?;
+            self.results[i] = Some(UnitRun {
+                solutions: r.true_count()?,
+                cycles: r.cycles.ok_or(WireError::NoCycles)?,
+            });
+            self.received += 1;
+        }
+        Ok(())
+    }
+
+    pub fn done(&self) -> bool {
+        self.received == self.words.len()
+    }
+
+    /// Subproblems sent whose result has not come back.
+    pub fn in_flight(&self) -> usize {
+        self.outstanding.len()
+    }
+
+    /// The results in the order of the subproblems (once [`done`](Self::done)).
+    pub fn into_runs(self) -> Vec<UnitRun> {
+        self.results
+            .into_iter()
+            .map(|r| r.expect("every subproblem has a result"))
+            .collect()
+    }
+}
+
+/// Runs subproblems through a board simulated one clock cycle at a time: `step` offers a
+/// received byte (or none) and returns the byte transmitted in that cycle, if any.
+pub fn run_stepped(
+    size: BoardSize,
+    subproblems: &[Subproblem],
+    window: usize,
+    max_idle_cycles: u64,
+    mut step: impl FnMut(Option<u8>) -> Option<u8>,
+) -> Result<Vec<UnitRun>, WireError> {
+    let mut driver = WireDriver::new(size, subproblems, window);
+    let mut to_send = VecDeque::new();
+    let mut quiet = 0u64;
+    while !driver.done() {
+        driver.frames_to_send(&mut to_send);
+        match step(to_send.pop_front()) {
+            Some(b) => {
+                driver.receive(&[b])?;
+                quiet = 0;
+            }
+            None => {
+                quiet += 1;
+                if quiet > max_idle_cycles {
+                    return Err(WireError::Silent {
+                        cycles: quiet,
+                        in_flight: driver.in_flight(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(driver.into_runs())
+}
