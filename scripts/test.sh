@@ -5,10 +5,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests use: yosys (synthesis checks and cost), iverilog (Verilog
-# simulation), tclsh (vendor scripts).
+# simulation), verilator with a C++ compiler and make (the emitted design as a simulated
+# board), tclsh (vendor scripts).
 need=()
 command -v yosys >/dev/null || need+=(yosys)
 command -v iverilog >/dev/null || need+=(iverilog)
+command -v verilator >/dev/null || need+=(verilator)
+command -v g++ >/dev/null || need+=(g++)
+command -v make >/dev/null || need+=(make)
 command -v tclsh >/dev/null || need+=(tcl)
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"

@@ -11,7 +11,7 @@ pub const INIT: u8 = 0xF9;
 #[derive(LogicBlock)]
 pub struct Crc8 {
     pub crc: Signal<In, Bits<8>>,
-    pub byte: Signal<In, Bits<8>>,
+    pub data: Signal<In, Bits<8>>,
     pub out: Signal<Out, Bits<8>>,
     c: Signal<Local, Bits<8>>,
     poly: Constant<Bits<8>>,
@@ -21,7 +21,7 @@ impl Default for Crc8 {
     fn default() -> Self {
         Self {
             crc: Default::default(),
-            byte: Default::default(),
+            data: Default::default(),
             out: Default::default(),
             c: Default::default(),
             poly: Constant::new(POLY.to_bits()),
@@ -32,7 +32,7 @@ impl Default for Crc8 {
 impl Logic for Crc8 {
     #[hdl_gen]
     fn update(&mut self) {
-        self.c.next = self.crc.val() ^ self.byte.val();
+        self.c.next = self.crc.val() ^ self.data.val();
         for _i in 0..8 {
             if self.c.val().get_bit(7) {
                 self.c.next = (self.c.val() << 1) ^ self.poly.val();

@@ -15,6 +15,7 @@ pub struct Decoder<const M: usize, const D: usize, const W: usize> {
     pub up: Signal<Out, Bits<D>>,
     /// Coordinates wa, wb, na, nb, ea, eb, sa, sb.
     coord: [Signal<Local, Bits<8>>; 8],
+    field: [Signal<Local, Bits<W>>; 8],
     /// Queen cells on the full board.
     qx: [Signal<Local, Bits<8>>; 8],
     qy: [Signal<Local, Bits<8>>; 8],
@@ -49,6 +50,7 @@ impl<const M: usize, const D: usize, const W: usize> Decoder<M, D, W> {
             down: Default::default(),
             up: Default::default(),
             coord: Default::default(),
+            field: Default::default(),
             qx: Default::default(),
             qy: Default::default(),
             hot_rows: Default::default(),
@@ -82,8 +84,9 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Decoder<M, D, W> 
     #[hdl_gen]
     fn update(&mut self) {
         for i in 0..8 {
-            self.coord[i].next =
-                (self.word.val() >> self.offset[i].val()).get_bits::<8>(0) & self.mask[i].val();
+            // (Verilog selects bits of names only, hence the shifted copies.)
+            self.field[i].next = self.word.val() >> self.offset[i].val();
+            self.coord[i].next = self.field[i].val().get_bits::<8>(0) & self.mask[i].val();
         }
         // The cells of the eight side queens (a corner queen appears twice; harmless).
         self.qx[0].next = 0.into();
@@ -116,9 +119,9 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Decoder<M, D, W> 
             self.hot_up.next = self.hot_up.val()
                 | ((bits::<64>(1) << (self.qy[i].val() + self.m_plus_3.val())) >> (self.qx[i].val() + 4));
         }
-        self.rows.next = (self.hot_rows.val() >> 2).get_bits::<M>(0);
-        self.cols.next = (self.hot_cols.val() >> 2).get_bits::<M>(0);
-        self.down.next = (self.hot_down.val() >> 4).get_bits::<D>(0);
+        self.rows.next = self.hot_rows.val().get_bits::<M>(2);
+        self.cols.next = self.hot_cols.val().get_bits::<M>(2);
+        self.down.next = self.hot_down.val().get_bits::<D>(4);
         self.up.next = self.hot_up.val().get_bits::<D>(0);
     }
 }

@@ -130,3 +130,144 @@ endmodule
     );
     v
 }
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EmitError {
+    #[error("no UART divisor gives {baud} baud from a {clock_hz} Hz clock within 1.5%")]
+    Baud { clock_hz: u64, baud: u64 },
+    #[error("board size {0}: circuits exist for N = 6..=32")]
+    Size(usize),
+    #[error("{0} solver units: an array holds 1 to 1024")]
+    Units(usize),
+}
+
+/// What a core is built for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoreConfig {
+    /// Board size N.
+    pub n: usize,
+    /// Solver units.
+    pub units: usize,
+    pub arbiter: ArbiterKind,
+    /// Results carry the 48-bit cycle counter (the protocol's optional frame variant).
+    pub with_cycles: bool,
+}
+
+impl CoreConfig {
+    pub fn new(n: usize, units: usize, arbiter: ArbiterKind, with_cycles: bool) -> Result<Self, EmitError> {
+        if !(6..=32).contains(&n) {
+            return Err(EmitError::Size(n));
+        }
+        if !(1..=1 << crate::stage::ID_BITS).contains(&units) {
+            return Err(EmitError::Units(units));
+        }
+        Ok(Self {
+            n,
+            units,
+            arbiter,
+            with_cycles,
+        })
+    }
+}
+
+/// The front end (frame parser, dispatch, collection, framer) for a core.
+pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
+    let v = crate::with_board_widths!(cfg.n, |M, M1, D, W| {
+        let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles);
+        f.connect_all();
+        generate_verilog(&f)
+    });
+    rename_top(&v, name)
+}
+
+/// The board-independent core: byte streams in and out, the front end and `cfg.units` solver
+/// stages. Ports: clock, rx_data, rx_valid, tx_data, tx_valid, tx_ready, idle.
+pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
+    let m = cfg.n - 4;
+    let id = crate::stage::ID_BITS;
+    let mut v = front_verilog(cfg, &format!("{name}_front"));
+    v += &chain_verilog(m, cfg.arbiter, cfg.units, &format!("{name}_chain"));
+    v += &format!(
+        "
+// Queens core for N = {n}: {k} solver units ({arbiter:?} arbiter), frames in and out as bytes.
+module {name}(clock, rx_data, rx_valid, tx_data, tx_valid, tx_ready, idle);
+    input wire clock;
+    input wire [7:0] rx_data;
+    input wire rx_valid;
+    output wire [7:0] tx_data;
+    output wire tx_valid;
+    input wire tx_ready;
+    output wire idle;
+    wire dn_valid, dn_kind, up_valid;
+    wire [{id1}:0] dn_id, up_id;
+    wire [4:0] dn_addr;
+    wire [{m}:0] dn_data;
+    wire [3:0] up_m13, up_m15;
+    wire [43:0] up_count;
+    wire [47:0] up_cycles;
+    {name}_front front(
+        .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid),
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle),
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),
+        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
+        .up_count(up_count), .up_cycles(up_cycles));
+    {name}_chain chain(
+        .clock(clock),
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),
+        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
+        .up_count(up_count), .up_cycles(up_cycles));
+endmodule
+",
+        n = cfg.n,
+        k = cfg.units,
+        arbiter = cfg.arbiter,
+        id1 = id - 1,
+    );
+    v
+}
+
+/// UART receiver and transmitter modules `{name}_rx` and `{name}_tx`.
+pub fn uart_verilog(cycles_per_sample: u32, name: &str) -> String {
+    let mut rx = crate::uart_rx::UartRx::new(cycles_per_sample);
+    rx.connect_all();
+    let mut tx = crate::uart_tx::UartTx::new(cycles_per_sample);
+    tx.connect_all();
+    rename_top(&generate_verilog(&rx), &format!("{name}_rx"))
+        + &rename_top(&generate_verilog(&tx), &format!("{name}_tx"))
+}
+
+/// Clock cycles per UART sample (8 samples per bit) for a clock and baud rate.
+pub fn cycles_per_sample(clock_hz: u64, baud: u64) -> Result<u32, EmitError> {
+    let c = (clock_hz + 4 * baud) / (8 * baud);
+    // 8N1 tolerates about 2% between the two ends; rounding the divisor must stay well inside.
+    let actual = clock_hz as f64 / (8.0 * c.max(1) as f64);
+    if c == 0 || c > 1 << 16 || (actual - baud as f64).abs() / baud as f64 > 0.015 {
+        return Err(EmitError::Baud { clock_hz, baud });
+    }
+    Ok(c as u32)
+}
+
+/// The core behind a UART on two pins: the top for boards whose link is a serial port.
+/// Ports: clock, uart_rx, uart_tx, idle (for a LED).
+pub fn uart_top_verilog(cfg: &CoreConfig, cycles_per_sample: u32, name: &str) -> String {
+    let mut v = core_verilog(cfg, &format!("{name}_core"));
+    v += &uart_verilog(cycles_per_sample, &format!("{name}_uart"));
+    v += &format!(
+        "
+// The core behind a UART (8N1, {cycles_per_sample} clock cycles per sample, 8 samples per bit).
+module {name}(clock, uart_rx, uart_tx, idle);
+    input wire clock;
+    input wire uart_rx;
+    output wire uart_tx;
+    output wire idle;
+    wire [7:0] rx_data, tx_data;
+    wire rx_valid, tx_valid, tx_ready;
+    {name}_uart_rx rx(.clock(clock), .rxd(uart_rx), .data(rx_data), .valid(rx_valid));
+    {name}_uart_tx tx(.clock(clock), .data(tx_data), .valid(tx_valid), .ready(tx_ready), .txd(uart_tx));
+    {name}_core core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid),
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle));
+endmodule
+"
+    );
+    v
+}

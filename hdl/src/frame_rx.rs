@@ -12,8 +12,8 @@ pub const SENTINEL: u8 = 0xFA;
 #[derive(LogicBlock)]
 pub struct FrameRx<const W: usize> {
     pub clock: Signal<In, Clock>,
-    pub byte: Signal<In, Bits<8>>,
-    pub byte_valid: Signal<In, Bit>,
+    pub data: Signal<In, Bits<8>>,
+    pub data_valid: Signal<In, Bit>,
     /// The consumer can take a word now.
     pub room: Signal<In, Bit>,
     pub word: Signal<Out, Bits<W>>,
@@ -38,8 +38,8 @@ impl<const W: usize> Default for FrameRx<W> {
         assert!(W % 8 == 0 && W <= 64);
         Self {
             clock: Default::default(),
-            byte: Default::default(),
-            byte_valid: Default::default(),
+            data: Default::default(),
+            data_valid: Default::default(),
             room: Default::default(),
             word: Default::default(),
             word_valid: Default::default(),
@@ -63,18 +63,18 @@ impl<const W: usize> Logic for FrameRx<W> {
     fn update(&mut self) {
         dff_setup!(self, clock, active, count, crc, sh, ok, bad);
         self.step.crc.next = self.crc.q.val();
-        self.step.byte.next = self.byte.val();
+        self.step.data.next = self.data.val();
         self.ok.d.next = false;
         self.bad.d.next = false;
-        if self.byte_valid.val() {
+        if self.data_valid.val() {
             if !self.active.q.val() {
-                if self.byte.val() == self.sentinel.val() {
+                if self.data.val() == self.sentinel.val() {
                     self.active.d.next = true;
                     self.count.d.next = 0.into();
                     self.crc.d.next = self.init.val();
                 }
             } else if self.count.q.val() != self.nbytes.val() {
-                self.sh.d.next = (self.sh.q.val() << 8) | bit_cast::<W, 8>(self.byte.val());
+                self.sh.d.next = (self.sh.q.val() << 8) | bit_cast::<W, 8>(self.data.val());
                 self.crc.d.next = self.step.out.val();
                 self.count.d.next = self.count.q.val() + 1;
             } else {

@@ -6,6 +6,7 @@ use crate::frame_rx::SENTINEL;
 use rust_hdl::prelude::*;
 
 pub const PAYLOAD_BITS: usize = 160;
+const _: () = assert!(PAYLOAD_BITS - 8 == 152);
 
 #[derive(LogicBlock)]
 pub struct FrameTx {
@@ -58,9 +59,10 @@ impl Logic for FrameTx {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, state, sh, left, crc);
-        self.top.next = self.sh.q.val().get_bits::<8>(PAYLOAD_BITS - 8);
+        // PAYLOAD_BITS - 8, written out: a const name would leak into the Verilog.
+        self.top.next = self.sh.q.val().get_bits::<8>(152);
         self.step.crc.next = self.crc.q.val();
-        self.step.byte.next = self.top.val();
+        self.step.data.next = self.top.val();
         self.busy.next = self.state.q.val() != 0;
         self.tx_valid.next = self.state.q.val() != 0;
         self.tx_data.next = self.sentinel.val();

@@ -41,7 +41,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     rx: FrameRx<W>,
     words: SynchronousFIFO<Bits<W>, 4, 5, 1>,
     free: SynchronousFIFO<Bits<ID_BITS>, ID_BITS, 11, 1>,
-    table: RAM<Bits<W>, ID_BITS>,
+    wordtab: RAM<Bits<W>, ID_BITS>,
     dec: Decoder<M, D, W>,
     results: SynchronousFIFO<Bits<ENTRY_BITS>, ID_BITS, 11, 1>,
     cycles: SynchronousFIFO<Bits<48>, ID_BITS, 11, 1>,
@@ -64,12 +64,15 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     bkind: DFF<Bit>,
     baddr: DFF<Bits<5>>,
     bdata: DFF<Bits<M1>>,
-    /// Collection: a result whose word is being read from the table.
+    /// Collection: a result whose word is being read from the wordtab.
     cbusy: DFF<Bit>,
     centry: DFF<Bits<ENTRY_BITS>>,
     ccycles: DFF<Bits<48>>,
 
     open: Signal<Local, Bits<M>>,
+    dsh: Signal<Local, Bits<D>>,
+    ush: Signal<Local, Bits<D>>,
+    csh: Signal<Local, Bits<M>>,
     dispatch: Signal<Local, Bit>,
     collect: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
@@ -116,7 +119,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             rx: Default::default(),
             words: Default::default(),
             free: Default::default(),
-            table: Default::default(),
+            wordtab: Default::default(),
             dec: Decoder::new(),
             results: Default::default(),
             cycles: Default::default(),
@@ -139,6 +142,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             centry: Default::default(),
             ccycles: Default::default(),
             open: Default::default(),
+            dsh: Default::default(),
+            ush: Default::default(),
+            csh: Default::default(),
             dispatch: Default::default(),
             collect: Default::default(),
             give_back: Default::default(),
@@ -183,12 +189,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             ccycles
         );
         clock!(self, clock, rx, words, free, results, cycles, tx);
-        self.table.read_clock.next = self.clock.val();
-        self.table.write_clock.next = self.clock.val();
+        self.wordtab.read_clock.next = self.clock.val();
+        self.wordtab.write_clock.next = self.clock.val();
 
         // Frames in: checked words into the queue (a frame without room is dropped whole).
-        self.rx.byte.next = self.rx_data.val();
-        self.rx.byte_valid.next = self.rx_valid.val();
+        self.rx.data.next = self.rx_data.val();
+        self.rx.data_valid.next = self.rx_valid.val();
         self.rx.room.next = !self.words.full.val();
         self.words.write.next = self.rx.word_valid.val();
         self.words.data_in.next = self.rx.word.val();
@@ -209,14 +215,18 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             & !self.free.empty.val();
         self.words.read.next = self.dispatch.val();
         self.free.read.next = self.dispatch.val();
-        self.table.write_enable.next = self.dispatch.val();
-        self.table.write_address.next = self.free.data_out.val();
-        self.table.write_data.next = self.words.data_out.val();
+        self.wordtab.write_enable.next = self.dispatch.val();
+        self.wordtab.write_address.next = self.free.data_out.val();
+        self.wordtab.write_data.next = self.words.data_out.val();
         self.dec.word.next = self.dword.q.val();
+        // (Verilog selects bits of names only, hence the shifted copies.)
+        self.dsh.next = self.down.q.val() >> self.x.q.val();
+        self.ush.next = self.up.q.val() >> (self.last_col.val() - self.x.q.val());
+        self.csh.next = self.cols.q.val() >> self.x.q.val();
         self.open.next = self.full.val()
             & !self.rows.q.val()
-            & !(self.down.q.val() >> self.x.q.val()).get_bits::<M>(0)
-            & !(self.up.q.val() >> (self.last_col.val() - self.x.q.val())).get_bits::<M>(0);
+            & !self.dsh.val().get_bits::<M>(0)
+            & !self.ush.val().get_bits::<M>(0);
         self.bv.d.next = false;
         self.bkind.d.next = false;
         self.baddr.d.next = self.x.q.val();
@@ -237,7 +247,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         if self.dstate.q.val() == 2 {
             // Ring beat for column x: bit 0 filled, bits 1..=M open rows.
             self.bv.d.next = true;
-            if (self.cols.q.val() >> self.x.q.val()).get_bit(0) {
+            if self.csh.val().get_bit(0) {
                 self.bdata.d.next = 1.into();
             } else {
                 self.bdata.d.next = bit_cast::<M1, M>(self.open.val()) << 1;
@@ -267,18 +277,18 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             | bit_cast::<ENTRY_BITS, 44>(self.up_count.val());
         self.cycles.write.next = self.up_valid.val();
         self.cycles.data_in.next = self.up_cycles.val();
-        // Take the next result when the framer is free; its word arrives from the table a
+        // Take the next result when the framer is free; its word arrives from the wordtab a
         // cycle later.
         self.collect.next = !self.cbusy.q.val() & !self.tx.busy.val() & !self.results.empty.val();
         self.results.read.next = self.collect.val();
         self.cycles.read.next = self.collect.val();
-        self.table.read_address.next = self.results.data_out.val().get_bits::<ID_BITS>(52);
+        self.wordtab.read_address.next = self.results.data_out.val().get_bits::<ID_BITS>(52);
         self.cbusy.d.next = self.collect.val();
         if self.collect.val() {
             self.centry.d.next = self.results.data_out.val();
             self.ccycles.d.next = self.cycles.data_out.val();
         }
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.table.read_data.val()) << 56)
+        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.wordtab.read_data.val()) << 56)
             | (bit_cast::<PAYLOAD_BITS, 52>(self.centry.q.val().get_bits::<52>(0)) << 4);
         if self.with_cycles.val() {
             self.tail.next = self.tail.val()

@@ -26,3 +26,31 @@ macro_rules! with_width {
         }
     };
 }
+
+/// As [`with_width!`] for board size `$n` (6..=32), with `$W` the wire word width in bits
+/// (8 ceil(log2 N)) also in scope.
+#[macro_export]
+macro_rules! with_board_widths {
+    ($n:expr, |$M:ident, $M1:ident, $D:ident, $W:ident| $body:expr) => {{
+        let n: usize = $n;
+        let bytes = (usize::BITS - (n - 1).leading_zeros()) as usize;
+        $crate::with_width!(n - 4, |$M, $M1, $D| match bytes {
+            3 => {
+                #[allow(non_upper_case_globals)]
+                const $W: usize = 24;
+                $body
+            }
+            4 => {
+                #[allow(non_upper_case_globals)]
+                const $W: usize = 32;
+                $body
+            }
+            5 => {
+                #[allow(non_upper_case_globals)]
+                const $W: usize = 40;
+                $body
+            }
+            _ => unreachable!("boards 6..=32 have 3 to 5 bytes per word"),
+        })
+    }};
+}

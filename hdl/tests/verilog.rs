@@ -142,9 +142,13 @@ fn modules(v: &str) -> usize {
 }
 
 #[test]
-fn chain_of_8_and_360_units_pass_yosys_with_the_same_modules() {
-    let small = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 8, "queens_chain");
-    let big = queens_hdl::emit::chain_verilog(23, ArbiterKind::Carry4, 360, "queens_chain");
+fn design_of_8_and_360_units_for_n27_passes_yosys_with_the_same_modules() {
+    use queens_hdl::emit::{uart_top_verilog, CoreConfig};
+    let top = |k| {
+        let cfg = CoreConfig::new(27, k, ArbiterKind::Carry4, true).unwrap();
+        uart_top_verilog(&cfg, 217, "queens_top")
+    };
+    let (small, big) = (top(8), top(360));
     assert_eq!(modules(&small), modules(&big));
     assert!(
         big.len() < small.len() + 200,
@@ -152,8 +156,8 @@ fn chain_of_8_and_360_units_pass_yosys_with_the_same_modules() {
         small.len(),
         big.len()
     );
-    yosys_check(&small, "queens_chain", "chain8");
-    yosys_check(&big, "queens_chain", "chain360");
+    yosys_check(&small, "queens_top", "top8");
+    yosys_check(&big, "queens_top", "top360");
 }
 
 #[test]

@@ -135,16 +135,11 @@ impl Engine for RtlCoreEngine {
     }
 
     fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
-        let m = size.n() as usize - 4;
         let kind = self.arbiter;
-        let bytes = 8 * queens_core::word::wire_bytes(size);
         // A search that sends nothing for this long has stalled.
         let quiet = 1 << 24;
-        queens_hdl::with_width!(m, |M, M1, D| match bytes {
-            24 => run_core::<M, M1, D, 24>(kind, size, subproblems, quiet),
-            32 => run_core::<M, M1, D, 32>(kind, size, subproblems, quiet),
-            40 => run_core::<M, M1, D, 40>(kind, size, subproblems, quiet),
-            _ => unreachable!("word widths for N 6..=32"),
+        queens_hdl::with_board_widths!(size.n() as usize, |M, M1, D, W| {
+            run_core::<M, M1, D, W>(kind, size, subproblems, quiet)
         })
     }
 }
@@ -158,4 +153,47 @@ fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
     let mut core = queens_hdl::rtl::RtlCore::<M, M1, D, W, RTL_CORE_UNITS>::new(kind, true);
     crate::wire::run_stepped(size, subs, RTL_CORE_UNITS + 4, quiet, |rx| core.step(rx))
         .map_err(|e| e.to_string())
+}
+
+/// The emitted core compiled with Verilator: frames in as bytes, frame parser, array of
+/// `units` stages, framer, frames out as bytes.
+pub struct VerilatorEngine {
+    pub arbiter: queens_hdl::ArbiterKind,
+    pub units: usize,
+    /// Clock cycles the simulated board ran in the last `run`.
+    pub board_cycles: std::sync::atomic::AtomicU64,
+}
+
+impl VerilatorEngine {
+    pub fn new(arbiter: queens_hdl::ArbiterKind, units: usize) -> Self {
+        Self {
+            arbiter,
+            units,
+            board_cycles: Default::default(),
+        }
+    }
+}
+
+impl Engine for VerilatorEngine {
+    fn name(&self) -> &'static str {
+        "verilator"
+    }
+
+    fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        use crate::verilator::{Top, Verilated};
+        let cfg = queens_hdl::emit::CoreConfig::new(size.n() as usize, self.units, self.arbiter, true)
+            .map_err(|e| e.to_string())?;
+        let board = Verilated::build(cfg, Top::Core, false).map_err(|e| e.to_string())?;
+        let (runs, cycles) = board
+            .run(
+                subproblems,
+                self.units + 8,
+                None,
+                std::time::Duration::from_secs(600),
+            )
+            .map_err(|e| e.to_string())?;
+        self.board_cycles
+            .store(cycles, std::sync::atomic::Ordering::Relaxed);
+        Ok(runs)
+    }
 }

@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod model;
+pub mod verilator;
 pub mod wire;
 
 pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine, RtlEngine};

@@ -1,0 +1,235 @@
+//! The emitted Verilog compiled with Verilator into a board that speaks the wire protocol on
+//! stdin/stdout (`verilator/harness.cpp`). Builds are cached by the hash of their inputs, so
+//! a design is compiled once per change.
+
+use crate::model::UnitRun;
+use crate::wire::{WireDriver, WireError};
+use queens_core::{BoardSize, Subproblem};
+use queens_hdl::emit::{core_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM};
+use queens_hdl::ArbiterKind;
+use std::collections::VecDeque;
+use std::hash::{Hash, Hasher};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const HARNESS: &str = include_str!("../verilator/harness.cpp");
+
+#[derive(Debug, thiserror::Error)]
+pub enum VerilatorError {
+    #[error("verilator is not installed (apt-get install verilator): {0}")]
+    NotInstalled(std::io::Error),
+    #[error("verilator failed to build {top}:\n{log_tail}")]
+    Build { top: String, log_tail: String },
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error(transparent)]
+    Wire(#[from] WireError),
+    #[error("the simulated board sent nothing for {0:?}")]
+    Timeout(Duration),
+    #[error("the simulated board exited with {status}: {stderr}")]
+    Exit {
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> VerilatorError {
+    let what = what.into();
+    move |source| VerilatorError::Io { what, source }
+}
+
+/// Which of the emitted designs runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Top {
+    /// The core: bytes straight into its receive stream and out of its transmit stream.
+    Core,
+    /// The core behind its UART; the harness drives the pins at `cycles_per_sample` × 8
+    /// clock cycles per bit.
+    Uart { cycles_per_sample: u32 },
+}
+
+/// A compiled design.
+pub struct Verilated {
+    exe: PathBuf,
+    pub cfg: CoreConfig,
+}
+
+impl Verilated {
+    /// Emits the design and compiles it, or finds the same build in the cache.
+    pub fn build(cfg: CoreConfig, top: Top, trace: bool) -> Result<Self, VerilatorError> {
+        let (name, mut verilog, mut defines) = match top {
+            Top::Core => ("queens_core", core_verilog(&cfg, "queens_core"), vec![]),
+            Top::Uart { cycles_per_sample } => (
+                "queens_top",
+                uart_top_verilog(&cfg, cycles_per_sample, "queens_top"),
+                vec![
+                    "-DUART_TOP".to_string(),
+                    format!("-DCYCLES_PER_BIT={}", 8 * cycles_per_sample),
+                ],
+            ),
+        };
+        if cfg.arbiter == ArbiterKind::Carry4 {
+            verilog += CARRY4_SIM;
+        }
+        if trace {
+            defines.push("-DTRACE".into());
+        }
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&verilog, HARNESS, &defines, trace).hash(&mut h);
+        let root = std::env::var_os("QUEENS_VERILATOR_CACHE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| std::env::temp_dir().join("queens-verilator"));
+        let dir = root.join(format!("{name}-{:016x}", h.finish()));
+        let exe = dir.join("Vtop");
+        if exe.exists() {
+            return Ok(Self { exe, cfg });
+        }
+        // Build beside the cache entry and move it in whole, so that concurrent builds of
+        // the same design never see a half-written one.
+        let tmp = root.join(format!("build-{}-{:016x}", std::process::id(), h.finish()));
+        std::fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
+        std::fs::write(tmp.join("design.v"), &verilog).map_err(io("writing design.v"))?;
+        std::fs::write(tmp.join("harness.cpp"), HARNESS).map_err(io("writing harness.cpp"))?;
+        let mut cmd = Command::new("verilator");
+        cmd.current_dir(&tmp)
+            .args([
+                "--cc",
+                "--exe",
+                "--build",
+                "-j",
+                "2",
+                "--prefix",
+                "Vtop",
+                "--top-module",
+                name,
+            ])
+            .args([
+                "-O3",
+                "--x-assign",
+                "fast",
+                "--x-initial",
+                "fast",
+                "-Wno-fatal",
+                "-Wno-lint",
+            ])
+            .args(["-Wno-style", "-Wno-UNOPTFLAT", "-Mdir", "obj", "-o", "Vtop"])
+            .args(["-CFLAGS", &format!("-O2 {}", defines.join(" "))]);
+        if trace {
+            cmd.arg("--trace");
+        }
+        let out = cmd
+            .args(["design.v", "harness.cpp"])
+            .output()
+            .map_err(VerilatorError::NotInstalled)?;
+        if !out.status.success() {
+            let log = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            return Err(VerilatorError::Build {
+                top: name.into(),
+                log_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            });
+        }
+        std::fs::create_dir_all(&dir).map_err(io(format!("creating {}", dir.display())))?;
+        let built = tmp.join("obj").join("Vtop");
+        if std::fs::rename(&built, &exe).is_err() && !exe.exists() {
+            std::fs::copy(&built, &exe).map_err(io(format!("copying {}", built.display())))?;
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+        Ok(Self { exe, cfg })
+    }
+
+    /// Starts the board process, stdin and stdout piped.
+    pub fn spawn(&self, vcd: Option<&Path>) -> Result<Child, VerilatorError> {
+        let mut cmd = Command::new(&self.exe);
+        if let Some(v) = vcd {
+            cmd.arg("--vcd").arg(v);
+        }
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(io(format!("starting {}", self.exe.display())))
+    }
+
+    /// Runs subproblems through the board with `window` of them in flight; the results in
+    /// order and the clock cycles the board ran.
+    pub fn run(
+        &self,
+        subproblems: &[Subproblem],
+        window: usize,
+        vcd: Option<&Path>,
+        timeout: Duration,
+    ) -> Result<(Vec<UnitRun>, u64), VerilatorError> {
+        let size = BoardSize::new(self.cfg.n as u32).expect("a built size is valid");
+        let mut child = self.spawn(vcd)?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let mut stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let (to_board, frames) = mpsc::channel::<Vec<u8>>();
+        let writer = std::thread::spawn(move || {
+            for chunk in frames {
+                if stdin.write_all(&chunk).and_then(|_| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        let (tx, from_board) = mpsc::channel::<std::io::Result<Vec<u8>>>();
+        let reader = std::thread::spawn(move || loop {
+            let mut buf = vec![0u8; 65536];
+            match stdout.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    buf.truncate(n);
+                    if tx.send(Ok(buf)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            }
+        });
+        let result = (|| {
+            let mut driver = WireDriver::new(size, subproblems, window);
+            let mut send = VecDeque::new();
+            while !driver.done() {
+                driver.frames_to_send(&mut send);
+                if !send.is_empty() {
+                    let _ = to_board.send(send.drain(..).collect());
+                }
+                match from_board.recv_timeout(timeout) {
+                    Ok(Ok(bytes)) => driver.receive(&bytes)?,
+                    Ok(Err(e)) => return Err(io("reading the board")(e)),
+                    Err(mpsc::RecvTimeoutError::Timeout) => return Err(VerilatorError::Timeout(timeout)),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            }
+            Ok(driver)
+        })();
+        drop(to_board);
+        if result.is_err() {
+            let _ = child.kill();
+        }
+        let status = child.wait().map_err(io("waiting for the board"))?;
+        let _ = writer.join();
+        let _ = reader.join();
+        let mut err = String::new();
+        let _ = stderr.read_to_string(&mut err);
+        let driver = result?;
+        if !status.success() || !driver.done() {
+            return Err(VerilatorError::Exit { status, stderr: err });
+        }
+        let cycles = err
+            .lines()
+            .find_map(|l| l.strip_prefix("cycles ")?.trim().parse().ok())
+            .ok_or_else(|| VerilatorError::Exit {
+                status,
+                stderr: err.clone(),
+            })?;
+        Ok((driver.into_runs(), cycles))
+    }
+}
