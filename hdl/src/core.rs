@@ -12,6 +12,7 @@ pub struct Core<const M: usize, const M1: usize, const D: usize, const W: usize,
     pub clock: Signal<In, Clock>,
     pub rx_data: Signal<In, Bits<8>>,
     pub rx_valid: Signal<In, Bit>,
+    pub rx_ready: Signal<Out, Bit>,
     pub tx_data: Signal<Out, Bits<8>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
@@ -26,6 +27,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
             clock: Default::default(),
             rx_data: Default::default(),
             rx_valid: Default::default(),
+            rx_ready: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
@@ -45,6 +47,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
         self.chain.clock.next = self.clock.val();
         self.front.rx_data.next = self.rx_data.val();
         self.front.rx_valid.next = self.rx_valid.val();
+        self.rx_ready.next = self.front.rx_ready.val();
         self.tx_data.next = self.front.tx_data.val();
         self.tx_valid.next = self.front.tx_valid.val();
         self.front.tx_ready.next = self.tx_ready.val();

@@ -181,7 +181,8 @@ pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
 }
 
 /// The board-independent core: byte streams in and out, the front end and `cfg.units` solver
-/// stages. Ports: clock, rx_data, rx_valid, tx_data, tx_valid, tx_ready, idle.
+/// stages. Ports: clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, idle (a
+/// byte moves when valid and ready are both high at a rising edge; a UART ignores rx_ready).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::stage::ID_BITS;
@@ -190,10 +191,11 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     v += &format!(
         "
 // Queens core for N = {n}: {k} solver units ({arbiter:?} arbiter), frames in and out as bytes.
-module {name}(clock, rx_data, rx_valid, tx_data, tx_valid, tx_ready, idle);
+module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, idle);
     input wire clock;
     input wire [7:0] rx_data;
     input wire rx_valid;
+    output wire rx_ready;
     output wire [7:0] tx_data;
     output wire tx_valid;
     input wire tx_ready;
@@ -206,7 +208,7 @@ module {name}(clock, rx_data, rx_valid, tx_data, tx_valid, tx_ready, idle);
     wire [43:0] up_count;
     wire [47:0] up_cycles;
     {name}_front front(
-        .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid),
+        .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle),
         .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),
         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
@@ -247,11 +249,10 @@ pub fn cycles_per_sample(clock_hz: u64, baud: u64) -> Result<u32, EmitError> {
     Ok(c as u32)
 }
 
-/// The core behind a UART on two pins: the top for boards whose link is a serial port.
-/// Ports: clock, uart_rx, uart_tx, idle (for a LED).
-pub fn uart_top_verilog(cfg: &CoreConfig, cycles_per_sample: u32, name: &str) -> String {
-    let mut v = core_verilog(cfg, &format!("{name}_core"));
-    v += &uart_verilog(cycles_per_sample, &format!("{name}_uart"));
+/// The core (module `core`, see [`core_verilog`]) behind a UART on two pins: the top for
+/// boards whose link is a serial port. Ports: clock, uart_rx, uart_tx, idle (for a LED).
+pub fn uart_top_verilog(cycles_per_sample: u32, name: &str, core: &str) -> String {
+    let mut v = uart_verilog(cycles_per_sample, &format!("{name}_uart"));
     v += &format!(
         "
 // The core behind a UART (8N1, {cycles_per_sample} clock cycles per sample, 8 samples per bit).
@@ -264,7 +265,8 @@ module {name}(clock, uart_rx, uart_tx, idle);
     wire rx_valid, tx_valid, tx_ready;
     {name}_uart_rx rx(.clock(clock), .rxd(uart_rx), .data(rx_data), .valid(rx_valid));
     {name}_uart_tx tx(.clock(clock), .data(tx_data), .valid(tx_valid), .ready(tx_ready), .txd(uart_tx));
-    {name}_core core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid),
+    // A UART cannot wait: rx_ready stays open, and the core drops a frame it has no room for.
+    {core} core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle));
 endmodule
 "

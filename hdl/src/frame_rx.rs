@@ -21,6 +21,10 @@ pub struct FrameRx<const W: usize> {
     pub word_valid: Signal<Out, Bit>,
     /// One-cycle strobe: a frame was dropped (bad CRC or no room).
     pub dropped: Signal<Out, Bit>,
+    /// A frame is partly received or its word is on its way out.
+    pub busy: Signal<Out, Bit>,
+    /// Between frames, looking for a sentinel.
+    pub hunting: Signal<Out, Bit>,
     active: DFF<Bit>,
     count: DFF<Bits<5>>,
     crc: DFF<Bits<8>>,
@@ -44,6 +48,8 @@ impl<const W: usize> Default for FrameRx<W> {
             word: Default::default(),
             word_valid: Default::default(),
             dropped: Default::default(),
+            busy: Default::default(),
+            hunting: Default::default(),
             active: Default::default(),
             count: Default::default(),
             crc: Default::default(),
@@ -90,5 +96,7 @@ impl<const W: usize> Logic for FrameRx<W> {
         self.word.next = self.sh.q.val();
         self.word_valid.next = self.ok.q.val();
         self.dropped.next = self.bad.q.val();
+        self.busy.next = self.active.q.val() | self.ok.q.val();
+        self.hunting.next = !self.active.q.val();
     }
 }

@@ -20,10 +20,14 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     pub clock: Signal<In, Clock>,
     pub rx_data: Signal<In, Bits<8>>,
     pub rx_valid: Signal<In, Bit>,
+    /// The core takes the byte offered: a source that can wait (a simulator, a PCIe link)
+    /// holds it while this is low; a UART cannot, and the frame it starts is lost whole.
+    pub rx_ready: Signal<Out, Bit>,
     pub tx_data: Signal<Out, Bits<8>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
-    /// Nothing queued, running or being sent.
+    /// Nothing being received, queued, running or sent (the queue shows a word a cycle or
+    /// two after it is written).
     pub idle: Signal<Out, Bit>,
 
     pub dn_valid: Signal<Out, Bit>,
@@ -101,6 +105,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             clock: Default::default(),
             rx_data: Default::default(),
             rx_valid: Default::default(),
+            rx_ready: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
             tx_ready: Default::default(),
@@ -193,8 +198,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.wordtab.write_clock.next = self.clock.val();
 
         // Frames in: checked words into the queue (a frame without room is dropped whole).
+        // The stream stalls only between frames, so that a source that cannot wait (a UART)
+        // loses whole frames, never part of one; one slot of slack covers the cycle the
+        // queue's fill level lags a write.
+        self.rx_ready.next = !self.rx.hunting.val() | !self.words.almost_full.val();
         self.rx.data.next = self.rx_data.val();
-        self.rx.data_valid.next = self.rx_valid.val();
+        self.rx.data_valid.next = self.rx_valid.val() & self.rx_ready.val();
         self.rx.room.next = !self.words.full.val();
         self.words.write.next = self.rx.word_valid.val();
         self.words.data_in.next = self.rx.word.val();
@@ -312,7 +321,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         if !self.dispatch.val() & self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
-        self.idle.next = (self.outstanding.q.val() == 0)
+        self.idle.next = !self.rx.busy.val()
+            & (self.outstanding.q.val() == 0)
             & self.words.empty.val()
             & (self.dstate.q.val() == 0)
             & !self.tx.busy.val()

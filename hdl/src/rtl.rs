@@ -195,9 +195,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
         Self { uut }
     }
 
-    /// One clock cycle with `rx` offered on the receive stream; the byte sent, if any (the
-    /// transmit stream is always ready).
-    pub fn step(&mut self, rx: Option<u8>) -> Option<u8> {
+    /// One clock cycle with `rx` offered on the receive stream: whether the core took it, and
+    /// the byte sent, if any (the transmit stream is always ready).
+    pub fn step(&mut self, rx: Option<u8>) -> (bool, Option<u8>) {
         self.uut.rx_valid.next = rx.is_some();
         self.uut.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
         self.uut.tx_ready.next = true;
@@ -208,11 +208,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
             .tx_valid
             .val()
             .then(|| self.uut.tx_data.val().index() as u8);
+        let taken = rx.is_some() && self.uut.rx_ready.val();
         for level in [true, false] {
             self.uut.clock.next = Clock { clk: level };
             assert!(simulate(&mut self.uut, 400), "the core did not settle");
         }
-        tx
+        (taken, tx)
     }
 
     /// Nothing queued, running or being sent.

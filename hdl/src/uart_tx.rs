@@ -48,8 +48,9 @@ impl Logic for UartTx {
         self.ready.next = self.left.q.val() == 0;
         if self.left.q.val() == 0 {
             if self.valid.val() {
-                // Inverted: start bit 0 -> 1, data inverted, stop bit 1 -> 0.
-                self.sh.d.next = (bit_cast::<10, 8>(!self.data.val()) << 1) | 1;
+                // Start bit 0, data, stop bit 1, all inverted. (The whole 10-bit word is
+                // inverted: Verilog would widen an inverted byte with ones.)
+                self.sh.d.next = !((bit_cast::<10, 8>(self.data.val()) << 1) | 0x200);
                 self.left.d.next = 10.into();
                 self.div.d.next = 0.into();
             }

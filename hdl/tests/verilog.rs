@@ -143,10 +143,10 @@ fn modules(v: &str) -> usize {
 
 #[test]
 fn design_of_8_and_360_units_for_n27_passes_yosys_with_the_same_modules() {
-    use queens_hdl::emit::{uart_top_verilog, CoreConfig};
+    use queens_hdl::emit::{core_verilog, uart_top_verilog, CoreConfig};
     let top = |k| {
         let cfg = CoreConfig::new(27, k, ArbiterKind::Carry4, true).unwrap();
-        uart_top_verilog(&cfg, 217, "queens_top")
+        core_verilog(&cfg, "queens_core") + &uart_top_verilog(217, "queens_top", "queens_core")
     };
     let (small, big) = (top(8), top(360));
     assert_eq!(modules(&small), modules(&big));

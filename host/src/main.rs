@@ -38,10 +38,19 @@ fn main() -> anyhow::Result<()> {
         )
         .with_writer(std::io::stderr)
         .init();
-    match Cli::parse().command {
-        Command::Count(a) => cmd::count::run(a),
-        Command::Subproblems(a) => cmd::subproblems::run(a),
-        Command::Hdl(c) => cmd::hdl::run(c),
-        Command::Sim(c) => cmd::sim::run(c),
-    }
+    let cli = Cli::parse();
+    // The circuits are instantiated for every supported width in one function; unoptimised
+    // builds give each instantiation its own stack slot, more than a default stack holds
+    // (the rayon pool gets big stacks too).
+    std::thread::Builder::new()
+        .name("queens".into())
+        .stack_size(1 << 30)
+        .spawn(move || match cli.command {
+            Command::Count(a) => cmd::count::run(a),
+            Command::Subproblems(a) => cmd::subproblems::run(a),
+            Command::Hdl(c) => cmd::hdl::run(c),
+            Command::Sim(c) => cmd::sim::run(c),
+        })?
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

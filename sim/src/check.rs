@@ -9,6 +9,11 @@ pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     /// Solutions and unit cycles of each subproblem, in order.
     fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String>;
+    /// Clock cycles of the whole simulated board in the last run and the seconds it took,
+    /// for engines that run one.
+    fn board_cycles(&self) -> Option<(u64, f64)> {
+        None
+    }
 }
 
 /// The fast cycle model, in parallel on the rayon pool.
@@ -160,8 +165,14 @@ fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
 pub struct VerilatorEngine {
     pub arbiter: queens_hdl::ArbiterKind,
     pub units: usize,
-    /// Clock cycles the simulated board ran in the last `run`.
+    /// A core to run instead of the emitted one (Verilog text, top module `queens_core`).
+    pub design: Option<String>,
+    /// Write a waveform of the run here.
+    pub vcd: Option<std::path::PathBuf>,
+    /// Clock cycles the simulated board ran in the last `run`, and the seconds that took
+    /// (build excluded; f64 bits).
     pub board_cycles: std::sync::atomic::AtomicU64,
+    pub board_seconds: std::sync::atomic::AtomicU64,
 }
 
 impl VerilatorEngine {
@@ -169,7 +180,10 @@ impl VerilatorEngine {
         Self {
             arbiter,
             units,
+            design: None,
+            vcd: None,
             board_cycles: Default::default(),
+            board_seconds: Default::default(),
         }
     }
 }
@@ -183,17 +197,29 @@ impl Engine for VerilatorEngine {
         use crate::verilator::{Top, Verilated};
         let cfg = queens_hdl::emit::CoreConfig::new(size.n() as usize, self.units, self.arbiter, true)
             .map_err(|e| e.to_string())?;
-        let board = Verilated::build(cfg, Top::Core, false).map_err(|e| e.to_string())?;
+        let trace = self.vcd.is_some();
+        let board = match &self.design {
+            None => Verilated::build(cfg, Top::Core, trace),
+            Some(v) => Verilated::build_design(cfg, "queens_core", v.clone(), vec![], trace),
+        }
+        .map_err(|e| e.to_string())?;
+        let timeout = std::time::Duration::from_secs(600);
+        let start = std::time::Instant::now();
         let (runs, cycles) = board
-            .run(
-                subproblems,
-                self.units + 8,
-                None,
-                std::time::Duration::from_secs(600),
-            )
+            .run(subproblems, self.units + 8, self.vcd.as_deref(), timeout)
             .map_err(|e| e.to_string())?;
-        self.board_cycles
-            .store(cycles, std::sync::atomic::Ordering::Relaxed);
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        self.board_seconds
+            .store(start.elapsed().as_secs_f64().to_bits(), relaxed);
+        self.board_cycles.store(cycles, relaxed);
         Ok(runs)
+    }
+
+    fn board_cycles(&self) -> Option<(u64, f64)> {
+        let relaxed = std::sync::atomic::Ordering::Relaxed;
+        Some((
+            self.board_cycles.load(relaxed),
+            f64::from_bits(self.board_seconds.load(relaxed)),
+        ))
     }
 }

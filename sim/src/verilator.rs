@@ -60,18 +60,31 @@ pub struct Verilated {
 impl Verilated {
     /// Emits the design and compiles it, or finds the same build in the cache.
     pub fn build(cfg: CoreConfig, top: Top, trace: bool) -> Result<Self, VerilatorError> {
-        let (name, mut verilog, mut defines) = match top {
+        let (name, verilog, defines) = match top {
             Top::Core => ("queens_core", core_verilog(&cfg, "queens_core"), vec![]),
             Top::Uart { cycles_per_sample } => (
                 "queens_top",
-                uart_top_verilog(&cfg, cycles_per_sample, "queens_top"),
+                core_verilog(&cfg, "queens_core")
+                    + &uart_top_verilog(cycles_per_sample, "queens_top", "queens_core"),
                 vec![
                     "-DUART_TOP".to_string(),
                     format!("-DCYCLES_PER_BIT={}", 8 * cycles_per_sample),
                 ],
             ),
         };
-        if cfg.arbiter == ArbiterKind::Carry4 {
+        Self::build_design(cfg, name, verilog, defines, trace)
+    }
+
+    /// Compiles a given design (for instance an emitted one changed by hand) whose top
+    /// module `name` has the ports of the emitted core or UART top.
+    pub fn build_design(
+        cfg: CoreConfig,
+        name: &str,
+        mut verilog: String,
+        mut defines: Vec<String>,
+        trace: bool,
+    ) -> Result<Self, VerilatorError> {
+        if cfg.arbiter == ArbiterKind::Carry4 && !verilog.contains("module CARRY4") {
             verilog += CARRY4_SIM;
         }
         if trace {
@@ -125,6 +138,7 @@ impl Verilated {
             .output()
             .map_err(VerilatorError::NotInstalled)?;
         if !out.status.success() {
+            let _ = std::fs::remove_dir_all(&tmp);
             let log = String::from_utf8_lossy(&out.stderr);
             let tail: Vec<&str> = log.lines().rev().take(30).collect();
             return Err(VerilatorError::Build {

@@ -115,20 +115,25 @@ impl WireDriver {
 }
 
 /// Runs subproblems through a board simulated one clock cycle at a time: `step` offers a
-/// received byte (or none) and returns the byte transmitted in that cycle, if any.
+/// received byte (or none) and returns whether the board took it and the byte it
+/// transmitted in that cycle, if any.
 pub fn run_stepped(
     size: BoardSize,
     subproblems: &[Subproblem],
     window: usize,
     max_idle_cycles: u64,
-    mut step: impl FnMut(Option<u8>) -> Option<u8>,
+    mut step: impl FnMut(Option<u8>) -> (bool, Option<u8>),
 ) -> Result<Vec<UnitRun>, WireError> {
     let mut driver = WireDriver::new(size, subproblems, window);
     let mut to_send = VecDeque::new();
     let mut quiet = 0u64;
     while !driver.done() {
         driver.frames_to_send(&mut to_send);
-        match step(to_send.pop_front()) {
+        let (taken, tx) = step(to_send.front().copied());
+        if taken {
+            to_send.pop_front();
+        }
+        match tx {
             Some(b) => {
                 driver.receive(&[b])?;
                 quiet = 0;

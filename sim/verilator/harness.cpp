@@ -99,10 +99,10 @@ int main(int argc, char** argv) {
     if (vcd) { fprintf(stderr, "built without tracing\n"); return 2; }
 #endif
     unsigned long long cycles = 0;
+    long linger = 0;  // cycles the design must stay idle before the harness waits for input
 #ifdef UART_TOP
     Line line;
     Receiver rx;
-    long linger = 0;
     top->uart_rx = 1;
 #endif
     top->clock = 0;
@@ -115,7 +115,10 @@ int main(int argc, char** argv) {
         bool quiet = linger == 0;
         if (linger > 0) linger--;
 #else
-        bool quiet = in.empty() && top->idle;
+        // A frame's last byte takes a few cycles to become a queued word.
+        if (!in.empty() || !top->idle) linger = 16;
+        bool quiet = linger == 0;
+        if (linger > 0) linger--;
 #endif
         if (quiet) {
             flush();
@@ -137,16 +140,16 @@ int main(int argc, char** argv) {
 #ifdef UART_TOP
         rx.step(top->uart_tx);
 #else
-        if (top->rx_valid) in.pop_front();
+        if (top->rx_valid && top->rx_ready) in.pop_front();
         if (top->tx_valid) out.push_back(top->tx_data);
 #endif
 #ifdef TRACE
-        if (tr) tr->dump(2 * cycles);
+        if (tr) tr->dump(uint64_t(2 * cycles));
 #endif
         top->clock = 1;
         top->eval();
 #ifdef TRACE
-        if (tr) tr->dump(2 * cycles + 1);
+        if (tr) tr->dump(uint64_t(2 * cycles + 1));
 #endif
         cycles++;
         if (out.size() >= 4096) flush();

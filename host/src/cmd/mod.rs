@@ -14,7 +14,8 @@ pub fn board(n: u32) -> anyhow::Result<BoardSize> {
 
 /// A rayon pool of `threads` threads (all cores when `None`).
 pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
+    // Big stacks for the same reason as the main thread's (see main.rs).
+    let mut b = rayon::ThreadPoolBuilder::new().stack_size(1 << 30);
     if let Some(t) = threads {
         anyhow::ensure!(t > 0, "--threads must be at least 1");
         b = b.num_threads(t);

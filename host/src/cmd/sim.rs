@@ -1,10 +1,11 @@
 //! `queens sim`: the circuits in simulation.
 
 use super::{board, grouped, pool};
-use anyhow::bail;
+use anyhow::{bail, Context};
 use queens_core::enumerate::canonical;
 use queens_core::{BoardSize, Subproblem};
 use queens_hdl::ArbiterKind;
+use queens_sim::check::VerilatorEngine;
 use queens_sim::{check, CheckReport, Engine, ModelEngine, RtlEngine};
 use serde::Serialize;
 use std::time::Instant;
@@ -22,6 +23,9 @@ pub enum EngineName {
     Model,
     /// rust-hdl's own simulator on the unit circuit of `queens-hdl`.
     Rtl,
+    /// The emitted core compiled with Verilator: frames in and out as bytes, through the
+    /// frame parser, an array of `--solvers` units and the framer.
+    Verilator,
 }
 
 #[derive(clap::Args)]
@@ -31,8 +35,24 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value = "model")]
     engine: EngineName,
     /// Only S subproblems, spread evenly over the canonical order.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", conflicts_with = "index")]
     sample: Option<u64>,
+    /// Only the subproblem at this canonical index.
+    #[arg(long, value_name = "I")]
+    index: Option<u64>,
+    /// Solver units in the simulated array (verilator engine).
+    #[arg(long, value_name = "K", default_value_t = 16)]
+    solvers: usize,
+    /// Arbiter form of the circuits (rtl and verilator engines).
+    #[arg(long, default_value = "carry4", value_parser = super::hdl::parse_kind)]
+    arbiter: ArbiterKind,
+    /// Run this core instead of the emitted one (Verilog with top module `queens_core`, e.g.
+    /// an emitted core changed by hand; verilator engine).
+    #[arg(long, value_name = "FILE")]
+    design: Option<std::path::PathBuf>,
+    /// Write a waveform (VCD, for GTKWave) of a check of one subproblem (verilator engine).
+    #[arg(long, value_name = "FILE")]
+    vcd: Option<std::path::PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
@@ -57,6 +77,11 @@ struct Report {
     mismatches: u64,
     first_mismatches: Vec<MismatchJson>,
     cycles: u64,
+    /// Clock cycles of the simulated board and their rate, build excluded (verilator engine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board_cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board_cycles_per_second: Option<f64>,
     seconds: f64,
 }
 
@@ -67,8 +92,18 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
 }
 
 /// Every subproblem, or `sample` of them at evenly spaced canonical indices.
-fn select(size: BoardSize, sample: Option<u64>) -> anyhow::Result<Vec<(u64, Subproblem)>> {
-    let all = canonical(size).enumerate().map(|(i, s)| (i as u64, s));
+fn select(
+    size: BoardSize,
+    sample: Option<u64>,
+    index: Option<u64>,
+) -> anyhow::Result<Vec<(u64, Subproblem)>> {
+    let mut all = canonical(size).enumerate().map(|(i, s)| (i as u64, s));
+    if let Some(i) = index {
+        return match all.nth(i as usize) {
+            Some(s) => Ok(vec![s]),
+            None => bail!("--index {i}: N = {} has fewer canonical subproblems", size.n()),
+        };
+    }
     Ok(match sample {
         None => all.collect(),
         Some(0) => bail!("--sample must be at least 1"),
@@ -92,18 +127,36 @@ fn select(size: BoardSize, sample: Option<u64>) -> anyhow::Result<Vec<(u64, Subp
 fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     let size = board(a.n)?;
     let pool = pool(a.threads)?;
+    let arbiter = a.arbiter;
+    let verilator = matches!(a.engine, EngineName::Verilator);
+    if !verilator && (a.vcd.is_some() || a.design.is_some()) {
+        bail!("--vcd and --design need --engine verilator");
+    }
+    let subs = select(size, a.sample, a.index)?;
+    if a.vcd.is_some() && subs.len() != 1 {
+        bail!("--vcd records one subproblem: add --index I or --sample 1");
+    }
     let engine: Box<dyn Engine> = match a.engine {
         EngineName::Model => Box::new(ModelEngine),
-        EngineName::Rtl => Box::new(RtlEngine {
-            arbiter: ArbiterKind::Carry4,
-        }),
+        EngineName::Rtl => Box::new(RtlEngine { arbiter }),
+        EngineName::Verilator => {
+            let mut e = VerilatorEngine::new(arbiter, a.solvers);
+            if let Some(p) = &a.design {
+                e.design = Some(
+                    std::fs::read_to_string(p)
+                        .with_context(|| format!("reading the design {}", p.display()))?,
+                );
+            }
+            e.vcd = a.vcd.clone();
+            Box::new(e)
+        }
     };
     let start = Instant::now();
-    let subs = select(size, a.sample)?;
     let r: CheckReport = pool
         .install(|| check(engine.as_ref(), size, &subs))
         .map_err(anyhow::Error::msg)?;
     let seconds = start.elapsed().as_secs_f64();
+    let board_cycles = engine.board_cycles();
     let report = Report {
         n: a.n,
         engine: engine.name(),
@@ -121,13 +174,15 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
             })
             .collect(),
         cycles: r.cycles,
+        board_cycles: board_cycles.map(|b| b.0),
+        board_cycles_per_second: board_cycles.map(|(c, s)| c as f64 / s.max(1e-9)),
         seconds,
     };
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        let what = if a.sample.is_some() {
-            "weighted sum over the sample".to_string()
+        let what = if a.sample.is_some() || a.index.is_some() {
+            "weighted sum over the selection".to_string()
         } else {
             format!("Q({})", a.n)
         };
@@ -140,6 +195,16 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
             grouped(report.cycles as u128),
             seconds
         );
+        if let Some(c) = report.board_cycles {
+            println!(
+                "simulated board: {} clock cycles, {} cycles/s (build excluded)",
+                grouped(c as u128),
+                grouped(report.board_cycles_per_second.unwrap_or(0.0) as u128)
+            );
+        }
+        if let Some(v) = &a.vcd {
+            println!("waveform written to {}", v.display());
+        }
         for m in &report.first_mismatches {
             println!(
                 "MISMATCH subproblem #{} {}: circuit counted {}, software counts {}",
