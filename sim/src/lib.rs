@@ -4,8 +4,10 @@
 //! runs every canonical pre-placement of a board through an engine and compares each count
 //! with the software counter of `queens-core`.
 
+pub mod board;
 pub mod check;
 pub mod model;
+pub mod pty;
 pub mod verilator;
 pub mod wire;
 

@@ -15,6 +15,60 @@ pub enum Command {
     /// Run canonical pre-placements through a simulated circuit and compare every count with
     /// the software counter; exits non-zero on any mismatch.
     Check(CheckArgs),
+    /// Serve the wire protocol as a board would, on a TCP port or a pseudo-terminal, with the
+    /// solver array played by the cycle model.
+    Board(BoardArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BoardArgs {
+    /// Board size, 6..=32.
+    #[arg(long)]
+    n: u32,
+    /// Solver units.
+    #[arg(long, default_value_t = 360)]
+    solvers: usize,
+    /// Listen on this TCP address (one host connection at a time).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "pty",
+        default_value = "127.0.0.1:7027"
+    )]
+    listen: String,
+    /// Serve on a new pseudo-terminal instead (its path is printed), like a USB UART.
+    #[arg(long)]
+    pty: bool,
+    /// Answer when hardware at this clock would, e.g. 250MHz (default: as fast as possible).
+    #[arg(long, value_parser = parse_hz)]
+    clock: Option<f64>,
+    /// Faults to inject: corrupt=P,drop=P,dup=P,reset=SECONDS.
+    #[arg(long, default_value = "")]
+    faults: queens_sim::board::Faults,
+    /// Seed of the fault injector.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Results without the cycle counter (the Queens@TUD frames).
+    #[arg(long)]
+    no_cycles: bool,
+}
+
+/// "250MHz", "100 MHz", "1.5GHz", "50000000".
+fn parse_hz(s: &str) -> Result<f64, String> {
+    let t = s.trim().to_ascii_lowercase().replace(' ', "");
+    let (num, mul) = if let Some(n) = t.strip_suffix("ghz") {
+        (n, 1e9)
+    } else if let Some(n) = t.strip_suffix("mhz") {
+        (n, 1e6)
+    } else if let Some(n) = t.strip_suffix("khz") {
+        (n, 1e3)
+    } else {
+        (t.strip_suffix("hz").unwrap_or(&t), 1.0)
+    };
+    match num.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * mul),
+        _ => Err(format!("clock {s:?}: expected a frequency such as 250MHz")),
+    }
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -88,7 +142,58 @@ struct Report {
 pub fn run(cmd: Command) -> anyhow::Result<()> {
     match cmd {
         Command::Check(a) => run_check(a),
+        Command::Board(a) => run_board(a),
     }
+}
+
+fn run_board(a: BoardArgs) -> anyhow::Result<()> {
+    use queens_sim::board::{Board, BoardConfig};
+    let size = board(a.n)?;
+    anyhow::ensure!(a.solvers > 0, "--solvers must be at least 1");
+    let cfg = BoardConfig {
+        size,
+        units: a.solvers,
+        clock_hz: a.clock,
+        with_cycles: !a.no_cycles,
+        faults: a.faults,
+        seed: a.seed,
+    };
+    let clock = a.clock.map_or("as fast as it can".to_string(), |hz| {
+        format!("at {} MHz", hz / 1e6)
+    });
+    if a.pty {
+        let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
+        println!(
+            "simulated board N = {}, {} units, {clock}: serial port {path}",
+            a.n, a.solvers
+        );
+        let mut board = Board::new(cfg);
+        let mut out = port.try_clone()?;
+        board.serve(port, &mut out)?;
+        return Ok(());
+    }
+    let listener =
+        std::net::TcpListener::bind(&a.listen).with_context(|| format!("listening on {}", a.listen))?;
+    println!(
+        "simulated board N = {}, {} units, {clock}: listening on {}",
+        a.n,
+        a.solvers,
+        listener.local_addr()?
+    );
+    for conn in listener.incoming() {
+        let conn = conn?;
+        let peer = conn.peer_addr()?;
+        tracing::info!(%peer, "host connected");
+        // A reconnecting host finds a board that has kept nothing (as after a power cycle).
+        let mut board = Board::new(cfg.clone());
+        let mut out = conn.try_clone()?;
+        let _ = conn.set_nodelay(true);
+        if let Err(e) = board.serve(conn, &mut out) {
+            tracing::warn!(%peer, "connection lost: {e}");
+        }
+        println!("host {peer} left: {:?}", board.stats);
+    }
+    Ok(())
 }
 
 /// Every subproblem, or `sample` of them at evenly spaced canonical indices.

@@ -1,0 +1,275 @@
+//! The simulated board: serves the wire protocol over any byte stream (a TCP connection, a
+//! pseudo-terminal, or in-process pipes), with the solver array played by the fast cycle
+//! model. Like the hardware it holds `units` subproblems running and a short queue, drops a
+//! frame it has no room for or whose CRC fails, and answers each subproblem once. An optional
+//! clock makes each answer wait as long as the real board would take, and a fault injector
+//! corrupts, drops or duplicates result frames and resets the board, for the host's
+//! reliability tests.
+
+use crate::model::run_unit;
+use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::result::ResultRecord;
+use queens_core::{word, Blocking, BoardSize};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::time::{Duration, Instant};
+
+/// Words the board queues beyond its running units (the core's word queue).
+pub const QUEUE: usize = 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Faults {
+    /// Probability that a result frame has one bit flipped.
+    pub corrupt: f64,
+    /// Probability that a result frame is not sent.
+    pub drop: f64,
+    /// Probability that a result frame is sent twice.
+    pub dup: f64,
+    /// Reset the board (losing everything it holds) every this often.
+    pub reset: Option<Duration>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FaultsError {
+    #[error("fault {0:?}: expected NAME=VALUE with NAME one of corrupt, drop, dup, reset")]
+    Syntax(String),
+    #[error("fault {name}={value}: a probability is a number from 0 to 1")]
+    Probability { name: String, value: String },
+    #[error("fault reset={0}: expected seconds, a positive number")]
+    Seconds(String),
+}
+
+impl std::str::FromStr for Faults {
+    type Err = FaultsError;
+
+    /// `corrupt=P,drop=P,dup=P,reset=SECONDS`, any subset.
+    fn from_str(s: &str) -> Result<Self, FaultsError> {
+        let mut f = Faults::default();
+        for item in s.split(',').filter(|i| !i.trim().is_empty()) {
+            let (name, value) = item
+                .split_once('=')
+                .ok_or_else(|| FaultsError::Syntax(item.into()))?;
+            let (name, value) = (name.trim(), value.trim());
+            let p = || match value.parse::<f64>() {
+                Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+                _ => Err(FaultsError::Probability {
+                    name: name.into(),
+                    value: value.into(),
+                }),
+            };
+            match name {
+                "corrupt" => f.corrupt = p()?,
+                "drop" => f.drop = p()?,
+                "dup" => f.dup = p()?,
+                "reset" => match value.parse::<f64>() {
+                    Ok(s) if s > 0.0 && s.is_finite() => f.reset = Some(Duration::from_secs_f64(s)),
+                    _ => return Err(FaultsError::Seconds(value.into())),
+                },
+                _ => return Err(FaultsError::Syntax(item.into())),
+            }
+        }
+        Ok(f)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BoardConfig {
+    pub size: BoardSize,
+    pub units: usize,
+    /// Clock in Hz: answer when the hardware would; `None`: as fast as the model runs.
+    pub clock_hz: Option<f64>,
+    /// Results carry the cycle counter.
+    pub with_cycles: bool,
+    pub faults: Faults,
+    /// Seed of the fault injector.
+    pub seed: u64,
+}
+
+/// What a board did, for its log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BoardStats {
+    pub received: u64,
+    pub bad_frames: u64,
+    pub no_room: u64,
+    pub answered: u64,
+    pub corrupted: u64,
+    pub dropped: u64,
+    pub duplicated: u64,
+    pub resets: u64,
+}
+
+struct Running {
+    wire: u64,
+    solutions: u64,
+    cycles: u64,
+    due: Instant,
+}
+
+/// The board's state between bytes.
+pub struct Board {
+    cfg: BoardConfig,
+    deframer: Deframer,
+    queue: VecDeque<u64>,
+    running: Vec<Running>,
+    /// When each unit falls idle (the clock's schedule).
+    unit_free: Vec<Instant>,
+    rng: fastrand::Rng,
+    next_reset: Option<Instant>,
+    pub stats: BoardStats,
+}
+
+impl Board {
+    pub fn new(cfg: BoardConfig) -> Self {
+        let now = Instant::now();
+        Self {
+            deframer: Deframer::new(word::wire_bytes(cfg.size)),
+            queue: VecDeque::new(),
+            running: Vec::new(),
+            unit_free: vec![now; cfg.units.max(1)],
+            rng: fastrand::Rng::with_seed(cfg.seed),
+            next_reset: cfg.faults.reset.map(|r| now + r),
+            stats: BoardStats::default(),
+            cfg,
+        }
+    }
+
+    /// Bytes from the host.
+    pub fn receive(&mut self, bytes: &[u8]) {
+        let mut words = Vec::new();
+        let mut bad = 0;
+        self.deframer.push(bytes, |d| match d {
+            Deframed::Frame(p) => words.push(word::wire_from_bytes(&p)),
+            Deframed::BadCrc { .. } => bad += 1,
+            Deframed::Skipped(_) => {}
+        });
+        self.stats.bad_frames += bad;
+        for w in words {
+            self.stats.received += 1;
+            if self.queue.len() + self.running.len() >= self.cfg.units + QUEUE {
+                self.stats.no_room += 1;
+                tracing::debug!(word = w, "no room: frame dropped");
+                continue;
+            }
+            self.queue.push_back(w);
+        }
+        self.start_queued();
+    }
+
+    fn start_queued(&mut self) {
+        while self.running.len() < self.cfg.units && !self.queue.is_empty() {
+            let wire = self.queue.pop_front().expect("not empty");
+            // A word that is no pre-placement still runs in hardware; here it counts nothing.
+            let run = word::decode_wire(self.cfg.size, wire)
+                .map(|pre| run_unit(&Blocking::new(&pre)))
+                .unwrap_or_default();
+            let now = Instant::now();
+            let due = match self.cfg.clock_hz {
+                None => now,
+                Some(hz) => {
+                    let unit = (0..self.unit_free.len())
+                        .min_by_key(|&u| self.unit_free[u])
+                        .expect("at least one unit");
+                    let begin = self.unit_free[unit].max(now);
+                    let due = begin + Duration::from_secs_f64(run.cycles as f64 / hz);
+                    self.unit_free[unit] = due;
+                    due
+                }
+            };
+            self.running.push(Running {
+                wire,
+                solutions: run.solutions,
+                cycles: run.cycles,
+                due,
+            });
+        }
+    }
+
+    /// When the next answer or reset is due, if anything is pending.
+    pub fn next_event(&self) -> Option<Instant> {
+        let answer = self.running.iter().map(|r| r.due).min();
+        match (answer, self.next_reset) {
+            (Some(a), Some(r)) => Some(a.min(r)),
+            (a, r) => a.or(r),
+        }
+    }
+
+    /// Result frames due by `now` (with the faults applied).
+    pub fn poll(&mut self, now: Instant) -> Vec<u8> {
+        let mut out = Vec::new();
+        if let Some(r) = self.next_reset {
+            if now >= r {
+                self.stats.resets += 1;
+                tracing::info!(lost = self.running.len() + self.queue.len(), "simulated reset");
+                self.running.clear();
+                self.queue.clear();
+                self.deframer = Deframer::new(word::wire_bytes(self.cfg.size));
+                self.unit_free.iter_mut().for_each(|u| *u = now);
+                self.next_reset = self.cfg.faults.reset.map(|d| now + d);
+                return out;
+            }
+        }
+        let (done, still): (Vec<_>, Vec<_>) = self.running.drain(..).partition(|r| r.due <= now);
+        self.running = still;
+        for r in done {
+            let cycles = self.cfg.with_cycles.then_some(r.cycles);
+            let mut f = frame::encode(&ResultRecord::new(r.wire, r.solutions, cycles).encode(self.cfg.size));
+            self.stats.answered += 1;
+            let f_ = &self.cfg.faults;
+            if self.rng.f64() < f_.drop {
+                self.stats.dropped += 1;
+                continue;
+            }
+            let dup = self.rng.f64() < f_.dup;
+            if self.rng.f64() < f_.corrupt {
+                self.stats.corrupted += 1;
+                let bit = self.rng.usize(8..8 * f.len());
+                f[bit / 8] ^= 1 << (bit % 8);
+            }
+            if dup {
+                self.stats.duplicated += 1;
+                out.extend_from_slice(&f);
+            }
+            out.extend_from_slice(&f);
+        }
+        self.start_queued();
+        out
+    }
+
+    /// Serves one connection until the host closes it: `input` is read on a thread of its own.
+    pub fn serve<R: Read + Send + 'static, W: Write>(
+        &mut self,
+        mut input: R,
+        output: &mut W,
+    ) -> std::io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            loop {
+                match input.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if tx.send(buf[..n].to_vec()).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        loop {
+            let wait = match self.next_event() {
+                Some(t) => t.saturating_duration_since(Instant::now()),
+                None => Duration::from_secs(3600),
+            };
+            match rx.recv_timeout(wait) {
+                Ok(bytes) => self.receive(&bytes),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+            let out = self.poll(Instant::now());
+            if !out.is_empty() {
+                output.write_all(&out)?;
+                output.flush()?;
+            }
+        }
+    }
+}

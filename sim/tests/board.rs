@@ -1,0 +1,94 @@
+//! The simulated board on the wire: every subproblem answered once with the right count, and
+//! the fault injector does what it says.
+
+use queens_core::enumerate::canonical;
+use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::result::ResultRecord;
+use queens_core::{word, BoardSize};
+use queens_sim::board::{Board, BoardConfig, Faults};
+use std::time::Instant;
+
+fn config(n: u32, faults: &str) -> BoardConfig {
+    BoardConfig {
+        size: BoardSize::new(n).unwrap(),
+        units: 8,
+        clock_hz: None,
+        with_cycles: true,
+        faults: faults.parse().unwrap(),
+        seed: 7,
+    }
+}
+
+/// Sends every subproblem (8 at a time) and returns the deframer's findings.
+fn drive(board: &mut Board, n: u32) -> (Vec<ResultRecord>, usize) {
+    let size = BoardSize::new(n).unwrap();
+    let subs: Vec<_> = canonical(size).collect();
+    let mut de = Deframer::new(ResultRecord::payload_len(size, true));
+    let (mut results, mut bad) = (Vec::new(), 0);
+    for chunk in subs.chunks(8) {
+        for sp in chunk {
+            let w = word::encode_wire(&sp.pre).unwrap();
+            board.receive(&frame::encode(&word::wire_to_bytes(size, w)));
+        }
+        de.push(&board.poll(Instant::now()), |d| match d {
+            Deframed::Frame(p) => results.push(ResultRecord::decode(size, &p, true).unwrap()),
+            Deframed::BadCrc { .. } => bad += 1,
+            Deframed::Skipped(_) => {}
+        });
+    }
+    (results, bad)
+}
+
+#[test]
+fn answers_every_subproblem_once_with_its_count() {
+    let mut b = Board::new(config(10, ""));
+    let (results, bad) = drive(&mut b, 10);
+    assert_eq!(bad, 0);
+    let size = BoardSize::new(10).unwrap();
+    assert_eq!(
+        results.len() as u64,
+        queens_core::Enumerator::new(size).census().total()
+    );
+    let total: u64 = results
+        .iter()
+        .map(|r| {
+            let pre = word::decode_wire(size, r.wire).unwrap();
+            let sym = canonical(size).find(|s| s.pre == pre).unwrap().sym;
+            sym.weight() as u64 * r.true_count().unwrap()
+        })
+        .sum();
+    assert_eq!(total, 724);
+}
+
+#[test]
+fn faults_corrupt_drop_and_duplicate_frames() {
+    let size = BoardSize::new(9).unwrap();
+    let all = queens_core::Enumerator::new(size).census().total() as usize;
+    let (r, bad) = drive(&mut Board::new(config(9, "corrupt=1")), 9);
+    assert_eq!((r.len(), bad > 0), (0, true), "every frame corrupted");
+    let (r, _) = drive(&mut Board::new(config(9, "drop=1")), 9);
+    assert!(r.is_empty(), "every frame dropped");
+    let (r, _) = drive(&mut Board::new(config(9, "dup=1")), 9);
+    assert_eq!(r.len(), 2 * all, "every frame twice");
+    let mut b = Board::new(config(9, "drop=0.5"));
+    let (r, _) = drive(&mut b, 9);
+    assert!(r.len() > all / 4 && r.len() < 3 * all / 4, "{} of {all}", r.len());
+    assert_eq!(b.stats.dropped as usize + r.len(), all);
+}
+
+#[test]
+fn fault_lists_name_what_is_wrong() {
+    assert_eq!("".parse::<Faults>().unwrap(), Faults::default());
+    let f: Faults = "corrupt=0.01, drop=0.5,dup=0,reset=2.5".parse().unwrap();
+    assert_eq!((f.corrupt, f.drop, f.dup), (0.01, 0.5, 0.0));
+    assert_eq!(f.reset.unwrap().as_secs_f64(), 2.5);
+    for (bad, says) in [
+        ("corrupt=2", "corrupt=2"),
+        ("drop", "drop"),
+        ("flip=0.1", "flip=0.1"),
+        ("reset=-1", "reset=-1"),
+    ] {
+        let e = bad.parse::<Faults>().unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
