@@ -100,3 +100,73 @@ fn listing_prints_words() {
     assert_eq!(lines.len() as u64, expect);
     assert!(lines[0].trim_start().starts_with("0 w("), "{}", lines[0]);
 }
+
+/// A host reaches the simulated board over TCP and gets a right answer for what it sends.
+#[test]
+fn sim_board_answers_over_tcp() {
+    use queens_core::frame::{self, Deframed, Deframer};
+    use queens_core::result::ResultRecord;
+    use queens_core::{completions, enumerate::canonical, word};
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+        .args([
+            "sim",
+            "board",
+            "--n",
+            "10",
+            "--solvers",
+            "4",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line.rsplit(' ').next().unwrap().trim().to_string();
+    let size = BoardSize::new(10).unwrap();
+    let subs: Vec<_> = canonical(size)
+        .filter(|s| completions(&s.pre) > 0)
+        .take(4)
+        .collect();
+    let mut conn = std::net::TcpStream::connect(&addr).unwrap();
+    for sp in &subs {
+        let w = word::encode_wire(&sp.pre).unwrap();
+        conn.write_all(&frame::encode(&word::wire_to_bytes(size, w)))
+            .unwrap();
+    }
+    let mut de = Deframer::new(ResultRecord::payload_len(size, true));
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    conn.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    while got.len() < subs.len() {
+        let n = conn.read(&mut buf).expect("the board answers");
+        assert!(n > 0, "the board closed the connection");
+        de.push(&buf[..n], |d| match d {
+            Deframed::Frame(p) => got.push(ResultRecord::decode(size, &p, true).unwrap()),
+            other => panic!("{other:?}"),
+        });
+    }
+    child.kill().unwrap();
+    for sp in &subs {
+        let w = word::encode_wire(&sp.pre).unwrap();
+        let r = got
+            .iter()
+            .find(|r| r.wire == w)
+            .expect("an answer for every word");
+        assert_eq!(r.true_count().unwrap(), completions(&sp.pre));
+    }
+}
+
+#[test]
+fn sim_board_names_a_bad_option() {
+    let out = queens(&["sim", "board", "--n", "10", "--faults", "drop=3"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("drop=3"));
+    let out = queens(&["sim", "board", "--n", "10", "--clock", "fast"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fast"));
+}
