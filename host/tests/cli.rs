@@ -170,3 +170,37 @@ fn sim_board_names_a_bad_option() {
     let out = queens(&["sim", "board", "--n", "10", "--clock", "fast"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("fast"));
 }
+
+#[test]
+fn sim_estimate_turns_sampled_cycles_into_hours() {
+    let v = json(&[
+        "sim",
+        "estimate",
+        "--n",
+        "12",
+        "--sample",
+        "51484",
+        "--solvers",
+        "1",
+        "--clock",
+        "1MHz",
+        "--baud",
+        "1000000",
+        "--json",
+    ]);
+    assert_eq!(v["subproblems"], 51_484);
+    assert_eq!(v["sampled"], 51_484);
+    // The whole board sampled: the mean is the N = 12 cycle total over its subproblems.
+    let mean = v["mean_cycles"].as_f64().unwrap();
+    assert!((mean * 51_484.0 - 927_759.0).abs() < 1.0, "{mean}");
+    // One unit at 1 MHz: (cycles + dispatch of M + 3 = 11 per subproblem) microseconds.
+    let compute = v["compute_hours"].as_f64().unwrap() * 3600.0;
+    assert!(
+        (compute - (927_759.0 + 11.0 * 51_484.0) / 1e6).abs() < 1e-3,
+        "{compute}"
+    );
+    // Result frames of 17 payload bytes (word 4, residues and count 7, cycles 6) + 2, at
+    // 100,000 bytes/s.
+    let link = v["link_hours"].as_f64().unwrap() * 3600.0;
+    assert!((link - 51_484.0 * 19.0 / 1e5).abs() < 1e-3, "{link}");
+}

@@ -6,6 +6,7 @@
 
 pub mod board;
 pub mod check;
+pub mod estimate;
 pub mod model;
 pub mod pty;
 pub mod verilator;

@@ -92,3 +92,40 @@ fn fault_lists_name_what_is_wrong() {
         assert!(e.contains(says), "{bad}: {e}");
     }
 }
+
+/// The board on a pseudo-terminal, opened by path the way the host opens a USB UART.
+#[test]
+fn serves_on_a_pseudo_terminal() {
+    use std::io::{Read, Write};
+    let (port, path) = queens_sim::pty::open().unwrap();
+    std::thread::spawn(move || {
+        let mut out = port.try_clone().unwrap();
+        Board::new(config(10, "")).serve(port, &mut out)
+    });
+    let mut dev = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let size = BoardSize::new(10).unwrap();
+    let sp = canonical(size)
+        .find(|s| queens_core::completions(&s.pre) > 0)
+        .unwrap();
+    let w = word::encode_wire(&sp.pre).unwrap();
+    dev.write_all(&frame::encode(&word::wire_to_bytes(size, w)))
+        .unwrap();
+    let mut de = Deframer::new(ResultRecord::payload_len(size, true));
+    let mut got = None;
+    let mut buf = [0u8; 64];
+    while got.is_none() {
+        let n = dev.read(&mut buf).unwrap();
+        de.push(&buf[..n], |d| {
+            if let Deframed::Frame(p) = d {
+                got = Some(ResultRecord::decode(size, &p, true).unwrap());
+            }
+        });
+    }
+    let r = got.unwrap();
+    assert_eq!(r.wire, w);
+    assert_eq!(r.true_count().unwrap(), queens_core::completions(&sp.pre));
+}

@@ -18,6 +18,38 @@ pub enum Command {
     /// Serve the wire protocol as a board would, on a TCP port or a pseudo-terminal, with the
     /// solver array played by the cycle model.
     Board(BoardArgs),
+    /// Predict the hours a board needs for the whole of Q(N), from the cycle counts of a
+    /// sample of its subproblems and the board's units, clock and link.
+    Estimate(EstimateArgs),
+}
+
+#[derive(clap::Args)]
+pub struct EstimateArgs {
+    /// Board (generic: the figures below).
+    #[arg(long, default_value = "generic")]
+    board: String,
+    /// Board size, 6..=32.
+    #[arg(long)]
+    n: u32,
+    /// Subproblems to run through the model, spread evenly over the canonical order.
+    #[arg(long, default_value_t = 256)]
+    sample: u64,
+    /// Solver units on the board.
+    #[arg(long, default_value_t = 360)]
+    solvers: usize,
+    /// Solver clock.
+    #[arg(long, default_value = "250MHz", value_parser = parse_hz)]
+    clock: f64,
+    /// UART baud rate of the link (8N1).
+    #[arg(long, default_value_t = 115_200)]
+    baud: u64,
+    /// Results without the cycle counter (shorter frames).
+    #[arg(long)]
+    no_cycles: bool,
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -143,7 +175,54 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
     match cmd {
         Command::Check(a) => run_check(a),
         Command::Board(a) => run_board(a),
+        Command::Estimate(a) => run_estimate(a),
     }
+}
+
+fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
+    use queens_sim::estimate::{estimate, BoardSpeed};
+    if a.board != "generic" {
+        bail!("--board {}: unknown board (known: generic)", a.board);
+    }
+    let size = board(a.n)?;
+    anyhow::ensure!(a.solvers > 0, "--solvers must be at least 1");
+    anyhow::ensure!(a.baud > 0, "--baud must be positive");
+    let pool = pool(a.threads)?;
+    let total = queens_core::Enumerator::new(size).census().total();
+    let subs: Vec<Subproblem> = select(size, Some(a.sample), None)?
+        .into_iter()
+        .map(|s| s.1)
+        .collect();
+    let speed = BoardSpeed {
+        units: a.solvers,
+        clock_hz: a.clock,
+        link_bytes_per_s: a.baud as f64 / 10.0,
+        with_cycles: !a.no_cycles,
+    };
+    let e = pool.install(|| estimate(size, &subs, total, speed));
+    if a.json {
+        println!("{}", serde_json::to_string(&e)?);
+        return Ok(());
+    }
+    println!(
+        "N = {}: {} subproblems; {} sampled, mean {:.0} unit cycles (± {:.1}%)",
+        a.n,
+        grouped(total as u128),
+        e.sampled,
+        e.mean_cycles,
+        100.0 * e.mean_cycles_stderr / e.mean_cycles.max(1.0)
+    );
+    println!(
+        "{} units at {:.0} MHz: {:.3} h of solving; link at {} baud: {:.3} h of frames; estimate {:.3} h ({}-bound)",
+        a.solvers,
+        a.clock / 1e6,
+        e.compute_hours,
+        a.baud,
+        e.link_hours,
+        e.hours,
+        if e.link_hours > e.compute_hours { "link" } else { "solver" }
+    );
+    Ok(())
 }
 
 fn run_board(a: BoardArgs) -> anyhow::Result<()> {
