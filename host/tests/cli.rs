@@ -104,6 +104,16 @@ fn listing_prints_words() {
 /// A host reaches the simulated board over TCP and gets a right answer for what it sends.
 #[test]
 fn sim_board_answers_over_tcp() {
+    board_over_tcp("model");
+}
+
+/// The same with the emitted core under Verilator playing the board.
+#[test]
+fn verilated_sim_board_answers_over_tcp() {
+    board_over_tcp("verilator");
+}
+
+fn board_over_tcp(engine: &str) {
     use queens_core::frame::{self, Deframed, Deframer};
     use queens_core::result::ResultRecord;
     use queens_core::{completions, enumerate::canonical, word};

@@ -98,6 +98,42 @@ pub struct BoardStats {
     pub resets: u64,
 }
 
+/// Applies the faults to outgoing result frames.
+pub struct Injector {
+    faults: Faults,
+    rng: fastrand::Rng,
+}
+
+impl Injector {
+    pub fn new(faults: Faults, seed: u64) -> Self {
+        Self {
+            faults,
+            rng: fastrand::Rng::with_seed(seed),
+        }
+    }
+
+    /// Appends `frame` to `out` as the faults decide: not at all, with a bit flipped, twice.
+    pub fn send(&mut self, mut frame: Vec<u8>, out: &mut Vec<u8>, stats: &mut BoardStats) {
+        stats.answered += 1;
+        if self.rng.f64() < self.faults.drop {
+            stats.dropped += 1;
+            return;
+        }
+        let dup = self.rng.f64() < self.faults.dup;
+        if self.rng.f64() < self.faults.corrupt {
+            stats.corrupted += 1;
+            // Any bit after the sentinel.
+            let bit = self.rng.usize(8..8 * frame.len());
+            frame[bit / 8] ^= 1 << (bit % 8);
+        }
+        if dup {
+            stats.duplicated += 1;
+            out.extend_from_slice(&frame);
+        }
+        out.extend_from_slice(&frame);
+    }
+}
+
 struct Running {
     wire: u64,
     solutions: u64,
@@ -113,7 +149,7 @@ pub struct Board {
     running: Vec<Running>,
     /// When each unit falls idle (the clock's schedule).
     unit_free: Vec<Instant>,
-    rng: fastrand::Rng,
+    injector: Injector,
     next_reset: Option<Instant>,
     pub stats: BoardStats,
 }
@@ -126,7 +162,7 @@ impl Board {
             queue: VecDeque::new(),
             running: Vec::new(),
             unit_free: vec![now; cfg.units.max(1)],
-            rng: fastrand::Rng::with_seed(cfg.seed),
+            injector: Injector::new(cfg.faults, cfg.seed),
             next_reset: cfg.faults.reset.map(|r| now + r),
             stats: BoardStats::default(),
             cfg,
@@ -212,24 +248,8 @@ impl Board {
         self.running = still;
         for r in done {
             let cycles = self.cfg.with_cycles.then_some(r.cycles);
-            let mut f = frame::encode(&ResultRecord::new(r.wire, r.solutions, cycles).encode(self.cfg.size));
-            self.stats.answered += 1;
-            let f_ = &self.cfg.faults;
-            if self.rng.f64() < f_.drop {
-                self.stats.dropped += 1;
-                continue;
-            }
-            let dup = self.rng.f64() < f_.dup;
-            if self.rng.f64() < f_.corrupt {
-                self.stats.corrupted += 1;
-                let bit = self.rng.usize(8..8 * f.len());
-                f[bit / 8] ^= 1 << (bit % 8);
-            }
-            if dup {
-                self.stats.duplicated += 1;
-                out.extend_from_slice(&f);
-            }
-            out.extend_from_slice(&f);
+            let f = frame::encode(&ResultRecord::new(r.wire, r.solutions, cycles).encode(self.cfg.size));
+            self.injector.send(f, &mut out, &mut self.stats);
         }
         self.start_queued();
         out
@@ -271,5 +291,89 @@ impl Board {
                 output.flush()?;
             }
         }
+    }
+}
+
+/// Serves one connection with the emitted core under Verilator as the board: bytes pass
+/// through the design; the faults apply to the result frames it sends, and a reset restarts
+/// the simulation (losing what it held). The clock is the simulator's own pace.
+pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
+    design: &crate::verilator::Verilated,
+    faults: Faults,
+    seed: u64,
+    mut input: R,
+    output: &mut W,
+) -> Result<BoardStats, crate::verilator::VerilatorError> {
+    use std::sync::mpsc;
+    let size = BoardSize::new(design.cfg.n as u32).expect("a built size is valid");
+    let payload = ResultRecord::payload_len(size, design.cfg.with_cycles);
+    let (host_tx, host_rx) = mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = input.read(&mut buf) {
+            if n == 0 || host_tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut injector = Injector::new(faults, seed);
+    let mut stats = BoardStats::default();
+    loop {
+        // One simulation run, until the host leaves or a reset is due.
+        let mut child = design.spawn(None)?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let mut stdout = child.stdout.take().expect("piped");
+        let (board_tx, board_rx) = mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 || board_tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut deframer = Deframer::new(payload);
+        let reset_at = faults.reset.map(|d| Instant::now() + d);
+        let host_left = loop {
+            if reset_at.is_some_and(|t| Instant::now() >= t) {
+                break false;
+            }
+            while let Ok(bytes) = board_rx.try_recv() {
+                let mut frames = Vec::new();
+                deframer.push(&bytes, |d| {
+                    if let Deframed::Frame(p) = d {
+                        frames.push(frame::encode(&p));
+                    }
+                });
+                let mut out = Vec::new();
+                for f in frames {
+                    injector.send(f, &mut out, &mut stats);
+                }
+                if !out.is_empty() {
+                    output.write_all(&out).and_then(|_| output.flush()).map_err(|e| {
+                        crate::verilator::VerilatorError::Io {
+                            what: "writing to the host".into(),
+                            source: e,
+                        }
+                    })?;
+                }
+            }
+            match host_rx.recv_timeout(Duration::from_millis(2)) {
+                Ok(bytes) => {
+                    if stdin.write_all(&bytes).and_then(|_| stdin.flush()).is_err() {
+                        break false;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break true,
+            }
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        if host_left {
+            return Ok(stats);
+        }
+        stats.resets += 1;
+        tracing::info!("simulated reset: the design restarts empty");
     }
 }

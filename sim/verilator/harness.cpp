@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
         if (tr) tr->dump(uint64_t(2 * cycles + 1));
 #endif
         cycles++;
-        if (out.size() >= 4096) flush();
+        if (out.size() >= 4096 || ((cycles & 4095) == 0 && !out.empty())) flush();
     }
     flush();
     fprintf(stderr, "cycles %llu\n", cycles);

@@ -83,6 +83,16 @@ pub struct BoardArgs {
     /// Results without the cycle counter (the Queens@TUD frames).
     #[arg(long)]
     no_cycles: bool,
+    /// What plays the board: the cycle model, or the emitted core under Verilator (at the
+    /// simulator's own pace; no --clock).
+    #[arg(long, value_enum, default_value = "model")]
+    engine: BoardEngine,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BoardEngine {
+    Model,
+    Verilator,
 }
 
 /// "250MHz", "100 MHz", "1.5GHz", "50000000".
@@ -179,6 +189,49 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
+/// The emitted core under Verilator as the board, one host connection at a time.
+fn run_verilated_board(a: &BoardArgs, cfg: &queens_sim::board::BoardConfig) -> anyhow::Result<()> {
+    use queens_sim::verilator::{Top, Verilated};
+    let core =
+        queens_hdl::emit::CoreConfig::new(a.n as usize, a.solvers, ArbiterKind::Carry4, cfg.with_cycles)?;
+    eprintln!(
+        "building the emitted core with Verilator ({} units)...",
+        a.solvers
+    );
+    let design = Verilated::build(core, Top::Core, false)?;
+    let serve = |input: Box<dyn std::io::Read + Send>, out: &mut dyn std::io::Write| {
+        queens_sim::board::serve_verilated(&design, cfg.faults, cfg.seed, input, out)
+    };
+    if a.pty {
+        let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
+        println!(
+            "simulated board N = {}, {} units, Verilator: serial port {path}",
+            a.n, a.solvers
+        );
+        let mut out = port.try_clone()?;
+        serve(Box::new(port), &mut out)?;
+        return Ok(());
+    }
+    let listener =
+        std::net::TcpListener::bind(&a.listen).with_context(|| format!("listening on {}", a.listen))?;
+    println!(
+        "simulated board N = {}, {} units, Verilator: listening on {}",
+        a.n,
+        a.solvers,
+        listener.local_addr()?
+    );
+    for conn in listener.incoming() {
+        let conn = conn?;
+        let peer = conn.peer_addr()?;
+        let mut out = conn.try_clone()?;
+        match serve(Box::new(conn), &mut out) {
+            Ok(stats) => println!("host {peer} left: {stats:?}"),
+            Err(e) => tracing::warn!(%peer, "connection lost: {e}"),
+        }
+    }
+    Ok(())
+}
+
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{estimate, BoardSpeed};
     if a.board != "generic" {
@@ -240,6 +293,13 @@ fn run_board(a: BoardArgs) -> anyhow::Result<()> {
     let clock = a.clock.map_or("as fast as it can".to_string(), |hz| {
         format!("at {} MHz", hz / 1e6)
     });
+    if a.engine == BoardEngine::Verilator {
+        anyhow::ensure!(
+            a.clock.is_none(),
+            "--clock: the verilator board runs at the simulator's pace"
+        );
+        return run_verilated_board(&a, &cfg);
+    }
     if a.pty {
         let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
         println!(
