@@ -256,7 +256,7 @@ impl Board {
     }
 
     /// Serves one connection until the host closes it: `input` is read on a thread of its own.
-    pub fn serve<R: Read + Send + 'static, W: Write>(
+    pub fn serve<R: Read + Send + 'static, W: Write + ?Sized>(
         &mut self,
         mut input: R,
         output: &mut W,

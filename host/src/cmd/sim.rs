@@ -189,49 +189,6 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
-/// The emitted core under Verilator as the board, one host connection at a time.
-fn run_verilated_board(a: &BoardArgs, cfg: &queens_sim::board::BoardConfig) -> anyhow::Result<()> {
-    use queens_sim::verilator::{Top, Verilated};
-    let core =
-        queens_hdl::emit::CoreConfig::new(a.n as usize, a.solvers, ArbiterKind::Carry4, cfg.with_cycles)?;
-    eprintln!(
-        "building the emitted core with Verilator ({} units)...",
-        a.solvers
-    );
-    let design = Verilated::build(core, Top::Core, false)?;
-    let serve = |input: Box<dyn std::io::Read + Send>, out: &mut dyn std::io::Write| {
-        queens_sim::board::serve_verilated(&design, cfg.faults, cfg.seed, input, out)
-    };
-    if a.pty {
-        let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
-        println!(
-            "simulated board N = {}, {} units, Verilator: serial port {path}",
-            a.n, a.solvers
-        );
-        let mut out = port.try_clone()?;
-        serve(Box::new(port), &mut out)?;
-        return Ok(());
-    }
-    let listener =
-        std::net::TcpListener::bind(&a.listen).with_context(|| format!("listening on {}", a.listen))?;
-    println!(
-        "simulated board N = {}, {} units, Verilator: listening on {}",
-        a.n,
-        a.solvers,
-        listener.local_addr()?
-    );
-    for conn in listener.incoming() {
-        let conn = conn?;
-        let peer = conn.peer_addr()?;
-        let mut out = conn.try_clone()?;
-        match serve(Box::new(conn), &mut out) {
-            Ok(stats) => println!("host {peer} left: {stats:?}"),
-            Err(e) => tracing::warn!(%peer, "connection lost: {e}"),
-        }
-    }
-    Ok(())
-}
-
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{estimate, BoardSpeed};
     if a.board != "generic" {
@@ -290,31 +247,67 @@ fn run_board(a: BoardArgs) -> anyhow::Result<()> {
         faults: a.faults,
         seed: a.seed,
     };
-    let clock = a.clock.map_or("as fast as it can".to_string(), |hz| {
-        format!("at {} MHz", hz / 1e6)
-    });
-    if a.engine == BoardEngine::Verilator {
-        anyhow::ensure!(
-            a.clock.is_none(),
-            "--clock: the verilator board runs at the simulator's pace"
-        );
-        return run_verilated_board(&a, &cfg);
+    match a.engine {
+        BoardEngine::Model => {
+            let what = a.clock.map_or("as fast as it can".to_string(), |hz| {
+                format!("at {} MHz", hz / 1e6)
+            });
+            serve_board(&a, &what, |input, out| {
+                // Each connection finds a board that has kept nothing (as after a power cycle).
+                let mut board = Board::new(cfg.clone());
+                board.serve(input, out)?;
+                Ok(board.stats)
+            })
+        }
+        BoardEngine::Verilator => {
+            use queens_sim::verilator::{Top, Verilated};
+            anyhow::ensure!(
+                a.clock.is_none(),
+                "--clock: the verilator board runs at the simulator's pace"
+            );
+            let core = queens_hdl::emit::CoreConfig::new(
+                a.n as usize,
+                a.solvers,
+                ArbiterKind::Carry4,
+                cfg.with_cycles,
+            )?;
+            eprintln!(
+                "building the emitted core with Verilator ({} units)...",
+                a.solvers
+            );
+            let design = Verilated::build(core, Top::Core, false)?;
+            serve_board(&a, "Verilator", |input, out| {
+                Ok(queens_sim::board::serve_verilated(
+                    &design, cfg.faults, cfg.seed, input, out,
+                )?)
+            })
+        }
     }
+}
+
+/// Serves hosts on a pseudo-terminal or, one connection at a time, on a TCP port.
+fn serve_board(
+    a: &BoardArgs,
+    what: &str,
+    mut serve: impl FnMut(
+        Box<dyn std::io::Read + Send>,
+        &mut dyn std::io::Write,
+    ) -> anyhow::Result<queens_sim::board::BoardStats>,
+) -> anyhow::Result<()> {
     if a.pty {
         let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
         println!(
-            "simulated board N = {}, {} units, {clock}: serial port {path}",
+            "simulated board N = {}, {} units, {what}: serial port {path}",
             a.n, a.solvers
         );
-        let mut board = Board::new(cfg);
         let mut out = port.try_clone()?;
-        board.serve(port, &mut out)?;
+        serve(Box::new(port), &mut out)?;
         return Ok(());
     }
     let listener =
         std::net::TcpListener::bind(&a.listen).with_context(|| format!("listening on {}", a.listen))?;
     println!(
-        "simulated board N = {}, {} units, {clock}: listening on {}",
+        "simulated board N = {}, {} units, {what}: listening on {}",
         a.n,
         a.solvers,
         listener.local_addr()?
@@ -323,14 +316,12 @@ fn run_board(a: BoardArgs) -> anyhow::Result<()> {
         let conn = conn?;
         let peer = conn.peer_addr()?;
         tracing::info!(%peer, "host connected");
-        // A reconnecting host finds a board that has kept nothing (as after a power cycle).
-        let mut board = Board::new(cfg.clone());
-        let mut out = conn.try_clone()?;
         let _ = conn.set_nodelay(true);
-        if let Err(e) = board.serve(conn, &mut out) {
-            tracing::warn!(%peer, "connection lost: {e}");
+        let mut out = conn.try_clone()?;
+        match serve(Box::new(conn), &mut out) {
+            Ok(stats) => println!("host {peer} left: {stats:?}"),
+            Err(e) => tracing::warn!(%peer, "connection lost: {e}"),
         }
-        println!("host {peer} left: {:?}", board.stats);
     }
     Ok(())
 }
