@@ -258,23 +258,10 @@ impl Board {
     /// Serves one connection until the host closes it: `input` is read on a thread of its own.
     pub fn serve<R: Read + Send + 'static, W: Write + ?Sized>(
         &mut self,
-        mut input: R,
+        input: R,
         output: &mut W,
     ) -> std::io::Result<()> {
-        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            loop {
-                match input.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => {
-                        if tx.send(buf[..n].to_vec()).is_err() {
-                            break;
-                        }
-                    }
-                }
-            }
-        });
+        let rx = chunks(input);
         loop {
             let wait = match self.next_event() {
                 Some(t) => t.saturating_duration_since(Instant::now()),
@@ -294,6 +281,21 @@ impl Board {
     }
 }
 
+/// Reads `input` on a thread of its own and hands over what arrives, chunk by chunk, until
+/// end of input or an error (then the channel closes).
+fn chunks(mut input: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = input.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
 /// Serves one connection with the emitted core under Verilator as the board: bytes pass
 /// through the design; the faults apply to the result frames it sends, and a reset restarts
 /// the simulation (losing what it held). The clock is the simulator's own pace.
@@ -301,37 +303,20 @@ pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
     design: &crate::verilator::Verilated,
     faults: Faults,
     seed: u64,
-    mut input: R,
+    input: R,
     output: &mut W,
 ) -> Result<BoardStats, crate::verilator::VerilatorError> {
     use std::sync::mpsc;
     let size = BoardSize::new(design.cfg.n as u32).expect("a built size is valid");
     let payload = ResultRecord::payload_len(size, design.cfg.with_cycles);
-    let (host_tx, host_rx) = mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = input.read(&mut buf) {
-            if n == 0 || host_tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
+    let host_rx = chunks(input);
     let mut injector = Injector::new(faults, seed);
     let mut stats = BoardStats::default();
     loop {
         // One simulation run, until the host leaves or a reset is due.
         let mut child = design.spawn(None)?;
         let mut stdin = child.stdin.take().expect("piped");
-        let mut stdout = child.stdout.take().expect("piped");
-        let (board_tx, board_rx) = mpsc::channel::<Vec<u8>>();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 || board_tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
+        let board_rx = chunks(child.stdout.take().expect("piped"));
         let mut deframer = Deframer::new(payload);
         let reset_at = faults.reset.map(|d| Instant::now() + d);
         let host_left = loop {
