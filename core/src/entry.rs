@@ -125,6 +125,11 @@ impl Solution {
     pub fn digits_match(&self) -> bool {
         self.count % 13 == self.mod13 as u64 && self.count % 15 == self.mod15 as u64
     }
+
+    /// The whole count: the stored 44 bits plus the wraps the residues reveal.
+    pub fn true_count(&self) -> Result<u64, ModelError> {
+        crate::result::unwrap_count(self.count, self.mod13, self.mod15)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -80,28 +80,29 @@ impl ResultRecord {
         })
     }
 
-    /// The true count of a wrapped counter: the count plus the number of 2^44 wraps that makes
-    /// both residues match. 2^44 is coprime to 195 = 13 x 15, so exactly one wrap count below
-    /// 195 fits; digits out of range (mod 13 > 12, mod 15 > 14) are corrupt.
+    /// The true count of a wrapped counter (see [`unwrap_count`]).
     pub fn true_count(&self) -> Result<u64, ModelError> {
-        let bad = ModelError::Residue {
-            count: self.count,
-            mod13: self.mod13,
-            mod15: self.mod15,
-        };
-        if self.mod13 > 12 || self.mod15 > 14 {
-            return Err(bad);
-        }
-        (0..195u64)
-            .map(|k| self.count + (k << COUNT_BITS))
-            .find(|c| c % 13 == self.mod13 as u64 && c % 15 == self.mod15 as u64)
-            .ok_or(bad)
+        unwrap_count(self.count, self.mod13, self.mod15)
     }
 
     /// True when the residues match the 44-bit count itself (no wrap, no corruption).
     pub fn digits_match(&self) -> bool {
         self.count % 13 == self.mod13 as u64 && self.count % 15 == self.mod15 as u64
     }
+}
+
+/// The true count behind a 44-bit counter and its residues: the count plus the number of 2^44
+/// wraps that makes both residues match. 2^44 is coprime to 195 = 13 x 15, so exactly one wrap
+/// count below 195 fits; digits out of range (mod 13 > 12, mod 15 > 14) are corrupt.
+pub fn unwrap_count(count: u64, mod13: u8, mod15: u8) -> Result<u64, ModelError> {
+    let bad = ModelError::Residue { count, mod13, mod15 };
+    if mod13 > 12 || mod15 > 14 || count >> COUNT_BITS != 0 {
+        return Err(bad);
+    }
+    (0..195u64)
+        .map(|k| count + (k << COUNT_BITS))
+        .find(|c| c % 13 == mod13 as u64 && c % 15 == mod15 as u64)
+        .ok_or(bad)
 }
 
 #[derive(Default)]

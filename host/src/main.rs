@@ -19,6 +19,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Count Q(N) on boards (a simulated one by default): the main job; resumes a campaign.
+    Run(cmd::run::Args),
+    /// Campaign files: statistics, verification, plots.
+    #[command(subcommand)]
+    Db(cmd::db::Command),
     /// Count Q(N) in software through the canonical coronal pre-placements.
     Count(cmd::count::Args),
     /// Enumerate the canonical pre-placements (subproblems) of N.
@@ -46,6 +51,8 @@ fn main() -> anyhow::Result<()> {
         .name("queens".into())
         .stack_size(1 << 30)
         .spawn(move || match cli.command {
+            Command::Run(a) => cmd::run::run_cmd(a),
+            Command::Db(c) => cmd::db::run(c),
             Command::Count(a) => cmd::count::run(a),
             Command::Subproblems(a) => cmd::subproblems::run(a),
             Command::Hdl(c) => cmd::hdl::run(c),

@@ -1,5 +1,7 @@
 pub mod count;
+pub mod db;
 pub mod hdl;
+pub mod run;
 pub mod sim;
 pub mod subproblems;
 

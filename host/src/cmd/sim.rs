@@ -96,7 +96,7 @@ pub enum BoardEngine {
 }
 
 /// "250MHz", "100 MHz", "1.5GHz", "50000000".
-fn parse_hz(s: &str) -> Result<f64, String> {
+pub fn parse_hz(s: &str) -> Result<f64, String> {
     let t = s.trim().to_ascii_lowercase().replace(' ', "");
     let (num, mul) = if let Some(n) = t.strip_suffix("ghz") {
         (n, 1e9)

@@ -3,14 +3,12 @@
 
 use super::{board, classes_json, grouped, pool};
 use crate::progress::with_bar;
-use anyhow::Context;
-use queens_core::enumerate::Prefix;
-use queens_core::{word, BoardSize, Entry, Enumerator, Symmetry};
-use rayon::prelude::*;
+use queens_core::{word, BoardSize, Enumerator, Symmetry};
+use queens_host::store::file::FileStore;
 use serde::Serialize;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -82,48 +80,17 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     print_all(&e, size, a.json)
 }
 
-/// Writes the entries in canonical order through a temporary file renamed at the end, so an
-/// interrupted run never leaves a file that looks like a complete campaign.
+/// Writes a fresh campaign (the store's own format and rules) with a bar on long runs.
 fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: bool) -> anyhow::Result<()> {
-    if path.exists() && !force {
-        anyhow::bail!(
-            "{} exists (it may hold results); pass --force to replace it",
-            path.display()
-        );
-    }
-    let tmp = path.with_extension("partial");
-    let file = std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
-    let prefixes = e.prefixes();
     let done = AtomicU64::new(0);
     let start = Instant::now();
+    let prefixes = e.prefixes().len() as u64;
     let written = with_bar(
         "prefixes",
         &done,
-        || prefixes.len() as u64,
-        || -> anyhow::Result<u64> {
-            let mut written = 0u64;
-            // Batches are enumerated in parallel and written in order.
-            for batch in prefixes.chunks(512) {
-                let bufs: Vec<Vec<u8>> =
-                    pool.install(|| batch.par_iter().map(|&p| entries_of(e, p)).collect());
-                for b in bufs {
-                    out.write_all(&b)
-                        .with_context(|| format!("writing {}", tmp.display()))?;
-                    written += b.len() as u64 / 16;
-                }
-                done.fetch_add(batch.len() as u64, Ordering::Relaxed);
-            }
-            out.flush()
-                .with_context(|| format!("writing {}", tmp.display()))?;
-            out.get_ref()
-                .sync_all()
-                .with_context(|| format!("syncing {}", tmp.display()))?;
-            Ok(written)
-        },
+        || prefixes,
+        || pool.install(|| FileStore::create(path, e.size(), force, &done)),
     )?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
     println!(
         "wrote {} entries ({} bytes) to {} in {:.1} s",
         grouped(written as u128),
@@ -132,14 +99,6 @@ fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: 
         start.elapsed().as_secs_f64()
     );
     Ok(())
-}
-
-fn entries_of(e: &Enumerator, p: Prefix) -> Vec<u8> {
-    let mut v = Vec::new();
-    e.for_each_in(p, |sp| {
-        v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode())
-    });
-    v
 }
 
 #[derive(Serialize)]

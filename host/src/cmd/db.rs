@@ -1,0 +1,319 @@
+//! `queens db`: look into a campaign file (ours or a Queens@TUD database).
+
+use super::{classes_json, grouped, pool};
+use anyhow::Context;
+use queens_core::{completions, Symmetry};
+use queens_host::plot::{self, Binner};
+use queens_host::store::file::{Access, FileStore};
+use queens_host::store::history::Event;
+use queens_host::store::Store;
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::PathBuf;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Solved and pending subproblems, per class, the running total and the throughput of
+    /// each session.
+    Stats(StatsArgs),
+    /// Recompute a sample of solved entries in software and report every disagreement.
+    Verify(VerifyArgs),
+    /// Draw solutions (and cycles, where known) per subproblem in canonical order as SVG.
+    Plot(PlotArgs),
+}
+
+#[derive(clap::Args)]
+pub struct StatsArgs {
+    file: PathBuf,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct VerifyArgs {
+    file: PathBuf,
+    /// Solved entries to recompute, drawn at random (all when fewer are solved).
+    #[arg(long, default_value_t = 1000)]
+    sample: u64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+pub struct PlotArgs {
+    file: PathBuf,
+    #[arg(long, value_name = "FILE.svg")]
+    out: PathBuf,
+    /// Columns the subproblems are binned into.
+    #[arg(long, default_value_t = 1000)]
+    columns: usize,
+}
+
+pub fn run(c: Command) -> anyhow::Result<()> {
+    match c {
+        Command::Stats(a) => stats(a),
+        Command::Verify(a) => verify(a),
+        Command::Plot(a) => plot_cmd(a),
+    }
+}
+
+fn open(file: &std::path::Path) -> anyhow::Result<FileStore> {
+    Ok(FileStore::open(file, None, Access::Read)?)
+}
+
+#[derive(Serialize)]
+struct Session {
+    start: f64,
+    seconds: f64,
+    solved: u64,
+    per_second: f64,
+    links: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct StatsJson {
+    n: u32,
+    subproblems: u64,
+    solved: u64,
+    pending: u64,
+    complete: bool,
+    total: u128,
+    classes: std::collections::BTreeMap<&'static str, super::ClassJson>,
+    solved_per_class: std::collections::BTreeMap<&'static str, u64>,
+    sessions: Vec<Session>,
+}
+
+/// Sessions from the history: when each began, how long it ran and what it solved (a
+/// session's first progress sample, written as it starts, is its base).
+fn sessions(events: &[Event]) -> Vec<Session> {
+    let mut out: Vec<Session> = Vec::new();
+    let mut base = None;
+    for e in events {
+        match e {
+            Event::Session { t, links, .. } => {
+                out.push(Session {
+                    start: *t,
+                    seconds: 0.0,
+                    solved: 0,
+                    per_second: 0.0,
+                    links: links.clone(),
+                });
+                base = None;
+            }
+            Event::Progress { t, solved } => {
+                if let Some(s) = out.last_mut() {
+                    let b = *base.get_or_insert(*solved);
+                    s.seconds = t - s.start;
+                    s.solved = solved.saturating_sub(b);
+                    s.per_second = if s.seconds > 0.0 { s.solved as f64 / s.seconds } else { 0.0 };
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn stats(a: StatsArgs) -> anyhow::Result<()> {
+    let store = open(&a.file)?;
+    let s = store.summary();
+    let history = store.history()?;
+    let sessions = sessions(&history);
+    if a.json {
+        let j = StatsJson {
+            n: store.size().n(),
+            subproblems: s.subproblems,
+            solved: s.solved.subproblems(),
+            pending: s.pending(),
+            complete: s.complete(),
+            total: s.solved.total(),
+            classes: classes_json(s.census, Some(s.solved.solutions)),
+            solved_per_class: Symmetry::ALL
+                .iter()
+                .map(|c| (c.name(), s.solved.preplacements[c.slot()]))
+                .collect(),
+            sessions,
+        };
+        println!("{}", serde_json::to_string(&j)?);
+        return Ok(());
+    }
+    println!(
+        "{}: campaign of N = {}, {} subproblems",
+        a.file.display(),
+        store.size().n(),
+        grouped(s.subproblems as u128)
+    );
+    println!(
+        "solved {} ({:.2}%), pending {}",
+        grouped(s.solved.subproblems() as u128),
+        100.0 * s.solved.subproblems() as f64 / s.subproblems as f64,
+        grouped(s.pending() as u128)
+    );
+    if s.complete() {
+        println!("Q({}) = {}", store.size().n(), grouped(s.solved.total()));
+    } else {
+        println!("running total {}", grouped(s.solved.total()));
+    }
+    for c in Symmetry::ALL {
+        let i = c.slot();
+        println!(
+            "{:<8} weight {}  {:>15} of {:>15} solved, {:>20} solutions",
+            c.name(),
+            c.weight(),
+            grouped(s.solved.preplacements[i] as u128),
+            grouped(s.census[i] as u128),
+            grouped(s.solved.solutions[i] as u128)
+        );
+    }
+    for (k, x) in sessions.iter().enumerate() {
+        println!(
+            "session {}: {} solved in {:.1} s ({:.0}/s) on {}",
+            k + 1,
+            grouped(x.solved as u128),
+            x.seconds,
+            x.per_second,
+            x.links.join(", ")
+        );
+    }
+    let mut solvers: Vec<_> = store.solvers().iter().collect();
+    solvers.sort_by_key(|(_, &id)| id);
+    for (link, id) in solvers {
+        println!("solver {id:>4}: {link}");
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Disagreement {
+    index: u64,
+    preplacement: String,
+    stored: u64,
+    software: u64,
+    solver: u16,
+}
+
+#[derive(Serialize)]
+struct VerifyJson<'a> {
+    n: u32,
+    checked: u64,
+    solved: u64,
+    disagreements: &'a [Disagreement],
+}
+
+fn verify(a: VerifyArgs) -> anyhow::Result<()> {
+    let store = open(&a.file)?;
+    let s = store.summary();
+    let solved = s.solved.subproblems();
+    anyhow::ensure!(a.sample > 0, "--sample must be at least 1");
+    let len = s.subproblems;
+    // All solved entries when the sample covers them, else random solved ones.
+    let mut picks: Vec<u64> = Vec::new();
+    if solved <= a.sample {
+        for i in 0..len {
+            if store.entry(i)?.solution.is_some() {
+                picks.push(i);
+            }
+        }
+    } else {
+        let mut rng = fastrand::Rng::with_seed(a.seed);
+        let mut seen = std::collections::HashSet::new();
+        while (picks.len() as u64) < a.sample {
+            let i = rng.u64(..len);
+            if seen.insert(i) && store.entry(i)?.solution.is_some() {
+                picks.push(i);
+            }
+        }
+    }
+    let entries: Vec<_> = picks
+        .iter()
+        .map(|&i| store.entry(i).map(|e| (i, e)))
+        .collect::<Result<_, _>>()?;
+    let disagreements: Vec<Disagreement> = pool(a.threads)?.install(|| {
+        entries
+            .par_iter()
+            .filter_map(|(i, e)| {
+                let sol = e.solution.expect("picked solved entries");
+                let stored = sol.true_count().unwrap_or(sol.count);
+                let software = completions(&e.pre);
+                (software != stored).then(|| Disagreement {
+                    index: *i,
+                    preplacement: e.pre.to_string(),
+                    stored,
+                    software,
+                    solver: sol.solver,
+                })
+            })
+            .collect()
+    });
+    let checked = entries.len() as u64;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string(&VerifyJson {
+                n: store.size().n(),
+                checked,
+                solved,
+                disagreements: &disagreements,
+            })?
+        );
+    } else {
+        println!(
+            "{}: recomputed {} of {} solved entries in software",
+            a.file.display(),
+            grouped(checked as u128),
+            grouped(solved as u128)
+        );
+        let names: std::collections::HashMap<u16, &String> =
+            store.solvers().iter().map(|(l, &id)| (id, l)).collect();
+        for d in &disagreements {
+            println!(
+                "entry {} ({}): stored {} by solver {} ({}), software {}",
+                d.index,
+                d.preplacement,
+                d.stored,
+                d.solver,
+                names.get(&d.solver).map_or("unknown link", |s| s.as_str()),
+                d.software
+            );
+        }
+    }
+    anyhow::ensure!(
+        disagreements.is_empty(),
+        "{} of {} recomputed entries disagree with the software count",
+        disagreements.len(),
+        checked
+    );
+    if !a.json {
+        println!("all agree");
+    }
+    Ok(())
+}
+
+fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
+    let store = open(&a.file)?;
+    let len = store.summary().subproblems;
+    let mut sol = Binner::new(len, a.columns);
+    let mut cyc = Binner::new(len, a.columns);
+    for i in 0..len {
+        let e = store.entry(i)?;
+        if let Some(s) = e.solution {
+            sol.add(i, s.true_count().unwrap_or(s.count));
+        }
+        if let Some(c) = store.cycles(i) {
+            cyc.add(i, c);
+        }
+    }
+    let mut panels = vec![sol.into_panel("solutions")];
+    if store.has_cycles() {
+        panels.push(cyc.into_panel("cycles"));
+    }
+    let n = store.size().n();
+    let doc = plot::render(&format!("Campaign of N = {n}: {}", a.file.display()), len, &panels);
+    svg::save(&a.out, &doc).with_context(|| format!("writing {}", a.out.display()))?;
+    println!("wrote {}", a.out.display());
+    Ok(())
+}

@@ -1,0 +1,11 @@
+//! The workstation side of the accelerator: links to boards ([`link`]), the campaign store
+//! ([`store`]), the checks of every returned result ([`validate`]), the dispatcher that keeps
+//! boards busy and never counts a result twice ([`dispatch`]), the loop that drives it all
+//! ([`run`]) and the picture of a campaign ([`plot`]).
+
+pub mod dispatch;
+pub mod link;
+pub mod plot;
+pub mod run;
+pub mod store;
+pub mod validate;

@@ -1,0 +1,311 @@
+//! `queens run`: the dispatcher driven by real links. One reader and one writer thread per
+//! link turn its byte streams into messages; this loop owns the dispatcher and the store,
+//! so every decision happens in one place and in order. Links that fail are reopened every
+//! few seconds (a pulled cable, a rebooted board) while the others keep working.
+
+use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts};
+use crate::link::{LinkError, LinkSpec, SimSettings};
+use crate::store::history::{self, Event};
+use crate::store::file::FileStore;
+use crate::store::{Store, StoreError};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{Read, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub links: Vec<LinkSpec>,
+    /// Units per board when the link does not say.
+    pub units: usize,
+    /// Subproblems a link holds beyond its units (the board's word queue).
+    pub margin: usize,
+    pub timeouts: Timeouts,
+    /// The in-process simulated board of `sim` links.
+    pub sim: SimSettings,
+    /// How often results are made durable.
+    pub sync_every: Duration,
+    pub progress: bool,
+    /// Stop after this many results (a test hook that imitates a crash at a chosen moment).
+    pub stop_after: Option<u64>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LinkReport {
+    pub link: String,
+    pub solver: u16,
+    pub cycles: Option<bool>,
+    #[serde(flatten)]
+    pub counters: Counters,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunReport {
+    pub n: u32,
+    /// Q(N) when every subproblem is solved; the running total otherwise.
+    pub total: u128,
+    pub complete: bool,
+    pub subproblems: u64,
+    pub solved_before: u64,
+    #[serde(flatten)]
+    pub counters: Counters,
+    pub unsettled: u64,
+    pub seconds: f64,
+    pub links: Vec<LinkReport>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Link(#[from] LinkError),
+    #[error(transparent)]
+    Dispatch(#[from] DispatchError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+enum Msg {
+    Bytes(usize, u64, Vec<u8>),
+    Down(usize, u64, String),
+}
+
+/// The live side of a link: its writer thread's channel and its connection generation.
+struct Wire {
+    spec: LinkSpec,
+    gen: u64,
+    tx: Option<mpsc::Sender<Vec<u8>>>,
+    retry_at: Option<Instant>,
+}
+
+fn connect(
+    spec: &LinkSpec,
+    sim: &SimSettings,
+    l: usize,
+    gen: u64,
+    events: &mpsc::Sender<Msg>,
+) -> Result<mpsc::Sender<Vec<u8>>, LinkError> {
+    let conn = spec.open(sim)?;
+    let (mut reader, mut writer) = (conn.reader, conn.writer);
+    let ev = events.clone();
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => break ev.send(Msg::Down(l, gen, "the board closed the link".into())),
+                Ok(n) => {
+                    if ev.send(Msg::Bytes(l, gen, buf[..n].to_vec())).is_err() {
+                        break Ok(());
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break ev.send(Msg::Down(l, gen, e.to_string())),
+            }
+        }
+    });
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    let ev = events.clone();
+    std::thread::spawn(move || {
+        for bytes in rx {
+            if let Err(e) = writer.write_all(&bytes).and_then(|_| writer.flush()) {
+                let _ = ev.send(Msg::Down(l, gen, e.to_string()));
+                return;
+            }
+        }
+    });
+    Ok(tx)
+}
+
+struct Bars {
+    multi: MultiProgress,
+    all: ProgressBar,
+    links: Vec<ProgressBar>,
+}
+
+impl Bars {
+    fn new(show: bool, labels: &[String], pending: u64) -> Self {
+        let target = if show {
+            ProgressDrawTarget::stderr_with_hz(4)
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let multi = MultiProgress::with_draw_target(target);
+        let all = multi.add(ProgressBar::new(pending));
+        all.set_style(
+            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
+                .expect("valid template"),
+        );
+        let links = labels
+            .iter()
+            .map(|l| {
+                let b = multi.add(ProgressBar::no_length());
+                b.set_style(
+                    ProgressStyle::with_template(&format!("{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"))
+                        .expect("valid template"),
+                );
+                b
+            })
+            .collect();
+        Self { multi, all, links }
+    }
+}
+
+/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved (or
+/// `stop_after` results).
+pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
+    let start = Instant::now();
+    let size = store.size();
+    let before = store.summary();
+    let mut d = Dispatcher::new(store, cfg.timeouts);
+    d.store_mut().record(&Event::Session {
+        t: history::now(),
+        n: size.n(),
+        links: cfg.links.iter().map(|l| l.to_string()).collect(),
+    });
+    d.store_mut().record(&Event::Progress {
+        t: history::now(),
+        solved: before.solved.subproblems(),
+    });
+    let (ev_tx, ev_rx) = mpsc::channel();
+    let mut wires = Vec::new();
+    for spec in &cfg.links {
+        let units = spec.units().unwrap_or(cfg.units);
+        let l = d.add_link(&spec.to_string(), units + cfg.margin)?;
+        // A link that cannot be opened at the start is a mistake to report, not to retry.
+        let tx = connect(spec, &cfg.sim, l, 0, &ev_tx)?;
+        d.link_up(l);
+        wires.push(Wire {
+            spec: spec.clone(),
+            gen: 0,
+            tx: Some(tx),
+            retry_at: None,
+        });
+    }
+    let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
+    let bars = Bars::new(cfg.progress, &labels, before.pending());
+    let mut last_sync = Instant::now();
+    let mut last_history = Instant::now();
+    let fatal = loop {
+        let now = Instant::now();
+        d.expire(now);
+        for (l, w) in wires.iter_mut().enumerate() {
+            if let Some(tx) = &w.tx {
+                let out = d.fill(l, now)?;
+                if !out.is_empty() && tx.send(out).is_err() {
+                    w.tx = None;
+                }
+            } else if w.retry_at.is_some_and(|t| now >= t) {
+                w.gen += 1;
+                match connect(&w.spec, &cfg.sim, l, w.gen, &ev_tx) {
+                    Ok(tx) => {
+                        tracing::warn!(link = %w.spec, "link reopened");
+                        w.tx = Some(tx);
+                        w.retry_at = None;
+                        d.link_up(l);
+                    }
+                    Err(e) => {
+                        tracing::info!("{e}; trying again");
+                        w.retry_at = Some(now + Duration::from_secs(2));
+                    }
+                }
+            }
+        }
+        let totals = d.totals();
+        if d.finished() || cfg.stop_after.is_some_and(|s| totals.solved >= s) {
+            break None;
+        }
+        if now - last_sync >= cfg.sync_every {
+            d.store_mut().sync()?;
+            last_sync = now;
+        }
+        if now - last_history >= Duration::from_secs(10) {
+            let solved = d.store().summary().solved.subproblems();
+            d.store_mut().record(&Event::Progress {
+                t: history::now(),
+                solved,
+            });
+            last_history = now;
+        }
+        bars.all.set_position(totals.solved);
+        bars.all
+            .set_message(format!("total {}", d.store().summary().solved.total()));
+        for (l, b) in bars.links.iter().enumerate() {
+            let link = &d.links()[l];
+            b.set_position(link.counters.solved);
+            let state = if link.up { "" } else { "down, reopening" };
+            b.set_message(format!(
+                "{} in flight, {} resent, {} rejected {state}",
+                link.in_flight, link.counters.reissued, link.counters.rejected_frames
+            ));
+        }
+        // Wait for bytes, the next deadline, or a tick for the bars and reconnections.
+        let mut wait = Duration::from_millis(100);
+        if let Some(t) = d.next_deadline() {
+            wait = wait.min(t.saturating_duration_since(now));
+        }
+        let first = match ev_rx.recv_timeout(wait) {
+            Ok(m) => Some(m),
+            Err(mpsc::RecvTimeoutError::Timeout) => None,
+            Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("this loop holds a sender"),
+        };
+        let mut err = None;
+        for m in first.into_iter().chain(std::iter::from_fn(|| ev_rx.try_recv().ok()).take(256)) {
+            match m {
+                Msg::Bytes(l, gen, bytes) if gen == wires[l].gen => {
+                    if let Err(e) = d.feed(l, &bytes, Instant::now()) {
+                        err = Some(e);
+                        break;
+                    }
+                }
+                Msg::Down(l, gen, why) if gen == wires[l].gen && wires[l].tx.is_some() => {
+                    tracing::warn!(link = %wires[l].spec, "link down: {why}; its subproblems go to the others");
+                    wires[l].tx = None;
+                    wires[l].retry_at = Some(Instant::now() + Duration::from_secs(2));
+                    d.link_down(l);
+                }
+                _ => {} // from a connection already replaced
+            }
+        }
+        if let Some(e) = err {
+            break Some(e);
+        }
+    };
+    // Results counted so far are kept whatever happens next.
+    d.store_mut().sync()?;
+    let summary = d.store().summary();
+    d.store_mut().record(&Event::Progress {
+        t: history::now(),
+        solved: summary.solved.subproblems(),
+    });
+    if let Some(e) = fatal {
+        bars.multi.clear().ok();
+        return Err(e.into());
+    }
+    if summary.complete() {
+        d.store_mut().record(&Event::Finished {
+            t: history::now(),
+            total: summary.solved.total().to_string(),
+        });
+    }
+    bars.multi.clear().ok();
+    let links = d
+        .links()
+        .iter()
+        .map(|l| LinkReport {
+            link: l.label.clone(),
+            solver: l.solver,
+            cycles: l.with_cycles(),
+            counters: l.counters,
+        })
+        .collect();
+    Ok(RunReport {
+        n: size.n(),
+        total: summary.solved.total(),
+        complete: summary.complete(),
+        subproblems: summary.subproblems,
+        solved_before: before.solved.subproblems(),
+        counters: d.totals(),
+        unsettled: d.unsettled,
+        seconds: start.elapsed().as_secs_f64(),
+        links,
+    })
+}

@@ -1,0 +1,75 @@
+//! The campaign's history beside its entries (`<campaign>.history`, one JSON object per line):
+//! sessions, the links behind each solver id, and progress samples for throughput figures.
+//! The entry file stays byte-compatible with Queens@TUD databases; this file is ours.
+
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// A `queens run` began.
+    Session { t: f64, n: u32, links: Vec<String> },
+    /// A solver id was given to the board behind a link.
+    Solver { t: f64, id: u16, link: String },
+    /// Solved entries at time `t` (periodically and at the end of a session).
+    Progress { t: f64, solved: u64 },
+    /// Every entry is solved: Q(N) in decimal (it outgrows 64 bits at N = 29).
+    Finished { t: f64, total: String },
+}
+
+impl Event {
+    pub fn time(&self) -> f64 {
+        match self {
+            Event::Session { t, .. }
+            | Event::Solver { t, .. }
+            | Event::Progress { t, .. }
+            | Event::Finished { t, .. } => *t,
+        }
+    }
+}
+
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The history file that belongs to a campaign file.
+pub fn path_of(campaign: &Path) -> PathBuf {
+    let mut p = campaign.as_os_str().to_owned();
+    p.push(".history");
+    PathBuf::from(p)
+}
+
+/// Reads the events; a line cut short by a crash, or one this version does not know, is
+/// skipped (the history is informative, the entries are the record).
+pub fn read(path: &Path) -> std::io::Result<Vec<Event>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Appends events, one line each.
+pub struct History {
+    file: std::fs::File,
+}
+
+impl History {
+    pub fn append_to(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(Self { file })
+    }
+
+    pub fn record(&mut self, e: &Event) -> std::io::Result<()> {
+        let mut line = serde_json::to_vec(e).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        self.file.write_all(&line)
+    }
+}

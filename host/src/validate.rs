@@ -1,0 +1,117 @@
+//! Checks of one result frame beyond its CRC: the echoed word must be a pre-placement of this
+//! N with odd parity, the mod-13/mod-15 digits must fit the count (revealing a wrapped 44-bit
+//! counter), and the count must be possible in the cycles the unit spent.
+
+use queens_core::result::{ResultRecord, COUNT_BITS};
+use queens_core::{word, BoardSize, ModelError, Preplacement};
+
+/// A result that passed every check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Checked {
+    pub wire: u64,
+    pub pre: Preplacement,
+    /// The whole count (wraps of the 44-bit counter added back).
+    pub count: u64,
+    pub cycles: Option<u64>,
+    /// The 44-bit counter wrapped; the digits told how often.
+    pub wrapped: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Rejection {
+    #[error("payload of {found} bytes, expected {expected}")]
+    Length { expected: usize, found: usize },
+    #[error("echoed word {wire:#x} is no pre-placement of N = {n}: {source}")]
+    Word { wire: u64, n: u32, source: ModelError },
+    #[error("word {wire:#x}: {source}")]
+    Digits { wire: u64, source: ModelError },
+    #[error("word {wire:#x}: {count} solutions cannot be found in {cycles} cycles")]
+    Implausible { wire: u64, count: u64, cycles: u64 },
+}
+
+/// Decodes and checks one result payload of a board of size `size`.
+pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Checked, Rejection> {
+    let r = ResultRecord::decode(size, payload, with_cycles).map_err(|_| Rejection::Length {
+        expected: ResultRecord::payload_len(size, with_cycles),
+        found: payload.len(),
+    })?;
+    let pre = word::decode_wire(size, r.wire).map_err(|source| Rejection::Word {
+        wire: r.wire,
+        n: size.n(),
+        source,
+    })?;
+    let count = r
+        .true_count()
+        .map_err(|source| Rejection::Digits { wire: r.wire, source })?;
+    if let Some(cycles) = r.cycles {
+        // A unit finds at most one solution per clock cycle.
+        if count > cycles {
+            return Err(Rejection::Implausible {
+                wire: r.wire,
+                count,
+                cycles,
+            });
+        }
+    }
+    Ok(Checked {
+        wire: r.wire,
+        pre,
+        count,
+        cycles: r.cycles,
+        wrapped: count >> COUNT_BITS != 0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use queens_core::enumerate::canonical;
+
+    fn size(n: u32) -> BoardSize {
+        BoardSize::new(n).unwrap()
+    }
+
+    #[test]
+    fn every_model_result_of_n10_passes_with_its_count() {
+        let s = size(10);
+        for sp in canonical(s) {
+            let run = queens_sim::run_unit(&queens_core::Blocking::new(&sp.pre));
+            let wire = word::encode_wire(&sp.pre).unwrap();
+            let p = ResultRecord::new(wire, run.solutions, Some(run.cycles)).encode(s);
+            let c = check(s, &p, true).unwrap();
+            assert_eq!((c.pre, c.count, c.wrapped), (sp.pre, run.solutions, false));
+        }
+    }
+
+    #[test]
+    fn bad_parity_is_rejected() {
+        let s = size(13);
+        let sp = canonical(s).nth(5).unwrap();
+        let wire = word::encode_wire(&sp.pre).unwrap() ^ (1 << 31);
+        let p = ResultRecord::new(wire, 3, None).encode(s);
+        assert!(matches!(check(s, &p, false), Err(Rejection::Word { .. })));
+    }
+
+    #[test]
+    fn wrapped_counter_is_recovered_and_bad_digits_rejected() {
+        let s = size(27);
+        let pre = canonical(s).next().unwrap().pre;
+        let wire = word::encode_wire(&pre).unwrap();
+        let big = (3u64 << COUNT_BITS) + 12345;
+        let p = ResultRecord::new(wire, big, None).encode(s);
+        let c = check(s, &p, false).unwrap();
+        assert_eq!((c.count, c.wrapped), (big, true));
+        let mut bad = ResultRecord::new(wire, 1000, None);
+        bad.mod13 = (bad.mod13 + 1) % 13;
+        assert!(matches!(check(s, &bad.encode(s), false), Err(Rejection::Digits { .. })));
+    }
+
+    #[test]
+    fn more_solutions_than_cycles_is_implausible() {
+        let s = size(12);
+        let sp = canonical(s).next().unwrap();
+        let wire = word::encode_wire(&sp.pre).unwrap();
+        let p = ResultRecord::new(wire, 500, Some(499)).encode(s);
+        assert!(matches!(check(s, &p, true), Err(Rejection::Implausible { .. })));
+    }
+}
