@@ -26,8 +26,6 @@ pub struct RunConfig {
     /// How often results are made durable.
     pub sync_every: Duration,
     pub progress: bool,
-    /// Stop after this many results (a test hook that imitates a crash at a chosen moment).
-    pub stop_after: Option<u64>,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -75,7 +73,12 @@ struct Wire {
     gen: u64,
     tx: Option<mpsc::Sender<Vec<u8>>>,
     retry_at: Option<Instant>,
+    /// When the connection opened, until the board is heard (then None).
+    silent_since: Option<Instant>,
 }
+
+/// A board that has said nothing this long while holding work is worth a warning.
+const SILENCE: Duration = Duration::from_secs(30);
 
 fn connect(
     spec: &LinkSpec,
@@ -149,8 +152,7 @@ impl Bars {
     }
 }
 
-/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved (or
-/// `stop_after` results).
+/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
 pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let start = Instant::now();
     let size = store.size();
@@ -178,6 +180,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
             gen: 0,
             tx: Some(tx),
             retry_at: None,
+            silent_since: Some(Instant::now()),
         });
     }
     let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
@@ -200,6 +203,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                         tracing::warn!(link = %w.spec, "link reopened");
                         w.tx = Some(tx);
                         w.retry_at = None;
+                        w.silent_since = Some(now);
                         d.link_up(l);
                     }
                     Err(e) => {
@@ -209,8 +213,22 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 }
             }
         }
+        for (l, w) in wires.iter_mut().enumerate() {
+            let link = &d.links()[l];
+            if link.with_cycles().is_some() {
+                w.silent_since = None;
+            } else if w.silent_since.is_some_and(|t| now - t > SILENCE) && link.in_flight > 0 {
+                tracing::warn!(
+                    link = %w.spec,
+                    "no result frame in {} s: is the board programmed for N = {}, and on this port at this rate?",
+                    SILENCE.as_secs(),
+                    size.n()
+                );
+                w.silent_since = None;
+            }
+        }
         let totals = d.totals();
-        if d.finished() || cfg.stop_after.is_some_and(|s| totals.solved >= s) {
+        if d.finished() {
             break None;
         }
         if now - last_sync >= cfg.sync_every {
