@@ -16,7 +16,8 @@ pub fn open(path: &Path, baud: u32) -> Result<Connection, String> {
         .timeout(Duration::from_millis(200))
         .open_native()
         .map_err(|e| match e.kind() {
-            serialport::ErrorKind::NoDevice => format!("{name}: no such serial port, or it is in use by another program ({e})"),
+            _ if e.description.contains("exclusive") => format!("{name}: busy: another program has it open"),
+            serialport::ErrorKind::NoDevice => format!("{name}: no such serial port ({e})"),
             serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => format!("{name}: no such serial port"),
             _ => format!("{name}: {e}"),
         })?;
