@@ -27,6 +27,9 @@ pub struct Timeouts {
     pub factor: f64,
     pub floor: Duration,
     pub fixed: bool,
+    /// A result older than `suspect` times the longest recent latency is probably lost: its
+    /// slot in the window goes to new work (up to the link's slack) until it times out.
+    pub suspect: f64,
 }
 
 impl Default for Timeouts {
@@ -34,8 +37,9 @@ impl Default for Timeouts {
         Self {
             first: Duration::from_secs(10),
             factor: 8.0,
-            floor: Duration::from_millis(250),
+            floor: Duration::from_millis(50),
             fixed: false,
+            suspect: 2.0,
         }
     }
 }
@@ -100,9 +104,14 @@ pub struct Link {
     pub label: String,
     pub solver: u16,
     pub window: usize,
+    /// Probably lost subproblems that may be replaced by new work before they time out.
+    pub slack: usize,
     pub up: bool,
     /// Subproblems on the board now.
     pub in_flight: usize,
+    /// Subproblems sent, oldest first (entries of jobs no longer on the link are dropped
+    /// lazily).
+    order: VecDeque<(Instant, u64)>,
     pub counters: Counters,
     framing: Framing,
     /// Longest latency of the current and the previous 1024 results.
@@ -200,16 +209,19 @@ impl<S: Store> Dispatcher<S> {
         &self.links
     }
 
-    /// A board behind `label` that holds `window` subproblems; starts down.
-    pub fn add_link(&mut self, label: &str, window: usize) -> Result<usize, StoreError> {
+    /// A board behind `label` that holds `window` subproblems, of which `slack` may be
+    /// replaced when they look lost; starts down.
+    pub fn add_link(&mut self, label: &str, window: usize, slack: usize) -> Result<usize, StoreError> {
         let solver = self.store.solver_id(label)?;
         let plen = |c| ResultRecord::payload_len(self.size, c);
         self.links.push(Link {
             label: label.into(),
             solver,
             window: window.max(1),
+            slack,
             up: false,
             in_flight: 0,
+            order: VecDeque::new(),
             counters: Counters::default(),
             framing: Framing::Detecting {
                 plain: Deframer::new(plen(false)),
@@ -350,10 +362,36 @@ impl<S: Store> Dispatcher<S> {
         Ok(Some(wire))
     }
 
+    /// Jobs on link `l` older than the suspect age (at most its slack).
+    fn suspects(&mut self, l: usize, now: Instant) -> usize {
+        let link = &self.links[l];
+        let lat = link.lat_max[0].max(link.lat_max[1]);
+        if lat.is_zero() || link.slack == 0 {
+            return 0;
+        }
+        let age = lat.mul_f64(self.timeouts.suspect).max(self.timeouts.floor / 2);
+        let jobs = &self.jobs;
+        let on_l = |&(t, w): &(Instant, u64)| jobs.get(&w).is_some_and(|j| j.on.is_some_and(|(k, s, _)| k == l && s == t));
+        let link = &mut self.links[l];
+        if link.order.len() > 2 * link.in_flight + 64 {
+            link.order.retain(on_l);
+        }
+        while link.order.front().is_some_and(|e| !on_l(e)) {
+            link.order.pop_front();
+        }
+        link.order
+            .iter()
+            .take_while(|&&(t, _)| now.saturating_duration_since(t) > age)
+            .filter(|e| on_l(e))
+            .take(link.slack)
+            .count()
+    }
+
     /// Frames to send on link `l` so that it holds its window.
     pub fn fill(&mut self, l: usize, now: Instant) -> Result<Vec<u8>, StoreError> {
         let mut out = Vec::new();
-        while self.links[l].up && self.links[l].in_flight < self.links[l].window {
+        let suspects = self.suspects(l, now);
+        while self.links[l].up && self.links[l].in_flight < self.links[l].window + suspects {
             let Some(wire) = self.next_job(l)? else {
                 break;
             };
@@ -364,6 +402,7 @@ impl<S: Store> Dispatcher<S> {
             self.deadlines.insert((due, wire));
             let link = &mut self.links[l];
             link.in_flight += 1;
+            link.order.push_back((now, wire));
             if attempts > 0 {
                 link.counters.reissued += 1;
             }

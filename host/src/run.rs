@@ -171,7 +171,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let mut wires = Vec::new();
     for spec in &cfg.links {
         let units = spec.units().unwrap_or(cfg.units);
-        let l = d.add_link(&spec.to_string(), units + cfg.margin)?;
+        let l = d.add_link(&spec.to_string(), units + cfg.margin, cfg.margin)?;
         // A link that cannot be opened at the start is a mistake to report, not to retry.
         let tx = connect(spec, &cfg.sim, l, 0, &ev_tx)?;
         d.link_up(l);

@@ -29,6 +29,13 @@ pub enum Rejection {
     Implausible { wire: u64, count: u64, cycles: u64 },
 }
 
+/// Whether one subproblem can have `count` solutions: no more than the orderings of the
+/// inner columns, nor than the cycles the unit spent (one solution per cycle at most).
+pub fn possible(size: BoardSize, count: u64, cycles: Option<u64>) -> bool {
+    let orderings = (1..=size.inner() as u64).try_fold(1u64, |f, k| f.checked_mul(k));
+    orderings.is_none_or(|b| count <= b) && cycles.is_none_or(|c| count <= c)
+}
+
 /// Decodes and checks one result payload of a board of size `size`.
 pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Checked, Rejection> {
     let r = ResultRecord::decode(size, payload, with_cycles).map_err(|_| Rejection::Length {
@@ -40,9 +47,18 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
         n: size.n(),
         source,
     })?;
-    let count = r
-        .true_count()
-        .map_err(|source| Rejection::Digits { wire: r.wire, source })?;
+    let digits = |source| Rejection::Digits { wire: r.wire, source };
+    let count = r.true_count().map_err(digits)?;
+    // Any pair of digits fits some number of wraps, so a wrap is believed only when it is
+    // possible: no more solutions than cycles, nor than orderings of the inner columns.
+    let wrapped = count != r.count;
+    if wrapped && !possible(size, count, r.cycles) {
+        return Err(digits(ModelError::Residue {
+            count: r.count,
+            mod13: r.mod13,
+            mod15: r.mod15,
+        }));
+    }
     if let Some(cycles) = r.cycles {
         // A unit finds at most one solution per clock cycle.
         if count > cycles {
@@ -58,7 +74,7 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
         pre,
         count,
         cycles: r.cycles,
-        wrapped: count >> COUNT_BITS != 0,
+        wrapped,
     })
 }
 
@@ -98,12 +114,19 @@ mod tests {
         let pre = canonical(s).next().unwrap().pre;
         let wire = word::encode_wire(&pre).unwrap();
         let big = (3u64 << COUNT_BITS) + 12345;
-        let p = ResultRecord::new(wire, big, None).encode(s);
-        let c = check(s, &p, false).unwrap();
+        let p = ResultRecord::new(wire, big, Some(1 << 47)).encode(s);
+        let c = check(s, &p, true).unwrap();
         assert_eq!((c.count, c.wrapped), (big, true));
-        let mut bad = ResultRecord::new(wire, 1000, None);
+        // Digits that only a wrap would explain, in too few cycles for one.
+        let mut bad = ResultRecord::new(wire, 1000, Some(5000));
         bad.mod13 = (bad.mod13 + 1) % 13;
-        assert!(matches!(check(s, &bad.encode(s), false), Err(Rejection::Digits { .. })));
+        assert!(matches!(check(s, &bad.encode(s), true), Err(Rejection::Digits { .. })));
+        // ... or on a board too small for 2^44 solutions of one subproblem.
+        let s13 = size(13);
+        let w13 = word::encode_wire(&canonical(s13).next().unwrap().pre).unwrap();
+        let mut bad = ResultRecord::new(w13, 10, None);
+        bad.mod15 = (bad.mod15 + 1) % 15;
+        assert!(matches!(check(s13, &bad.encode(s13), false), Err(Rejection::Digits { .. })));
     }
 
     #[test]

@@ -40,6 +40,7 @@ const T: Timeouts = Timeouts {
     factor: 8.0,
     floor: Duration::from_millis(250),
     fixed: true,
+    suspect: 2.0,
 };
 
 #[test]
@@ -47,7 +48,7 @@ fn a_link_never_holds_more_than_its_window() {
     let (_d, s) = campaign(9);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
-    let l = d.add_link("a", 5).unwrap();
+    let l = d.add_link("a", 5, 0).unwrap();
     d.link_up(l);
     let now = Instant::now();
     let sent = words(size, &d.fill(l, now).unwrap());
@@ -62,7 +63,7 @@ fn every_result_counts_once_whatever_the_faults() {
     let (_d, s) = campaign(10);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
-    let l = d.add_link("a", 32).unwrap();
+    let l = d.add_link("a", 32, 0).unwrap();
     d.link_up(l);
     let mut now = Instant::now();
     let mut k = 0u64;
@@ -103,8 +104,8 @@ fn a_late_answer_after_a_resend_is_counted_once() {
     let (_d, s) = campaign(8);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
-    let a = d.add_link("a", 1).unwrap();
-    let b = d.add_link("b", 1).unwrap();
+    let a = d.add_link("a", 1, 0).unwrap();
+    let b = d.add_link("b", 1, 0).unwrap();
     d.link_up(a);
     let t0 = Instant::now();
     let wa = words(size, &d.fill(a, t0).unwrap())[0];
@@ -129,9 +130,9 @@ fn a_conflict_is_recomputed_elsewhere_and_settled_by_agreement() {
     let (_d, s) = campaign(8);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
-    let a = d.add_link("a", 1).unwrap();
-    let b = d.add_link("b", 1).unwrap();
-    let c = d.add_link("c", 1).unwrap();
+    let a = d.add_link("a", 1, 0).unwrap();
+    let b = d.add_link("b", 1, 0).unwrap();
+    let c = d.add_link("c", 1, 0).unwrap();
     for l in [a, b, c] {
         d.link_up(l);
     }
@@ -165,7 +166,7 @@ fn a_conflict_is_recomputed_elsewhere_and_settled_by_agreement() {
 fn a_board_for_another_n_is_named() {
     let (_d, s) = campaign(17);
     let mut d = Dispatcher::new(s, T);
-    let l = d.add_link("tcp:board", 4).unwrap();
+    let l = d.add_link("tcp:board", 4, 0).unwrap();
     d.link_up(l);
     let other = BoardSize::new(12).unwrap();
     let subs: Vec<_> = queens_core::enumerate::canonical(other).take(400).collect();

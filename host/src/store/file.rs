@@ -342,7 +342,12 @@ impl FileStore {
         }
         match entry.solution {
             None => Ok(None),
-            Some(s) => s.true_count().map(Some).map_err(|_| self.corrupt(
+            Some(s) => s
+                .true_count()
+                .ok()
+                .filter(|&c| c == s.count || crate::validate::possible(self.size, c, self.cycles(index)))
+                .map(Some)
+                .ok_or_else(|| self.corrupt(
                 index,
                 format!(
                     "count {} disagrees with its digits mod 13 = {}, mod 15 = {}",
