@@ -223,6 +223,40 @@ fn fault_campaign_survives_resets_and_two_kills() {
     assert_eq!(v["checked"], 164_043);
 }
 
+/// A board that goes away mid-run (a pulled cable, a crashed board server) and comes back on
+/// the same address: the host reopens the link and finishes exactly.
+#[test]
+fn a_lost_link_is_reopened() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = ["--solvers", "4", "--clock", "50kHz"];
+    let first = Board::tcp(12, &slow);
+    let addr = first.link.strip_prefix("tcp:").unwrap().to_string();
+    let mut host = queens()
+        .args(["run", "12", "--json", "--solvers", "4", "--link", &first.link, "--campaign"])
+        .arg(dir.path().join("c"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    drop(first);
+    std::thread::sleep(Duration::from_millis(500));
+    let mut args = vec!["--n", "12", "--listen", addr.as_str()];
+    args.extend_from_slice(&slow);
+    let _second = Board::start(&args);
+    let out = std::thread::spawn(move || {
+        let mut s = String::new();
+        std::io::Read::read_to_string(host.stdout.as_mut().unwrap(), &mut s).unwrap();
+        (host.wait().unwrap(), s)
+    })
+    .join()
+    .unwrap();
+    assert!(out.0.success());
+    let r: serde_json::Value = serde_json::from_str(&out.1).unwrap();
+    assert_eq!(r["total"], 14_200);
+    assert!(r["reissued"].as_u64().unwrap() > 0, "the lost board's work was sent again: {r}");
+}
+
 fn stats(campaign: &Path) -> serde_json::Value {
     let out = queens().args(["db", "stats", "--json"]).arg(campaign).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
