@@ -6,6 +6,7 @@
 //! simulator.
 
 pub mod arbiter;
+pub mod board;
 pub mod chain;
 pub mod core;
 pub mod crc8;

@@ -1,0 +1,246 @@
+//! Clock synthesis: the divide (D), multiply (M) and output divide (O) of each family's
+//! clock primitive, f_out = f_in / D * M / O, kept inside the primitive's ranges.
+//!
+//! The ranges are those of the speed grades of our boards' parts (Virtex-7 / Kintex-7 -2,
+//! data sheets DS182 / DS183; Virtex-6 -1, DS152; Stratix IV GX C2, the device handbook),
+//! rounded to the safe side where grades differ.
+
+/// A clock primitive and the ranges it works in (MHz, and counter values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Primitive {
+    /// 7-series PLL.
+    Plle2Base,
+    /// Virtex-6 mixed-mode clock manager.
+    MmcmBase,
+    /// Stratix IV PLL megafunction.
+    Altpll,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub fin: (f64, f64),
+    pub pfd: (f64, f64),
+    pub vco: (f64, f64),
+    pub fout_max: f64,
+    pub divide: (u32, u32),
+    pub multiply: (u32, u32),
+    pub output_divide: (u32, u32),
+}
+
+impl Primitive {
+    pub fn name(self) -> &'static str {
+        match self {
+            Primitive::Plle2Base => "PLLE2_BASE",
+            Primitive::MmcmBase => "MMCM_BASE",
+            Primitive::Altpll => "altpll",
+        }
+    }
+
+    pub fn limits(self) -> Limits {
+        match self {
+            Primitive::Plle2Base => Limits {
+                fin: (19.0, 800.0),
+                pfd: (19.0, 450.0),
+                vco: (800.0, 1866.0),
+                fout_max: 800.0,
+                divide: (1, 56),
+                multiply: (2, 64),
+                output_divide: (1, 128),
+            },
+            Primitive::MmcmBase => Limits {
+                fin: (10.0, 700.0),
+                pfd: (10.0, 450.0),
+                vco: (600.0, 1200.0),
+                fout_max: 700.0,
+                divide: (1, 80),
+                multiply: (5, 64),
+                output_divide: (1, 128),
+            },
+            Primitive::Altpll => Limits {
+                fin: (5.0, 717.0),
+                pfd: (5.0, 325.0),
+                vco: (600.0, 1300.0),
+                fout_max: 717.0,
+                divide: (1, 512),
+                multiply: (1, 512),
+                output_divide: (1, 512),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    pub primitive: Primitive,
+    pub divide: u32,
+    pub multiply: u32,
+    pub output_divide: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClockError {
+    #[error("{primitive}: {what} = {value} is outside {lo}..={hi}")]
+    Counter {
+        primitive: &'static str,
+        what: &'static str,
+        value: u32,
+        lo: u32,
+        hi: u32,
+    },
+    #[error("{primitive}: {what} of {mhz:.3} MHz is outside {lo}..={hi} MHz")]
+    Frequency {
+        primitive: &'static str,
+        what: &'static str,
+        mhz: f64,
+        lo: f64,
+        hi: f64,
+    },
+    #[error("{primitive}: {want_mhz:.3} MHz is above its output limit of {max} MHz")]
+    TooFast {
+        primitive: &'static str,
+        want_mhz: f64,
+        max: f64,
+    },
+    #[error("{primitive}: no legal setting gives {want_mhz:.3} MHz from {fin_mhz:.3} MHz within 1% (nearest: {best_mhz:.3} MHz)")]
+    NoSetting {
+        primitive: &'static str,
+        want_mhz: f64,
+        fin_mhz: f64,
+        best_mhz: f64,
+    },
+}
+
+impl Settings {
+    pub fn vco_hz(&self, fin: f64) -> f64 {
+        fin / self.divide as f64 * self.multiply as f64
+    }
+
+    pub fn output_hz(&self, fin: f64) -> f64 {
+        self.vco_hz(fin) / self.output_divide as f64
+    }
+
+    /// Every counter and frequency inside the primitive's ranges.
+    pub fn check(&self, fin: f64) -> Result<(), ClockError> {
+        let l = self.primitive.limits();
+        let p = self.primitive.name();
+        for (what, value, (lo, hi)) in [
+            ("divide", self.divide, l.divide),
+            ("multiply", self.multiply, l.multiply),
+            ("output_divide", self.output_divide, l.output_divide),
+        ] {
+            if !(lo..=hi).contains(&value) {
+                return Err(ClockError::Counter {
+                    primitive: p,
+                    what,
+                    value,
+                    lo,
+                    hi,
+                });
+            }
+        }
+        let mhz = |hz: f64| hz / 1e6;
+        for (what, f, (lo, hi)) in [
+            ("input", mhz(fin), l.fin),
+            ("phase detector", mhz(fin / self.divide as f64), l.pfd),
+            ("VCO", mhz(self.vco_hz(fin)), l.vco),
+            ("output", mhz(self.output_hz(fin)), (0.0, l.fout_max)),
+        ] {
+            if !(lo..=hi).contains(&f) {
+                return Err(ClockError::Frequency {
+                    primitive: p,
+                    what,
+                    mhz: f,
+                    lo,
+                    hi,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The legal setting closest to `want` Hz from `fin` Hz (ties: the higher VCO, for less
+/// jitter, then the smaller divide); refused when nothing comes within 1%.
+pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, ClockError> {
+    let l = primitive.limits();
+    if want / 1e6 > l.fout_max {
+        return Err(ClockError::TooFast {
+            primitive: primitive.name(),
+            want_mhz: want / 1e6,
+            max: l.fout_max,
+        });
+    }
+    let mut best: Option<(f64, f64, Settings)> = None;
+    for divide in l.divide.0..=l.divide.1 {
+        for multiply in l.multiply.0..=l.multiply.1 {
+            let base = Settings {
+                primitive,
+                divide,
+                multiply,
+                output_divide: 1,
+            };
+            let vco = base.vco_hz(fin);
+            let o = (vco / want).round().clamp(l.output_divide.0 as f64, l.output_divide.1 as f64) as u32;
+            for output_divide in [o.saturating_sub(1).max(1), o, o + 1] {
+                let s = Settings { output_divide, ..base };
+                if s.check(fin).is_err() {
+                    continue;
+                }
+                let err = (s.output_hz(fin) - want).abs();
+                let better = match &best {
+                    None => true,
+                    Some((e, v, _)) => err < *e - 1e-6 || ((err - *e).abs() <= 1e-6 && vco > *v + 1e-6),
+                };
+                if better {
+                    best = Some((err, vco, s));
+                }
+            }
+        }
+    }
+    match best {
+        Some((err, _, s)) if err / want <= 0.01 => Ok(s),
+        other => Err(ClockError::NoSetting {
+            primitive: primitive.name(),
+            want_mhz: want / 1e6,
+            fin_mhz: fin / 1e6,
+            best_mhz: other.map_or(0.0, |(_, _, s)| s.output_hz(fin) / 1e6),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_met_within_one_percent_and_legally() {
+        for (p, fin) in [
+            (Primitive::Plle2Base, 200e6),
+            (Primitive::MmcmBase, 200e6),
+            (Primitive::Altpll, 50e6),
+        ] {
+            for mhz in [100.0, 125.0, 171.4, 200.0, 248.0, 250.0, 284.4, 300.0, 333.3] {
+                let s = solve(p, fin, mhz * 1e6).unwrap();
+                s.check(fin).unwrap();
+                let got = s.output_hz(fin) / 1e6;
+                assert!((got - mhz).abs() / mhz <= 0.01, "{p:?} {mhz}: {got} with {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_requests_say_why() {
+        let e = solve(Primitive::MmcmBase, 200e6, 900e6).unwrap_err().to_string();
+        assert!(e.contains("above its output limit of 700 MHz"), "{e}");
+        let e = solve(Primitive::Plle2Base, 200e6, 3e6).unwrap_err().to_string();
+        assert!(e.contains("no legal setting gives 3.000 MHz"), "{e}");
+        let s = Settings {
+            primitive: Primitive::Plle2Base,
+            divide: 1,
+            multiply: 20,
+            output_divide: 5,
+        };
+        let e = s.check(200e6).unwrap_err().to_string();
+        assert!(e.contains("VCO of 4000.000 MHz is outside 800..=1866 MHz"), "{e}");
+    }
+}

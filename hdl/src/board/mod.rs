@@ -1,0 +1,359 @@
+//! Boards as data: `boards/<name>.toml` says which part, clocks, pins and links a board has;
+//! [`clock`] derives legal clock settings for its clock primitive, [`top`] writes the board's
+//! top level around the core, [`toolchain`] the vendor build script, [`fit`] how many units
+//! the device holds, and [`build`] puts it all into one directory.
+
+pub mod build;
+pub mod clock;
+pub mod fit;
+pub mod toolchain;
+pub mod top;
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The boards that come with the project (their files are compiled in, so an installed
+/// binary needs no source tree); `--board path/to/my.toml` adds any other.
+pub const BUILTIN: [(&str, &str); 4] = [
+    ("vc707", include_str!("../../../boards/vc707.toml")),
+    ("kc705", include_str!("../../../boards/kc705.toml")),
+    ("ml605", include_str!("../../../boards/ml605.toml")),
+    ("de4", include_str!("../../../boards/de4.toml")),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    Xilinx,
+    Altera,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Virtex7,
+    Kintex7,
+    Virtex6,
+    Stratix4,
+}
+
+impl Family {
+    pub fn vendor(self) -> Vendor {
+        match self {
+            Family::Virtex7 | Family::Kintex7 | Family::Virtex6 => Vendor::Xilinx,
+            Family::Stratix4 => Vendor::Altera,
+        }
+    }
+
+    /// The clock primitive the family's top uses.
+    pub fn primitive(self) -> clock::Primitive {
+        match self {
+            Family::Virtex7 | Family::Kintex7 => clock::Primitive::Plle2Base,
+            Family::Virtex6 => clock::Primitive::MmcmBase,
+            Family::Stratix4 => clock::Primitive::Altpll,
+        }
+    }
+
+    pub fn toolchain(self) -> Toolchain {
+        match self {
+            Family::Virtex7 | Family::Kintex7 => Toolchain::Vivado,
+            Family::Virtex6 => Toolchain::Ise,
+            Family::Stratix4 => Toolchain::Quartus,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Toolchain {
+    Vivado,
+    Ise,
+    Quartus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Link {
+    Uart,
+    Pcie,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RefClock {
+    pub hz: u64,
+    pub differential: bool,
+    /// One pin, or P and N of a differential pair.
+    pub pins: Vec<String>,
+    pub standard: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PllFile {
+    pub primitive: String,
+    pub divide: u32,
+    pub multiply: u32,
+    pub output_divide: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Uart {
+    pub rx: String,
+    pub tx: String,
+    /// Request to send from the host (an input); looped back to `cts`.
+    pub rts: String,
+    pub cts: String,
+    pub standard: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fan {
+    pub pin: String,
+    pub standard: String,
+    /// Share of time the fan is driven, 0..=1.
+    pub duty: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reset {
+    pub pin: String,
+    pub standard: String,
+    pub active_low: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    pub luts: u64,
+    pub flip_flops: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Defaults {
+    pub n: usize,
+    /// The compute clock to ask for.
+    pub clock_hz: u64,
+    /// Share of the device the solver array may fill.
+    pub fill: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    pub units: usize,
+    pub clock_hz: u64,
+}
+
+/// One board file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Board {
+    pub name: String,
+    pub vendor: Vendor,
+    pub family: Family,
+    pub part: String,
+    pub toolchain: Toolchain,
+    pub links: Vec<Link>,
+    pub clock: RefClock,
+    pub pll: PllFile,
+    pub uart: Uart,
+    pub fan: Fan,
+    pub reset: Option<Reset>,
+    pub device: Device,
+    pub defaults: Defaults,
+    pub reference: Option<Reference>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BoardError {
+    #[error("board {0:?}: no such board (built in: vc707, kc705, ml605, de4) and no such file")]
+    Unknown(String),
+    #[error("{file}: {source}")]
+    Read { file: PathBuf, source: std::io::Error },
+    #[error("{file}: {message}")]
+    Parse { file: PathBuf, message: String },
+    #[error("{file}: field {field}: {reason}")]
+    Field {
+        file: PathBuf,
+        field: &'static str,
+        reason: String,
+    },
+}
+
+/// A pin name: letters then digits (BGA ball), as the board's user guide writes it.
+fn is_pin(p: &str) -> bool {
+    let letters = p.chars().take_while(|c| c.is_ascii_uppercase()).count();
+    letters > 0 && letters < p.len() && p[letters..].chars().all(|c| c.is_ascii_digit())
+}
+
+impl Board {
+    /// A built-in board by name, or a board file by path.
+    pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
+        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
+            return Board::parse(&PathBuf::from(format!("boards/{name}.toml")), text);
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() {
+            return Err(BoardError::Unknown(name_or_path.into()));
+        }
+        let text = std::fs::read_to_string(path).map_err(|source| BoardError::Read {
+            file: path.into(),
+            source,
+        })?;
+        Board::parse(path, &text)
+    }
+
+    /// Parses and checks a board file; `file` names it in errors.
+    pub fn parse(file: &Path, text: &str) -> Result<Board, BoardError> {
+        let b: Board = toml::from_str(text).map_err(|e| BoardError::Parse {
+            file: file.into(),
+            message: e.to_string().trim_end().replace('\n', " "),
+        })?;
+        b.check(file)?;
+        Ok(b)
+    }
+
+    fn check(&self, file: &Path) -> Result<(), BoardError> {
+        let bad = |field, reason: String| {
+            Err(BoardError::Field {
+                file: file.into(),
+                field,
+                reason,
+            })
+        };
+        if self.family.vendor() != self.vendor {
+            return bad(
+                "vendor",
+                format!("{:?} does not make the {:?} family", self.vendor, self.family),
+            );
+        }
+        if self.family.toolchain() != self.toolchain {
+            return bad(
+                "toolchain",
+                format!("{:?} is built with {:?}", self.family, self.family.toolchain()),
+            );
+        }
+        let prim = self.family.primitive();
+        if self.pll.primitive != prim.name() {
+            return bad(
+                "pll.primitive",
+                format!("{:?} boards use {}, not {}", self.family, prim.name(), self.pll.primitive),
+            );
+        }
+        let want = if self.clock.differential { 2 } else { 1 };
+        if self.clock.pins.len() != want {
+            return bad(
+                "clock.pins",
+                format!("a {} clock has {want} pin(s), found {}", if want == 2 { "differential" } else { "single-ended" }, self.clock.pins.len()),
+            );
+        }
+        let mut pins: Vec<(&'static str, &str)> = vec![
+            ("uart.rx", &self.uart.rx),
+            ("uart.tx", &self.uart.tx),
+            ("uart.rts", &self.uart.rts),
+            ("uart.cts", &self.uart.cts),
+            ("fan.pin", &self.fan.pin),
+        ];
+        pins.extend(self.clock.pins.iter().map(|p| ("clock.pins", p.as_str())));
+        if let Some(r) = &self.reset {
+            pins.push(("reset.pin", &r.pin));
+        }
+        for (i, (field, p)) in pins.iter().enumerate() {
+            if !is_pin(p) {
+                return bad(field, format!("{p:?} is not a pin name (letters then digits, e.g. AU33)"));
+            }
+            if let Some((other, _)) = pins[..i].iter().find(|(_, q)| q == p) {
+                return bad(field, format!("pin {p} is also {other}"));
+            }
+        }
+        if !(0.0..=1.0).contains(&self.fan.duty) {
+            return bad("fan.duty", format!("{} is not a share between 0 and 1", self.fan.duty));
+        }
+        if !(self.defaults.fill > 0.0 && self.defaults.fill <= 1.0) {
+            return bad("defaults.fill", format!("{} is not a share between 0 and 1", self.defaults.fill));
+        }
+        if !(6..=32).contains(&self.defaults.n) {
+            return bad("defaults.n", format!("{}: circuits exist for N = 6..=32", self.defaults.n));
+        }
+        if self.device.luts == 0 || self.device.flip_flops == 0 {
+            return bad("device", "LUT and flip-flop capacity must be positive".into());
+        }
+        if self.links.is_empty() {
+            return bad("links", "a board needs at least one link (uart, pcie)".into());
+        }
+        // The board's own clock settings must be legal and give its default clock.
+        let s = self.pll_settings();
+        if let Err(e) = s.check(self.clock.hz as f64) {
+            return bad("pll", e.to_string());
+        }
+        let f = s.output_hz(self.clock.hz as f64);
+        if (f - self.defaults.clock_hz as f64).abs() / self.defaults.clock_hz as f64 > 0.01 {
+            return bad(
+                "defaults.clock_hz",
+                format!("the pll settings give {:.3} MHz, not {:.3} MHz", f / 1e6, self.defaults.clock_hz as f64 / 1e6),
+            );
+        }
+        Ok(())
+    }
+
+    /// The clock settings written in the board file.
+    pub fn pll_settings(&self) -> clock::Settings {
+        clock::Settings {
+            primitive: self.family.primitive(),
+            divide: self.pll.divide,
+            multiply: self.pll.multiply,
+            output_divide: self.pll.output_divide,
+        }
+    }
+
+    /// Settings for a requested compute clock: the board's own when they give it, else the
+    /// best legal ones.
+    pub fn clock_for(&self, hz: u64) -> Result<clock::Settings, clock::ClockError> {
+        let own = self.pll_settings();
+        if (own.output_hz(self.clock.hz as f64) - hz as f64).abs() <= 1.0 {
+            return Ok(own);
+        }
+        clock::solve(self.family.primitive(), self.clock.hz as f64, hz as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_boards_load() {
+        for (name, _) in BUILTIN {
+            let b = Board::load(name).unwrap();
+            assert_eq!(b.name, name);
+        }
+    }
+
+    fn broken(edit: impl Fn(String) -> String) -> String {
+        let text = edit(BUILTIN[0].1.to_string());
+        Board::parse(Path::new("my.toml"), &text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_bad_board_file_names_file_field_and_reason() {
+        let e = broken(|t| t.replace("part = \"xc7vx485t-2-ffg1761\"\n", ""));
+        assert!(e.starts_with("my.toml:") && e.contains("missing field `part`"), "{e}");
+        let e = broken(|t| t.replace("luts = 303_600", "luts = \"many\""));
+        assert!(e.contains("my.toml") && e.contains("luts"), "{e}");
+        let e = broken(|t| t.replace("rx = \"AU33\"", "rx = \"AU36\""));
+        assert!(e.contains("field uart.tx: pin AU36 is also uart.rx"), "{e}");
+        let e = broken(|t| t.replace("multiply = 31", "multiply = 90"));
+        assert!(e.contains("field pll") && e.contains("multiply"), "{e}");
+        let e = broken(|t| t.replace("family = \"virtex7\"", "family = \"virtex9\""));
+        assert!(e.contains("family") && e.contains("virtex9"), "{e}");
+        let e = broken(|t| t.replace("pins = [\"E19\", \"E18\"]", "pins = [\"E19\"]"));
+        assert!(e.contains("field clock.pins: a differential clock has 2 pin(s)"), "{e}");
+        let e = broken(|t| t.replace("[fan]", "[fan]\nspeed = 3"));
+        assert!(e.contains("unknown field `speed`"), "{e}");
+    }
+}

@@ -1,0 +1,44 @@
+//! One module per vendor toolchain: its constraint format and its build script, each written
+//! from the board file by one template.
+
+pub mod ise;
+pub mod quartus;
+pub mod vivado;
+
+use super::top::Port;
+use super::{Board, Toolchain};
+
+/// What a build directory holds for the toolchain.
+pub struct Files {
+    /// (file name, contents) of the constraints.
+    pub constraints: Vec<(String, String)>,
+    /// The build script, run by `command`.
+    pub script: String,
+    pub command: &'static str,
+    /// How to load the bitstream, for the README.
+    pub program: String,
+    /// Extra files (a programming script), (name, contents).
+    pub extra: Vec<(String, String)>,
+}
+
+/// The Verilog sources of a build, in compile order, and the top module.
+pub const SOURCES: [&str; 3] = ["queens_core.v", "queens_top.v", "queens_board.v"];
+pub const TOP: &str = "queens_board";
+
+pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
+    match b.toolchain {
+        Toolchain::Vivado => vivado::files(b, ports),
+        Toolchain::Ise => ise::files(b, ports),
+        Toolchain::Quartus => quartus::files(b, ports, compute_hz),
+    }
+}
+
+/// The constraint files of a board (what `constraints/` holds for the built-in ones).
+pub fn constraints(b: &Board, ports: &[Port]) -> Vec<(String, String)> {
+    files(b, ports, b.defaults.clock_hz as f64).constraints
+}
+
+/// Clock period of the reference oscillator in ns.
+pub fn ref_period_ns(b: &Board) -> f64 {
+    1e9 / b.clock.hz as f64
+}

@@ -1,0 +1,103 @@
+//! Vivado (7-series): XDC constraints and a non-project Tcl build that fails when timing is
+//! not met.
+
+use super::{ref_period_ns, Files, SOURCES, TOP};
+use crate::board::top::{Dir, Port};
+use crate::board::Board;
+
+fn xdc(b: &Board, ports: &[Port]) -> String {
+    let mut s = format!(
+        "# {name} ({part}): pins and clock of the board top `{TOP}`.\n",
+        name = b.name,
+        part = b.part
+    );
+    for p in ports {
+        s += &format!(
+            "set_property -dict {{PACKAGE_PIN {} IOSTANDARD {}}} [get_ports {}]\n",
+            p.pin, p.standard, p.name
+        );
+    }
+    let clk = ports[0].name;
+    s += &format!(
+        "create_clock -period {:.3} -name clk_ref [get_ports {clk}]\n",
+        ref_period_ns(b)
+    );
+    s += &async_paths(ports, |dir, names| match dir {
+        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
+        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
+    });
+    s
+}
+
+/// The UART, fan and reset pins are asynchronous to the compute clock.
+pub(super) fn async_paths(ports: &[Port], line: impl Fn(Dir, &str) -> String) -> String {
+    let mut s = String::from("# UART, fan and reset are asynchronous to the compute clock.\n");
+    for dir in [Dir::In, Dir::Out] {
+        let names: Vec<&str> = ports
+            .iter()
+            .filter(|p| p.dir == dir && !p.name.starts_with("clk"))
+            .map(|p| p.name)
+            .collect();
+        if !names.is_empty() {
+            s += &line(dir, &names.join(" "));
+        }
+    }
+    s
+}
+
+pub fn files(b: &Board, ports: &[Port]) -> Files {
+    let xdc_name = format!("{}.xdc", b.name);
+    let sources: Vec<String> = SOURCES.iter().map(|f| format!("$here/{f}")).collect();
+    let script = format!(
+        r#"# Vivado non-project build of the queens accelerator for {name} ({part}).
+# Run: vivado -mode batch -source build.tcl
+set here [file dirname [file normalize [info script]]]
+set out [file join $here out]
+file mkdir $out
+read_verilog [list {sources}]
+read_xdc [file join $here {xdc_name}]
+synth_design -top {TOP} -part {part}
+opt_design -retarget -propconst -sweep
+place_design -directive Explore
+route_design -directive Explore
+report_utilization -file [file join $out utilization.rpt]
+report_timing_summary -file [file join $out timing.rpt]
+# Fail the build when timing is not met.
+set setup [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
+set hold [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
+if {{$setup eq "" || $hold eq "" || $setup < 0 || $hold < 0}} {{
+    puts "ERROR: timing not met (worst setup slack $setup ns, hold slack $hold ns); see out/timing.rpt"
+    exit 1
+}}
+set_property BITSTREAM.GENERAL.COMPRESS TRUE [current_design]
+set_property CFGBVS GND [current_design]
+set_property CONFIG_VOLTAGE 1.8 [current_design]
+write_bitstream -force [file join $out {TOP}.bit]
+puts "bitstream: [file join $out {TOP}.bit] (setup slack $setup ns)"
+"#,
+        name = b.name,
+        part = b.part,
+        sources = sources.join(" "),
+    );
+    let program = format!(
+        r#"# Loads out/{TOP}.bit into the first device of the first JTAG cable.
+# Run: vivado -mode batch -source program.tcl
+set here [file dirname [file normalize [info script]]]
+open_hw_manager
+connect_hw_server
+open_hw_target
+set device [lindex [get_hw_devices] 0]
+current_hw_device $device
+set_property PROGRAM.FILE [file join $here out {TOP}.bit] $device
+program_hw_devices $device
+close_hw_manager
+"#
+    );
+    Files {
+        constraints: vec![(xdc_name, xdc(b, ports))],
+        script,
+        command: "vivado -mode batch -source build.tcl",
+        program: "vivado -mode batch -source program.tcl".into(),
+        extra: vec![("program.tcl".into(), program)],
+    }
+}

@@ -1,0 +1,210 @@
+//! The board's top level around the UART core: the reference clock buffer, the family's
+//! clock primitive with the derived settings, a start-up gate that lets the compute clock
+//! run only once the clock primitive has locked, the fan PWM, and the UART pins.
+//!
+//! Every register of the core starts from its configuration-time value (rust-hdl designs
+//! have no reset net), so the gate is what keeps a half-locked clock away from them.
+
+use super::clock::{Primitive, Settings};
+use super::{Board, Vendor};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dir {
+    In,
+    Out,
+}
+
+/// A pin of the top level, as the constraints name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Port {
+    pub name: &'static str,
+    pub dir: Dir,
+    pub pin: String,
+    pub standard: String,
+}
+
+/// The top's pins, in port order.
+pub fn ports(b: &Board) -> Vec<Port> {
+    let port = |name, dir, pin: &str, standard: &str| Port {
+        name,
+        dir,
+        pin: pin.into(),
+        standard: standard.into(),
+    };
+    let c = &b.clock;
+    let mut v = if c.differential {
+        vec![
+            port("clk_p", Dir::In, &c.pins[0], &c.standard),
+            port("clk_n", Dir::In, &c.pins[1], &c.standard),
+        ]
+    } else {
+        vec![port("clk", Dir::In, &c.pins[0], &c.standard)]
+    };
+    let u = &b.uart;
+    v.push(port("uart_rx", Dir::In, &u.rx, &u.standard));
+    v.push(port("uart_tx", Dir::Out, &u.tx, &u.standard));
+    v.push(port("uart_rts", Dir::In, &u.rts, &u.standard));
+    v.push(port("uart_cts", Dir::Out, &u.cts, &u.standard));
+    v.push(port("fan_pwm", Dir::Out, &b.fan.pin, &b.fan.standard));
+    if let Some(r) = &b.reset {
+        v.push(port(if r.active_low { "reset_n" } else { "reset" }, Dir::In, &r.pin, &r.standard));
+    }
+    v
+}
+
+/// Bits of the fan PWM counter: a period of 2^14 compute cycles (about 15 kHz at 250 MHz).
+const PWM_BITS: u32 = 14;
+
+/// The clock primitive's instance: `clk_ref` in, `clk_pll` and `locked` out.
+fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
+    let period_ns = 1e9 / fin_hz as f64;
+    match s.primitive {
+        Primitive::Plle2Base => format!(
+            "    wire clk_fb;
+    PLLE2_BASE #(
+        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
+        .DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT({m}), .CLKOUT0_DIVIDE({o}),
+        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
+    ) pll (
+        .CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKOUT0(clk_pll),
+        .CLKOUT1(), .CLKOUT2(), .CLKOUT3(), .CLKOUT4(), .CLKOUT5(),
+        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
+    );
+",
+            d = s.divide,
+            m = s.multiply,
+            o = s.output_divide
+        ),
+        Primitive::MmcmBase => format!(
+            "    wire clk_fb;
+    MMCM_BASE #(
+        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
+        .DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT_F({m}.000), .CLKOUT0_DIVIDE_F({o}.000),
+        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
+    ) pll (
+        .CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKFBOUTB(), .CLKOUT0(clk_pll),
+        .CLKOUT0B(), .CLKOUT1(), .CLKOUT1B(), .CLKOUT2(), .CLKOUT2B(), .CLKOUT3(), .CLKOUT3B(),
+        .CLKOUT4(), .CLKOUT5(), .CLKOUT6(),
+        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
+    );
+",
+            d = s.divide,
+            m = s.multiply,
+            o = s.output_divide
+        ),
+        Primitive::Altpll => format!(
+            "    wire [9:0] pll_clks;
+    // The megafunction picks its own counters for the ratio; ours (N = {d}, M = {m},
+    // C = {o}, VCO {vco:.1} MHz) show that the ratio is reachable within the VCO range.
+    altpll #(
+        .intended_device_family(\"Stratix IV\"), .lpm_type(\"altpll\"),
+        .operation_mode(\"NORMAL\"), .pll_type(\"AUTO\"),
+        .inclk0_input_frequency({period_ps}),
+        .clk0_multiply_by({m}), .clk0_divide_by({dd}), .clk0_duty_cycle(50), .clk0_phase_shift(\"0\"),
+        .port_inclk0(\"PORT_USED\"), .port_clk0(\"PORT_USED\"), .port_locked(\"PORT_USED\"),
+        .port_areset(\"PORT_USED\")
+    ) pll (
+        .inclk({{1'b0, clk_ref}}), .areset({pll_reset}), .clk(pll_clks), .locked(locked)
+    );
+    assign clk_pll = pll_clks[0];
+",
+            d = s.divide,
+            m = s.multiply,
+            o = s.output_divide,
+            dd = s.divide * s.output_divide,
+            vco = s.vco_hz(fin_hz as f64) / 1e6,
+            period_ps = (1e12 / fin_hz as f64).round() as u64,
+        ),
+    }
+}
+
+/// The top level `module_name` for board `b`, with clock settings `s`, around the UART top
+/// `core_top` (ports clock, uart_rx, uart_tx, idle).
+pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, core_top: &str) -> String {
+    let ps = ports(b);
+    let list: Vec<&str> = ps.iter().map(|p| p.name).collect();
+    let decls: String = ps
+        .iter()
+        .map(|p| {
+            format!(
+                "    {} wire {};\n",
+                if p.dir == Dir::In { "input" } else { "output" },
+                p.name
+            )
+        })
+        .collect();
+    let xilinx = b.vendor == Vendor::Xilinx;
+    let clk_in = if b.clock.differential {
+        "    IBUFGDS ref_buf(.I(clk_p), .IB(clk_n), .O(clk_ref));\n".to_string()
+    } else if xilinx {
+        "    IBUFG ref_buf(.I(clk), .O(clk_ref));\n".to_string()
+    } else {
+        "    assign clk_ref = clk;\n".to_string()
+    };
+    let pll_reset = match &b.reset {
+        Some(r) if r.active_low => "~reset_n",
+        Some(_) => "reset",
+        None => "1'b0",
+    };
+    let buffers = if xilinx {
+        "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+    BUFG free_buf(.I(clk_pll), .O(clk_free));
+    BUFGCE run_buf(.I(clk_pll), .CE(start[3]), .O(clk));
+"
+        .to_string()
+    } else {
+        "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+    assign clk_free = clk_pll;
+    altclkctrl #(
+        .intended_device_family(\"Stratix IV\"), .number_of_clocks(1), .clock_type(\"GLOBAL CLOCK\"),
+        .ena_register_mode(\"falling edge\"), .lpm_type(\"altclkctrl\")
+    ) run_buf (.inclk({3'b000, clk_pll}), .clkselect(2'b00), .ena(start[3]), .outclk(clk));
+"
+        .to_string()
+    };
+    let duty = ((b.fan.duty * (1u64 << PWM_BITS) as f64).round() as u64).min(1 << PWM_BITS);
+    let fin = b.clock.hz as f64;
+    format!(
+        "// Board top for {name} ({part}): {fin_mhz:.3} MHz reference -> {prim} (divide {d},
+// multiply {m}, output divide {o}; VCO {vco:.1} MHz) -> {fout:.3} MHz compute clock;
+// {units} solver units behind the UART; fan at {duty_pct:.0}% duty.
+module {module_name}({list});
+{decls}
+    wire clk_ref, clk_pll, clk_free, clk, locked;
+{clk_in}{prim_inst}
+    // Start-up gate: set asynchronously while the clock is not locked, released in step with
+    // the clock four cycles after lock.
+    reg [3:0] start = 4'b0000;
+    always @(posedge clk_free or negedge locked)
+        if (!locked) start <= 4'b0000;
+        else start <= {{start[2:0], 1'b1}};
+{buffers}
+    // Fan: {pwm_bits}-bit PWM, high for {duty} of every {period} cycles.
+    reg [{pwm_hi}:0] pwm = 0;
+    always @(posedge clk_free) pwm <= pwm + 1'b1;
+    assign fan_pwm = {{1'b0, pwm}} < {pwm_w}'d{duty};
+
+    // No flow control: the host's request to send is looped back as clear to send.
+    assign uart_cts = uart_rts;
+    wire idle;
+    {core_top} core(.clock(clk), .uart_rx(uart_rx), .uart_tx(uart_tx), .idle(idle));
+endmodule
+",
+        name = b.name,
+        part = b.part,
+        fin_mhz = fin / 1e6,
+        prim = s.primitive.name(),
+        d = s.divide,
+        m = s.multiply,
+        o = s.output_divide,
+        vco = s.vco_hz(fin) / 1e6,
+        fout = s.output_hz(fin) / 1e6,
+        duty_pct = b.fan.duty * 100.0,
+        list = list.join(", "),
+        prim_inst = primitive(s, b.clock.hz, pll_reset),
+        pwm_bits = PWM_BITS,
+        pwm_hi = PWM_BITS - 1,
+        pwm_w = PWM_BITS + 1,
+        period = 1u64 << PWM_BITS,
+    )
+}
