@@ -2,7 +2,7 @@
 //! N with odd parity, the mod-13/mod-15 digits must fit the count (revealing a wrapped 44-bit
 //! counter), and the count must be possible in the cycles the unit spent.
 
-use queens_core::result::{ResultRecord, COUNT_BITS};
+use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize, ModelError, Preplacement};
 
 /// A result that passed every check.
@@ -81,6 +81,7 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
 #[cfg(test)]
 mod tests {
     use super::*;
+    use queens_core::result::COUNT_BITS;
     use queens_core::enumerate::canonical;
 
     fn size(n: u32) -> BoardSize {

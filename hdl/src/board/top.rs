@@ -98,7 +98,7 @@ fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
     // C = {o}, VCO {vco:.1} MHz) show that the ratio is reachable within the VCO range.
     altpll #(
         .intended_device_family(\"Stratix IV\"), .lpm_type(\"altpll\"),
-        .operation_mode(\"NORMAL\"), .pll_type(\"AUTO\"),
+        .operation_mode(\"NORMAL\"), .pll_type(\"AUTO\"), .width_clock(10),
         .inclk0_input_frequency({period_ps}),
         .clk0_multiply_by({m}), .clk0_divide_by({dd}), .clk0_duty_cycle(50), .clk0_phase_shift(\"0\"),
         .port_inclk0(\"PORT_USED\"), .port_clk0(\"PORT_USED\"), .port_locked(\"PORT_USED\"),
@@ -149,7 +149,7 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
     let buffers = if xilinx {
         "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     BUFG free_buf(.I(clk_pll), .O(clk_free));
-    BUFGCE run_buf(.I(clk_pll), .CE(start[3]), .O(clk));
+    BUFGCE run_buf(.I(clk_pll), .CE(start[3]), .O(clk_run));
 "
         .to_string()
     } else {
@@ -158,7 +158,7 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
     altclkctrl #(
         .intended_device_family(\"Stratix IV\"), .number_of_clocks(1), .clock_type(\"GLOBAL CLOCK\"),
         .ena_register_mode(\"falling edge\"), .lpm_type(\"altclkctrl\")
-    ) run_buf (.inclk({3'b000, clk_pll}), .clkselect(2'b00), .ena(start[3]), .outclk(clk));
+    ) run_buf (.inclk({3'b000, clk_pll}), .clkselect(2'b00), .ena(start[3]), .outclk(clk_run));
 "
         .to_string()
     };
@@ -170,7 +170,7 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
 // {units} solver units behind the UART; fan at {duty_pct:.0}% duty.
 module {module_name}({list});
 {decls}
-    wire clk_ref, clk_pll, clk_free, clk, locked;
+    wire clk_ref, clk_pll, clk_free, clk_run, locked;
 {clk_in}{prim_inst}
     // Start-up gate: set asynchronously while the clock is not locked, released in step with
     // the clock four cycles after lock.
@@ -187,7 +187,7 @@ module {module_name}({list});
     // No flow control: the host's request to send is looped back as clear to send.
     assign uart_cts = uart_rts;
     wire idle;
-    {core_top} core(.clock(clk), .uart_rx(uart_rx), .uart_tx(uart_tx), .idle(idle));
+    {core_top} core(.clock(clk_run), .uart_rx(uart_rx), .uart_tx(uart_tx), .idle(idle));
 endmodule
 ",
         name = b.name,

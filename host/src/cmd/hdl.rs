@@ -2,6 +2,8 @@
 
 use super::board;
 use anyhow::Context;
+use queens_hdl::board::fit::{fit, Fit};
+use queens_hdl::board::{Board, Vendor};
 use queens_hdl::report::{synthesize, Cost};
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
@@ -13,30 +15,53 @@ pub enum Command {
     /// path in cells.
     Report(ReportArgs),
     /// Write the Verilog of a design: the board-independent core (byte streams in and out)
-    /// and the top for a board, with a design.json that records what was built.
+    /// and the top for a board, with a design.json that records what was built. For a board
+    /// (vc707, kc705, ml605, de4, or a board file) the directory also holds the constraints,
+    /// the vendor build script and a README: a complete bitstream project.
     Emit(EmitArgs),
+    /// How many solver units fit a board's device (yosys figures of one stage and of the
+    /// front end, the device capacity and the board's fill factor), and the clock to ask for.
+    Fit(FitArgs),
+}
+
+#[derive(clap::Args)]
+pub struct FitArgs {
+    /// A built-in board (vc707, kc705, ml605, de4) or a board file.
+    #[arg(long)]
+    board: String,
+    /// Board size (default: the board's).
+    #[arg(long)]
+    n: Option<u32>,
+    /// Arbiter (default: carry4 on Xilinx, adder on Altera).
+    #[arg(long, value_parser = parse_kind)]
+    arbiter: Option<ArbiterKind>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
 pub struct EmitArgs {
-    /// Target board (generic: the core behind a UART, no vendor files).
+    /// Target board: generic (the core behind a UART, no vendor files), a built-in board
+    /// (vc707, kc705, ml605, de4) or a board file (path/to/my.toml).
     #[arg(long, default_value = "generic")]
     board: String,
     /// Output directory (created; files in it are replaced).
     #[arg(long)]
     out: std::path::PathBuf,
-    /// Board size, 6..=32.
-    #[arg(long, default_value_t = 27)]
-    n: u32,
-    /// Solver units, 1..=1024.
-    #[arg(long, default_value_t = 8)]
-    solvers: usize,
-    /// Arbiter implementation: adder, carry4 or prefix.
-    #[arg(long, default_value = "adder", value_parser = parse_kind)]
-    arbiter: ArbiterKind,
-    /// Design clock in Hz (generic board).
-    #[arg(long, default_value_t = 100_000_000)]
-    clock_hz: u64,
+    /// Board size, 6..=32 (default: the board's, 27 for generic).
+    #[arg(long)]
+    n: Option<u32>,
+    /// Solver units, 1..=1024 (default: as many as fit the board, 8 for generic).
+    #[arg(long)]
+    solvers: Option<usize>,
+    /// Arbiter implementation: adder, carry4 or prefix (default: carry4 on Xilinx boards,
+    /// adder on Altera and generic).
+    #[arg(long, value_parser = parse_kind)]
+    arbiter: Option<ArbiterKind>,
+    /// Compute clock in Hz (default: the board's; 100 MHz for generic). A board derives its
+    /// clock primitive's settings from it, or says why it cannot.
+    #[arg(long)]
+    clock_hz: Option<u64>,
     /// UART baud rate.
     #[arg(long, default_value_t = 115_200)]
     baud: u64,
@@ -57,7 +82,7 @@ struct DesignJson<'a> {
     uart_cycles_per_sample: u32,
     result_cycles: bool,
     top: &'static str,
-    files: Vec<&'static str>,
+    files: Vec<&'a str>,
 }
 
 #[derive(clap::Args)]
@@ -108,18 +133,171 @@ struct Report {
 pub fn run(cmd: Command) -> anyhow::Result<()> {
     match cmd {
         Command::Report(a) => report(a),
-        Command::Emit(a) => emit(a),
+        Command::Emit(a) if a.board == "generic" => emit(a),
+        Command::Emit(a) => emit_board(a),
+        Command::Fit(a) => fit_cmd(a),
     }
+}
+
+fn default_arbiter(b: &Board) -> ArbiterKind {
+    match b.vendor {
+        Vendor::Xilinx => ArbiterKind::Carry4,
+        Vendor::Altera => ArbiterKind::Adder,
+    }
+}
+
+/// Synthesizes one stage and the front end for `n` and fits them into the board.
+fn fit_board(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit, Cost, Cost)> {
+    use queens_hdl::emit::{front_verilog, stage_verilog, CoreConfig};
+    let size = board(n)?;
+    let m = size.inner() as usize;
+    let stage = synthesize(&stage_verilog(m, arbiter, "queens_stage"), "queens_stage")
+        .context("synthesizing one solver stage")?;
+    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let front = synthesize(&front_verilog(&cfg, "queens_front"), "queens_front")
+        .context("synthesizing the front end")?;
+    Ok((fit(b, &stage, &front), stage, front))
+}
+
+#[derive(Serialize)]
+struct FitJson<'a> {
+    board: &'a str,
+    part: &'a str,
+    n: u32,
+    arbiter: &'static str,
+    #[serde(flatten)]
+    fit: Fit,
+    stage: CostJson,
+    front: CostJson,
+    device_luts: u64,
+    device_flip_flops: u64,
+    fill: f64,
+    reference_units: Option<usize>,
+    reference_clock_hz: Option<u64>,
+}
+
+fn fit_cmd(a: FitArgs) -> anyhow::Result<()> {
+    let b = Board::load(&a.board)?;
+    let n = a.n.unwrap_or(b.defaults.n as u32);
+    let arbiter = a.arbiter.unwrap_or_else(|| default_arbiter(&b));
+    let (f, stage, front) = fit_board(&b, n, arbiter)?;
+    let clock = b.clock_for(f.clock_hz)?;
+    if a.json {
+        let j = FitJson {
+            board: &b.name,
+            part: &b.part,
+            n,
+            arbiter: arbiter.name(),
+            fit: f,
+            stage: (&stage).into(),
+            front: (&front).into(),
+            device_luts: b.device.luts,
+            device_flip_flops: b.device.flip_flops,
+            fill: b.defaults.fill,
+            reference_units: b.reference.as_ref().map(|r| r.units),
+            reference_clock_hz: b.reference.as_ref().map(|r| r.clock_hz),
+        };
+        println!("{}", serde_json::to_string(&j)?);
+        return Ok(());
+    }
+    println!(
+        "{} ({}), N = {n}, {} arbiter: {} solver units (limited by {} at {:.0}% fill)",
+        b.name,
+        b.part,
+        arbiter.name(),
+        f.units,
+        f.limit,
+        b.defaults.fill * 100.0
+    );
+    println!(
+        "  stage {} LUT / {} FF, front end {} LUT / {} FF (yosys synth_xilinx): {} of {} LUTs ({:.0}%), {} of {} FFs ({:.0}%)",
+        stage.lut_sites(),
+        stage.ff,
+        front.lut_sites(),
+        front.ff,
+        f.luts,
+        b.device.luts,
+        f.lut_share * 100.0,
+        f.flip_flops,
+        b.device.flip_flops,
+        f.ff_share * 100.0
+    );
+    println!(
+        "  clock to ask for: {:.3} MHz ({}: divide {}, multiply {}, output divide {})",
+        clock.output_hz(b.clock.hz as f64) / 1e6,
+        clock.primitive.name(),
+        clock.divide,
+        clock.multiply,
+        clock.output_divide
+    );
+    if let Some(r) = &b.reference {
+        println!("  Queens@TUD ran {} units at {:.1} MHz on this board", r.units, r.clock_hz as f64 / 1e6);
+    }
+    Ok(())
+}
+
+fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
+    use queens_hdl::board::build::{build_dir, BuildOptions};
+    use queens_hdl::emit::CoreConfig;
+    let b = Board::load(&a.board)?;
+    let n = a.n.unwrap_or(b.defaults.n as u32);
+    let size = board(n)?;
+    let arbiter = a.arbiter.unwrap_or_else(|| default_arbiter(&b));
+    let clock_hz = a.clock_hz.unwrap_or(b.defaults.clock_hz);
+    let clock = b
+        .clock_for(clock_hz)
+        .with_context(|| format!("{}: a {} MHz compute clock", b.name, clock_hz as f64 / 1e6))?;
+    let units = match a.solvers {
+        Some(k) => k,
+        None => {
+            let (f, _, _) = fit_board(&b, n, arbiter)?;
+            println!("{}: {} units fit (limited by {})", b.name, f.units, f.limit);
+            f.units
+        }
+    };
+    let core = CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?;
+    let dir = build_dir(&b, &BuildOptions { core, clock, baud: a.baud })?;
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    for (name, text) in &dir.files {
+        write_new(&a.out.join(name), text)?;
+    }
+    let design = DesignJson {
+        board: &b.name,
+        n,
+        solvers: units,
+        arbiter: arbiter.name(),
+        clock_hz: dir.compute_hz.round() as u64,
+        baud: a.baud,
+        uart_cycles_per_sample: dir.uart_cycles_per_sample,
+        result_cycles: core.with_cycles,
+        top: "queens_board",
+        files: dir.files.iter().map(|f| f.0.as_str()).collect(),
+    };
+    write_new(
+        &a.out.join("design.json"),
+        &(serde_json::to_string_pretty(&design)? + "\n"),
+    )?;
+    println!(
+        "{} ({}): N = {n}, {units} solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
+        b.name,
+        b.part,
+        arbiter.name(),
+        dir.compute_hz / 1e6,
+        a.out.display(),
+        dir.command
+    );
+    Ok(())
 }
 
 fn emit(a: EmitArgs) -> anyhow::Result<()> {
     use queens_hdl::emit::{core_verilog, cycles_per_sample, uart_top_verilog, CoreConfig};
-    if a.board != "generic" {
-        anyhow::bail!("--board {}: unknown board (known: generic)", a.board);
-    }
-    let size = board(a.n)?;
-    let cfg = CoreConfig::new(size.n() as usize, a.solvers, a.arbiter, !a.no_cycles)?;
-    let cps = cycles_per_sample(a.clock_hz, a.baud)?;
+    let n = a.n.unwrap_or(27);
+    let solvers = a.solvers.unwrap_or(8);
+    let arbiter = a.arbiter.unwrap_or(ArbiterKind::Adder);
+    let clock_hz = a.clock_hz.unwrap_or(100_000_000);
+    let size = board(n)?;
+    let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?;
+    let cps = cycles_per_sample(clock_hz, a.baud)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let files = [
         ("queens_core.v", core_verilog(&cfg, "queens_core")),
@@ -130,10 +308,10 @@ fn emit(a: EmitArgs) -> anyhow::Result<()> {
     }
     let design = DesignJson {
         board: &a.board,
-        n: a.n,
-        solvers: a.solvers,
-        arbiter: a.arbiter.name(),
-        clock_hz: a.clock_hz,
+        n,
+        solvers,
+        arbiter: arbiter.name(),
+        clock_hz,
         baud: a.baud,
         uart_cycles_per_sample: cps,
         result_cycles: cfg.with_cycles,
@@ -147,10 +325,10 @@ fn emit(a: EmitArgs) -> anyhow::Result<()> {
     println!(
         "{}: N = {}, {} solver units ({} arbiter), {} Hz clock, {} baud -> {}",
         a.board,
-        a.n,
-        a.solvers,
-        a.arbiter.name(),
-        a.clock_hz,
+        n,
+        solvers,
+        arbiter.name(),
+        clock_hz,
         a.baud,
         a.out.display()
     );
