@@ -25,21 +25,22 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct EstimateArgs {
-    /// Board (generic: the figures below).
+    /// Board: generic (the figures below), a built-in board (vc707, kc705, ml605, de4:
+    /// its clock, and the units Queens@TUD ran on it unless --solvers says) or a board file.
     #[arg(long, default_value = "generic")]
     board: String,
-    /// Board size, 6..=32.
+    /// Board size, 6..=32 (default: the board's; 27 for generic).
     #[arg(long)]
-    n: u32,
+    n: Option<u32>,
     /// Subproblems to run through the model, spread evenly over the canonical order.
     #[arg(long, default_value_t = 256)]
     sample: u64,
-    /// Solver units on the board.
-    #[arg(long, default_value_t = 360)]
-    solvers: usize,
-    /// Solver clock.
-    #[arg(long, default_value = "250MHz", value_parser = parse_hz)]
-    clock: f64,
+    /// Solver units on the board (generic: 360).
+    #[arg(long)]
+    solvers: Option<usize>,
+    /// Solver clock (generic: 250MHz).
+    #[arg(long, value_parser = parse_hz)]
+    clock: Option<f64>,
     /// UART baud rate of the link (8N1).
     #[arg(long, default_value_t = 115_200)]
     baud: u64,
@@ -191,11 +192,19 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
 
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{estimate, BoardSpeed};
-    if a.board != "generic" {
-        bail!("--board {}: unknown board (known: generic)", a.board);
-    }
-    let size = board(a.n)?;
-    anyhow::ensure!(a.solvers > 0, "--solvers must be at least 1");
+    let (n, solvers, clock) = if a.board == "generic" {
+        (a.n.unwrap_or(27), a.solvers.unwrap_or(360), a.clock.unwrap_or(250e6))
+    } else {
+        let b = queens_hdl::board::Board::load(&a.board)?;
+        let units = match (a.solvers, &b.reference) {
+            (Some(k), _) => k,
+            (None, Some(r)) => r.units,
+            (None, None) => bail!("{}: the board file has no reference units; give --solvers", b.name),
+        };
+        (a.n.unwrap_or(b.defaults.n as u32), units, a.clock.unwrap_or(b.defaults.clock_hz as f64))
+    };
+    let size = board(n)?;
+    anyhow::ensure!(solvers > 0, "--solvers must be at least 1");
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
     let pool = pool(a.threads)?;
     let total = queens_core::Enumerator::new(size).census().total();
@@ -204,8 +213,8 @@ fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
         .map(|s| s.1)
         .collect();
     let speed = BoardSpeed {
-        units: a.solvers,
-        clock_hz: a.clock,
+        units: solvers,
+        clock_hz: clock,
         link_bytes_per_s: a.baud as f64 / 10.0,
         with_cycles: !a.no_cycles,
     };
@@ -215,8 +224,8 @@ fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "N = {}: {} subproblems; {} sampled, mean {:.0} unit cycles (± {:.1}%)",
-        a.n,
+        "{}, N = {n}: {} subproblems; {} sampled, mean {:.0} unit cycles (± {:.1}%)",
+        a.board,
         grouped(total as u128),
         e.sampled,
         e.mean_cycles,
@@ -224,8 +233,8 @@ fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
     );
     println!(
         "{} units at {:.0} MHz: {:.3} h of solving; link at {} baud: {:.3} h of frames; estimate {:.3} h ({}-bound)",
-        a.solvers,
-        a.clock / 1e6,
+        solvers,
+        clock / 1e6,
         e.compute_hours,
         a.baud,
         e.link_hours,
