@@ -273,3 +273,58 @@ endmodule
     );
     v
 }
+
+/// The AXI4-Stream adapters `{name}_in` and `{name}_out` for frames of `frame_bytes` bytes.
+pub fn axis_verilog(frame_bytes: usize, name: &str) -> String {
+    let mut i = crate::axis::AxisIn::default();
+    i.connect_all();
+    let mut o = crate::axis::AxisOut::new(frame_bytes);
+    o.connect_all();
+    rename_top(&generate_verilog(&i), &format!("{name}_in"))
+        + &rename_top(&generate_verilog(&o), &format!("{name}_out"))
+}
+
+/// Bytes of one result frame of a core (sentinel, payload, CRC).
+pub fn result_frame_bytes(cfg: &CoreConfig) -> usize {
+    let size = queens_core::BoardSize::new(cfg.n as u32).expect("a checked size");
+    queens_core::result::ResultRecord::payload_len(size, cfg.with_cycles) + 2
+}
+
+/// The core (module `core`) behind two 128-bit AXI4-Stream ports, as XDMA's streaming
+/// channels present them: the top for PCIe. Ports: clock, s_axis_* (host to card), m_axis_*
+/// (card to host, one frame per packet), idle.
+pub fn stream_top_verilog(cfg: &CoreConfig, name: &str, core: &str) -> String {
+    let mut v = axis_verilog(result_frame_bytes(cfg), &format!("{name}_axis"));
+    v += &format!(
+        "
+// The core behind AXI4-Stream (128-bit beats, lane 0 first; TLAST ends each result frame).
+module {name}(clock, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tready, s_axis_tlast,
+    m_axis_tdata, m_axis_tkeep, m_axis_tvalid, m_axis_tready, m_axis_tlast, idle);
+    input wire clock;
+    input wire [127:0] s_axis_tdata;
+    input wire [15:0] s_axis_tkeep;
+    input wire s_axis_tvalid;
+    output wire s_axis_tready;
+    input wire s_axis_tlast;
+    output wire [127:0] m_axis_tdata;
+    output wire [15:0] m_axis_tkeep;
+    output wire m_axis_tvalid;
+    input wire m_axis_tready;
+    output wire m_axis_tlast;
+    output wire idle;
+    wire [7:0] rx_data, tx_data;
+    wire rx_valid, rx_ready, tx_valid, tx_ready;
+    // Frames need no packet boundaries on the way in: the core hunts for sentinels.
+    {name}_axis_in h2c(.clock(clock), .tdata(s_axis_tdata), .tkeep(s_axis_tkeep),
+        .tvalid(s_axis_tvalid), .tready(s_axis_tready),
+        .data(rx_data), .valid(rx_valid), .ready(rx_ready));
+    {core} core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle));
+    {name}_axis_out c2h(.clock(clock), .data(tx_data), .valid(tx_valid), .ready(tx_ready),
+        .tdata(m_axis_tdata), .tkeep(m_axis_tkeep), .tvalid(m_axis_tvalid),
+        .tready(m_axis_tready), .tlast(m_axis_tlast));
+endmodule
+"
+    );
+    v
+}

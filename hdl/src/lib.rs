@@ -6,6 +6,7 @@
 //! simulator.
 
 pub mod arbiter;
+pub mod axis;
 pub mod board;
 pub mod chain;
 pub mod core;

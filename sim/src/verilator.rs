@@ -5,7 +5,7 @@
 use crate::model::UnitRun;
 use crate::wire::{WireDriver, WireError};
 use queens_core::{BoardSize, Subproblem};
-use queens_hdl::emit::{core_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM};
+use queens_hdl::emit::{core_verilog, result_frame_bytes, stream_top_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM};
 use queens_hdl::ArbiterKind;
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
@@ -49,6 +49,10 @@ pub enum Top {
     /// The core behind its UART; the harness drives the pins at `cycles_per_sample` × 8
     /// clock cycles per bit.
     Uart { cycles_per_sample: u32 },
+    /// The core behind its AXI4-Stream adapters (the PCIe top's core); the harness plays
+    /// XDMA: beats of 1 to 16 bytes with gaps, a card-to-host ready that comes and goes, and
+    /// a check that TLAST ends every result frame.
+    Stream,
 }
 
 /// A compiled design.
@@ -69,6 +73,14 @@ impl Verilated {
                 vec![
                     "-DUART_TOP".to_string(),
                     format!("-DCYCLES_PER_BIT={}", 8 * cycles_per_sample),
+                ],
+            ),
+            Top::Stream => (
+                "queens_stream",
+                core_verilog(&cfg, "queens_core") + &stream_top_verilog(&cfg, "queens_stream", "queens_core"),
+                vec![
+                    "-DSTREAM_TOP".to_string(),
+                    format!("-DFRAME_BYTES={}", result_frame_bytes(&cfg)),
                 ],
             ),
         };

@@ -3,7 +3,12 @@
 // design sends come out on stdout. Reads block only when the design is idle. At the end of
 // input the design finishes its work, and the cycle count is written to stderr.
 //
-// Arguments: [--vcd FILE]. Build defines: UART_TOP, CYCLES_PER_BIT (UART_TOP), TRACE.
+// With STREAM_TOP the harness plays Xilinx's XDMA on the AXI4-Stream ports instead: bytes go
+// in as beats of 1 to 16 lanes with idle gaps, the card-to-host ready comes and goes, and every
+// TLAST must end a result frame of FRAME_BYTES bytes (else the harness stops with status 3).
+//
+// Arguments: [--vcd FILE]. Build defines: UART_TOP, CYCLES_PER_BIT (UART_TOP), STREAM_TOP,
+// FRAME_BYTES (STREAM_TOP), TRACE.
 #include "Vtop.h"
 #include "verilated.h"
 #ifdef TRACE
@@ -81,6 +86,13 @@ struct Receiver {
 };
 #endif
 
+#ifdef STREAM_TOP
+// A fixed pseudo-random sequence: runs repeat exactly.
+static unsigned long long lcg = 0x9E3779B97F4A7C15ull;
+static unsigned rnd() { lcg = lcg * 6364136223846793005ull + 1442695040888963407ull; return unsigned(lcg >> 33); }
+struct Beat { bool valid = false; unsigned char b[16]; int n = 0; };
+#endif
+
 int main(int argc, char** argv) {
     const char* vcd = nullptr;
     for (int i = 1; i < argc; i++)
@@ -105,6 +117,10 @@ int main(int argc, char** argv) {
     Receiver rx;
     top->uart_rx = 1;
 #endif
+#ifdef STREAM_TOP
+    Beat h2c;
+    long since_last = 0;  // card-to-host bytes since the last TLAST
+#endif
     top->clock = 0;
     top->eval();
     for (;;) {
@@ -112,6 +128,10 @@ int main(int argc, char** argv) {
         // The transmitter may still be shifting out the last byte when the core turns idle.
         if (!in.empty() || line.busy() || !top->idle || rx.state >= 0 || !top->uart_tx)
             linger = 12 * CYCLES_PER_BIT;
+        bool quiet = linger == 0;
+        if (linger > 0) linger--;
+#elif defined(STREAM_TOP)
+        if (!in.empty() || h2c.valid || !top->idle || top->m_axis_tvalid) linger = 16;
         bool quiet = linger == 0;
         if (linger > 0) linger--;
 #else
@@ -130,6 +150,23 @@ int main(int argc, char** argv) {
 #ifdef UART_TOP
         line.step();
         top->uart_rx = line.level();
+#elif defined(STREAM_TOP)
+        if (!h2c.valid && !in.empty() && rnd() % 4 != 0) {
+            h2c.n = 1 + int(rnd() % 16);
+            if (size_t(h2c.n) > in.size()) h2c.n = int(in.size());
+            for (int i = 0; i < h2c.n; i++) { h2c.b[i] = in.front(); in.pop_front(); }
+            h2c.valid = true;
+        }
+        for (int w = 0; w < 4; w++) {
+            unsigned v = 0;
+            for (int k = 0; k < 4; k++)
+                if (h2c.valid && 4 * w + k < h2c.n) v |= unsigned(h2c.b[4 * w + k]) << (8 * k);
+            top->s_axis_tdata[w] = v;
+        }
+        top->s_axis_tkeep = h2c.valid ? (unsigned short)((1u << h2c.n) - 1) : 0;
+        top->s_axis_tvalid = h2c.valid;
+        top->s_axis_tlast = 1;
+        top->m_axis_tready = rnd() % 4 != 0;
 #else
         top->rx_valid = !in.empty();
         top->rx_data = in.empty() ? 0 : in.front();
@@ -139,6 +176,20 @@ int main(int argc, char** argv) {
         top->eval();
 #ifdef UART_TOP
         rx.step(top->uart_tx);
+#elif defined(STREAM_TOP)
+        if (top->s_axis_tvalid && top->s_axis_tready) h2c.valid = false;
+        if (top->m_axis_tvalid && top->m_axis_tready) {
+            unsigned keep = top->m_axis_tkeep;
+            int n = 0;
+            while (n < 16 && (keep >> n & 1)) n++;
+            if (n == 0 || keep != (1u << n) - 1) { fprintf(stderr, "TKEEP %04x is not lanes 0..n-1\n", keep); return 3; }
+            for (int i = 0; i < n; i++) out.push_back((unsigned char)(top->m_axis_tdata[i / 4] >> (8 * (i % 4))));
+            since_last += n;
+            if (top->m_axis_tlast) {
+                if (since_last != FRAME_BYTES) { fprintf(stderr, "TLAST after %ld bytes, frames have %d\n", since_last, FRAME_BYTES); return 3; }
+                since_last = 0;
+            } else if (since_last >= FRAME_BYTES) { fprintf(stderr, "no TLAST at the end of a frame\n"); return 3; }
+        }
 #else
         if (top->rx_valid && top->rx_ready) in.pop_front();
         if (top->tx_valid) out.push_back(top->tx_data);
