@@ -127,6 +127,18 @@ pub struct Reset {
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct Pcie {
+    pub lanes: u32,
+    pub gen: u32,
+    /// P and N of the 100 MHz reference clock into the transceivers.
+    pub refclk: Vec<String>,
+    /// PERST#, the host's reset, active low.
+    pub perst: String,
+    pub perst_standard: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Device {
     pub luts: u64,
     pub flip_flops: u64,
@@ -164,6 +176,7 @@ pub struct Board {
     pub uart: Uart,
     pub fan: Fan,
     pub reset: Option<Reset>,
+    pub pcie: Option<Pcie>,
     pub device: Device,
     pub defaults: Defaults,
     pub reference: Option<Reference>,
@@ -282,6 +295,25 @@ impl Board {
         }
         if self.device.luts == 0 || self.device.flip_flops == 0 {
             return bad("device", "LUT and flip-flop capacity must be positive".into());
+        }
+        if self.links.contains(&Link::Pcie) != self.pcie.is_some() {
+            return bad("pcie", "a board offers the pcie link exactly when it has a [pcie] table".into());
+        }
+        if let Some(p) = &self.pcie {
+            if p.refclk.len() != 2 {
+                return bad("pcie.refclk", format!("the reference clock is a pair (P, N), found {} pin(s)", p.refclk.len()));
+            }
+            if self.family.primitive() != clock::Primitive::Plle2Base {
+                return bad("pcie", "the XDMA top exists for 7-series boards only".into());
+            }
+            if !matches!(p.lanes, 1 | 2 | 4 | 8) || !matches!(p.gen, 1 | 2) {
+                return bad("pcie", format!("x{} Gen{}: XDMA on 7-series does x1, x2, x4, x8 at Gen1 or Gen2", p.lanes, p.gen));
+            }
+            for q in p.refclk.iter().chain([&p.perst]) {
+                if !is_pin(q) {
+                    return bad("pcie", format!("{q:?} is not a pin name"));
+                }
+            }
         }
         if self.links.is_empty() {
             return bad("links", "a board needs at least one link (uart, pcie)".into());

@@ -3,7 +3,7 @@
 use super::board;
 use anyhow::Context;
 use queens_hdl::board::fit::{fit, Fit};
-use queens_hdl::board::{Board, Vendor};
+use queens_hdl::board::{Board, Link, Vendor};
 use queens_hdl::report::{synthesize, Cost};
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
@@ -68,6 +68,17 @@ pub struct EmitArgs {
     /// Results without the 48-bit cycle counter (the frames of the Queens@TUD boards).
     #[arg(long)]
     no_cycles: bool,
+    /// The link of a board's top: uart, or pcie (XDMA, 7-series boards).
+    #[arg(long, default_value = "uart", value_parser = parse_link)]
+    link: Link,
+}
+
+fn parse_link(s: &str) -> Result<Link, String> {
+    match s {
+        "uart" => Ok(Link::Uart),
+        "pcie" => Ok(Link::Pcie),
+        _ => Err(format!("unknown link {s:?}: use uart or pcie")),
+    }
 }
 
 /// What `hdl emit` built, for the host and for people.
@@ -256,7 +267,7 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
         }
     };
     let core = CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?;
-    let dir = build_dir(&b, &BuildOptions { core, clock, baud: a.baud })?;
+    let dir = build_dir(&b, &BuildOptions { core, clock, baud: a.baud, link: a.link })?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     for (name, text) in &dir.files {
         write_new(&a.out.join(name), text)?;
@@ -270,7 +281,7 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
         baud: a.baud,
         uart_cycles_per_sample: dir.uart_cycles_per_sample,
         result_cycles: core.with_cycles,
-        top: "queens_board",
+        top: if a.link == Link::Pcie { "queens_pcie" } else { "queens_board" },
         files: dir.files.iter().map(|f| f.0.as_str()).collect(),
     };
     write_new(

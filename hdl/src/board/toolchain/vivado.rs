@@ -5,23 +5,33 @@ use super::{ref_period_ns, Files, SOURCES, TOP};
 use crate::board::top::{Dir, Port};
 use crate::board::Board;
 
+/// Pins, I/O standards (none on transceiver pins) and the reference clock's period.
+fn pins_and_clock(ports: &[Port], period_ns: f64) -> String {
+    let mut s = String::new();
+    for p in ports {
+        if p.standard.is_empty() {
+            s += &format!("set_property PACKAGE_PIN {} [get_ports {}]\n", p.pin, p.name);
+        } else {
+            s += &format!(
+                "set_property -dict {{PACKAGE_PIN {} IOSTANDARD {}}} [get_ports {}]\n",
+                p.pin, p.standard, p.name
+            );
+        }
+    }
+    s += &format!(
+        "create_clock -period {period_ns:.3} -name clk_ref [get_ports {}]\n",
+        ports[0].name
+    );
+    s
+}
+
 fn xdc(b: &Board, ports: &[Port]) -> String {
     let mut s = format!(
         "# {name} ({part}): pins and clock of the board top `{TOP}`.\n",
         name = b.name,
         part = b.part
     );
-    for p in ports {
-        s += &format!(
-            "set_property -dict {{PACKAGE_PIN {} IOSTANDARD {}}} [get_ports {}]\n",
-            p.pin, p.standard, p.name
-        );
-    }
-    let clk = ports[0].name;
-    s += &format!(
-        "create_clock -period {:.3} -name clk_ref [get_ports {clk}]\n",
-        ref_period_ns(b)
-    );
+    s += &pins_and_clock(ports, ref_period_ns(b));
     s += &async_paths(ports, |dir, names| match dir {
         Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
         Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
@@ -98,6 +108,81 @@ close_hw_manager
         script,
         command: "vivado -mode batch -source build.tcl",
         program: "vivado -mode batch -source program.tcl".into(),
+        extra: vec![("program.tcl".into(), program)],
+    }
+}
+
+/// The PCIe build: XDC for the PCIe top, and a build script that first generates Xilinx's
+/// XDMA IP (x`lanes` Gen`gen`, AXI4-Stream, one channel each way, 128-bit at 250 MHz).
+pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
+    let p = b.pcie.as_ref().expect("a board with a [pcie] table");
+    let xdc_name = format!("{}_pcie.xdc", b.name);
+    let mut x = format!(
+        "# {} ({}): pins and clock of the PCIe top `queens_pcie` (the XDMA IP places the lanes).\n",
+        b.name, b.part
+    );
+    // The PCIe reference clock runs at 100 MHz.
+    x += &pins_and_clock(ports, 10.0);
+    x += &async_paths(&ports[2..], |dir, names| match dir {
+        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
+        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
+    });
+    let speed = if p.gen == 2 { "5.0_GT/s" } else { "2.5_GT/s" };
+    let sources: Vec<String> = sources.iter().map(|f| format!("$here/{f}")).collect();
+    let script = format!(
+        r#"# Vivado non-project build of the queens accelerator behind PCIe for {name} ({part}).
+# Run: vivado -mode batch -source build.tcl
+set here [file dirname [file normalize [info script]]]
+set out [file join $here out]
+file mkdir $out
+set_part {part}
+# Xilinx's DMA/Bridge Subsystem for PCI Express: streaming, one channel each way.
+create_ip -name xdma -vendor xilinx.com -library ip -module_name xdma_0 -dir $out
+set_property -dict [list \
+    CONFIG.mode_selection {{Advanced}} \
+    CONFIG.pl_link_cap_max_link_width {{X{lanes}}} \
+    CONFIG.pl_link_cap_max_link_speed {{{speed}}} \
+    CONFIG.ref_clk_freq {{100_MHz}} \
+    CONFIG.axi_data_width {{128_bit}} \
+    CONFIG.axisten_freq {{250}} \
+    CONFIG.xdma_axi_intf_mm {{AXI_Stream}} \
+    CONFIG.xdma_rnum_chnl {{1}} \
+    CONFIG.xdma_wnum_chnl {{1}} \
+] [get_ips xdma_0]
+generate_target {{synthesis implementation}} [get_ips xdma_0]
+synth_ip [get_ips xdma_0]
+read_verilog [list {sources}]
+read_xdc [file join $here {xdc_name}]
+synth_design -top queens_pcie -part {part}
+opt_design -retarget -propconst -sweep
+place_design -directive Explore
+route_design -directive Explore
+report_utilization -file [file join $out utilization.rpt]
+report_timing_summary -file [file join $out timing.rpt]
+# Fail the build when timing is not met.
+set setup [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
+set hold [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
+if {{$setup eq "" || $hold eq "" || $setup < 0 || $hold < 0}} {{
+    puts "ERROR: timing not met (worst setup slack $setup ns, hold slack $hold ns); see out/timing.rpt"
+    exit 1
+}}
+set_property BITSTREAM.GENERAL.COMPRESS TRUE [current_design]
+set_property CFGBVS GND [current_design]
+set_property CONFIG_VOLTAGE 1.8 [current_design]
+write_bitstream -force [file join $out queens_pcie.bit]
+puts "bitstream: [file join $out queens_pcie.bit] (setup slack $setup ns)"
+"#,
+        name = b.name,
+        part = b.part,
+        lanes = p.lanes,
+        sources = sources.join(" "),
+    );
+    let program = files(b, ports).extra.remove(0).1.replace(TOP, "queens_pcie");
+    Files {
+        constraints: vec![(xdc_name, x)],
+        script,
+        command: "vivado -mode batch -source build.tcl",
+        program: "vivado -mode batch -source program.tcl   (then reboot the host, or rescan the PCI bus, so that it enumerates the board; load Xilinx's XDMA driver, which makes /dev/xdma0_h2c_0 and /dev/xdma0_c2h_0)".into(),
         extra: vec![("program.tcl".into(), program)],
     }
 }
