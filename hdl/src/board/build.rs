@@ -60,28 +60,26 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
     files.extend(tc.constraints.iter().cloned());
     files.push(("build.tcl".into(), tc.script.clone()));
     files.extend(tc.extra.iter().cloned());
-    let readme = format!(
-        "# queens accelerator for {name}\n\n\
-         N = {n}, {k} solver units ({arbiter} arbiter), {mhz:.3} MHz compute clock ({prim}: divide {d}, multiply {m}, output divide {od}), UART {baud} baud 8N1{cycles}.\n\n\
-         Build the bitstream ({part}):\n\n    {cmd}\n\n\
-         Load it:\n\n    {program}\n\n\
-         Then count, with the board's USB UART on the host:\n\n    queens run {n} --link serial:/dev/ttyUSB0@{baud} --solvers {k}\n\n\
-         Files: {list}. The build fails when timing is not met; reports go to `out/`.\n",
-        name = b.name,
-        n = o.core.n,
-        k = o.core.units,
-        arbiter = o.core.arbiter.name(),
-        mhz = fout / 1e6,
-        prim = o.clock.primitive.name(),
-        d = o.clock.divide,
-        m = o.clock.multiply,
-        od = o.clock.output_divide,
-        baud = o.baud,
-        cycles = if o.core.with_cycles { ", results with cycle counters" } else { "" },
-        part = b.part,
-        cmd = tc.command,
-        program = tc.program,
-        list = files.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "),
+    let readme = readme(
+        &b.name,
+        &format!(
+            "N = {}, {} solver units ({} arbiter), {:.3} MHz compute clock ({}: divide {}, multiply {}, output divide {}), UART {} baud 8N1{}.",
+            o.core.n,
+            o.core.units,
+            o.core.arbiter.name(),
+            fout / 1e6,
+            o.clock.primitive.name(),
+            o.clock.divide,
+            o.clock.multiply,
+            o.clock.output_divide,
+            o.baud,
+            cycles_note(&o.core)
+        ),
+        &b.part,
+        &tc,
+        &format!("serial:/dev/ttyUSB0@{}", o.baud),
+        o.core,
+        &files,
     );
     files.push(("README.md".into(), readme));
     Ok(BuildDir {
@@ -106,22 +104,20 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
     files.extend(tc.constraints.iter().cloned());
     files.push(("build.tcl".into(), tc.script.clone()));
     files.extend(tc.extra.iter().cloned());
-    let readme = format!(
-        "# queens accelerator for {name}, PCIe\n\n\
-         N = {n}, {k} solver units ({arbiter} arbiter) on XDMA's 250 MHz user clock, AXI4-Stream in and out{cycles}.\n\n\
-         Build the bitstream ({part}; generates the XDMA IP first):\n\n    {cmd}\n\n\
-         Load it:\n\n    {program}\n\n\
-         Then count:\n\n    queens run {n} --link pcie:/dev/xdma0 --solvers {k}\n\n\
-         Files: {list}. The build fails when timing is not met; reports go to `out/`.\n",
-        name = b.name,
-        n = o.core.n,
-        k = o.core.units,
-        arbiter = o.core.arbiter.name(),
-        cycles = if o.core.with_cycles { ", results with cycle counters" } else { "" },
-        part = b.part,
-        cmd = tc.command,
-        program = tc.program,
-        list = files.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "),
+    let readme = readme(
+        &format!("{}, PCIe", b.name),
+        &format!(
+            "N = {}, {} solver units ({} arbiter) on XDMA's 250 MHz user clock, AXI4-Stream in and out{}.",
+            o.core.n,
+            o.core.units,
+            o.core.arbiter.name(),
+            cycles_note(&o.core)
+        ),
+        &format!("{}; generates the XDMA IP first", b.part),
+        &tc,
+        "pcie:/dev/xdma0",
+        o.core,
+        &files,
     );
     files.push(("README.md".into(), readme));
     BuildDir {
@@ -130,4 +126,36 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         uart_cycles_per_sample: 0,
         command: tc.command,
     }
+}
+
+fn cycles_note(core: &CoreConfig) -> &'static str {
+    if core.with_cycles {
+        ", results with cycle counters"
+    } else {
+        ""
+    }
+}
+
+/// The build directory's README: what it holds, the one command, how to load, how to count.
+fn readme(
+    title: &str,
+    what: &str,
+    part: &str,
+    tc: &toolchain::Files,
+    link: &str,
+    core: CoreConfig,
+    files: &[(String, String)],
+) -> String {
+    format!(
+        "# queens accelerator for {title}\n\n{what}\n\n\
+         Build the bitstream ({part}):\n\n    {cmd}\n\n\
+         Load it:\n\n    {program}\n\n\
+         Then count:\n\n    queens run {n} --link {link} --solvers {k}\n\n\
+         Files: {list}. The build fails when timing is not met; reports go to `out/`.\n",
+        cmd = tc.command,
+        program = tc.program,
+        n = core.n,
+        k = core.units,
+        list = files.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "),
+    )
 }

@@ -55,18 +55,19 @@ pub(super) fn async_paths(ports: &[Port], line: impl Fn(Dir, &str) -> String) ->
     s
 }
 
-pub fn files(b: &Board, ports: &[Port]) -> Files {
-    let xdc_name = format!("{}.xdc", b.name);
-    let sources: Vec<String> = SOURCES.iter().map(|f| format!("$here/{f}")).collect();
-    let script = format!(
-        r#"# Vivado non-project build of the queens accelerator for {name} ({part}).
+/// The non-project flow for top `top`: `prelude` (IP generation) first, then synthesis,
+/// implementation, reports, a stop when timing is not met, and the bitstream.
+fn script(b: &Board, what: &str, prelude: &str, sources: &[&str], xdc_name: &str, top: &str) -> String {
+    let sources: Vec<String> = sources.iter().map(|f| format!("$here/{f}")).collect();
+    format!(
+        r#"# Vivado non-project build of {what} ({part}).
 # Run: vivado -mode batch -source build.tcl
 set here [file dirname [file normalize [info script]]]
 set out [file join $here out]
 file mkdir $out
-read_verilog [list {sources}]
+{prelude}read_verilog [list {sources}]
 read_xdc [file join $here {xdc_name}]
-synth_design -top {TOP} -part {part}
+synth_design -top {top} -part {part}
 opt_design -retarget -propconst -sweep
 place_design -directive Explore
 route_design -directive Explore
@@ -82,13 +83,17 @@ if {{$setup eq "" || $hold eq "" || $setup < 0 || $hold < 0}} {{
 set_property BITSTREAM.GENERAL.COMPRESS TRUE [current_design]
 set_property CFGBVS GND [current_design]
 set_property CONFIG_VOLTAGE 1.8 [current_design]
-write_bitstream -force [file join $out {TOP}.bit]
-puts "bitstream: [file join $out {TOP}.bit] (setup slack $setup ns)"
+write_bitstream -force [file join $out {top}.bit]
+puts "bitstream: [file join $out {top}.bit] (setup slack $setup ns)"
 "#,
-        name = b.name,
         part = b.part,
         sources = sources.join(" "),
-    );
+    )
+}
+
+pub fn files(b: &Board, ports: &[Port]) -> Files {
+    let xdc_name = format!("{}.xdc", b.name);
+    let script = script(b, &format!("the queens accelerator for {}", b.name), "", &SOURCES, &xdc_name, TOP);
     let program = format!(
         r#"# Loads out/{TOP}.bit into the first device of the first JTAG cable.
 # Run: vivado -mode batch -source program.tcl
@@ -128,14 +133,8 @@ pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
         Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
     });
     let speed = if p.gen == 2 { "5.0_GT/s" } else { "2.5_GT/s" };
-    let sources: Vec<String> = sources.iter().map(|f| format!("$here/{f}")).collect();
-    let script = format!(
-        r#"# Vivado non-project build of the queens accelerator behind PCIe for {name} ({part}).
-# Run: vivado -mode batch -source build.tcl
-set here [file dirname [file normalize [info script]]]
-set out [file join $here out]
-file mkdir $out
-set_part {part}
+    let ip = format!(
+        r#"set_part {part}
 # Xilinx's DMA/Bridge Subsystem for PCI Express: streaming, one channel each way.
 create_ip -name xdma -vendor xilinx.com -library ip -module_name xdma_0 -dir $out
 set_property -dict [list \
@@ -151,32 +150,11 @@ set_property -dict [list \
 ] [get_ips xdma_0]
 generate_target {{synthesis implementation}} [get_ips xdma_0]
 synth_ip [get_ips xdma_0]
-read_verilog [list {sources}]
-read_xdc [file join $here {xdc_name}]
-synth_design -top queens_pcie -part {part}
-opt_design -retarget -propconst -sweep
-place_design -directive Explore
-route_design -directive Explore
-report_utilization -file [file join $out utilization.rpt]
-report_timing_summary -file [file join $out timing.rpt]
-# Fail the build when timing is not met.
-set setup [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -setup]]
-set hold [get_property SLACK [get_timing_paths -max_paths 1 -nworst 1 -hold]]
-if {{$setup eq "" || $hold eq "" || $setup < 0 || $hold < 0}} {{
-    puts "ERROR: timing not met (worst setup slack $setup ns, hold slack $hold ns); see out/timing.rpt"
-    exit 1
-}}
-set_property BITSTREAM.GENERAL.COMPRESS TRUE [current_design]
-set_property CFGBVS GND [current_design]
-set_property CONFIG_VOLTAGE 1.8 [current_design]
-write_bitstream -force [file join $out queens_pcie.bit]
-puts "bitstream: [file join $out queens_pcie.bit] (setup slack $setup ns)"
 "#,
-        name = b.name,
         part = b.part,
         lanes = p.lanes,
-        sources = sources.join(" "),
     );
+    let script = script(b, &format!("the queens accelerator behind PCIe for {}", b.name), &ip, sources, &xdc_name, "queens_pcie");
     let program = files(b, ports).extra.remove(0).1.replace(TOP, "queens_pcie");
     Files {
         constraints: vec![(xdc_name, x)],
