@@ -15,6 +15,23 @@ fn all(n: u32) -> (BoardSize, Vec<(u64, queens_core::Subproblem)>) {
     )
 }
 
+/// One run of a built board on `input`: what it sent, once it has exited well.
+fn serve_once(board: &queens_sim::verilator::Verilated, input: Vec<u8>) -> Vec<u8> {
+    use std::io::{Read, Write};
+    let mut child = board.spawn(None).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap().unwrap();
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    assert!(child.wait().unwrap().success(), "harness: {err}");
+    out
+}
+
 #[test]
 fn emitted_core_counts_n8_to_n12_like_software_with_the_model_cycles() {
     for n in 8..=12 {
@@ -42,7 +59,6 @@ fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
     use queens_core::{completions, word};
     use queens_hdl::emit::CoreConfig;
     use queens_sim::verilator::{Top, Verilated};
-    use std::io::{Read, Write};
 
     let size = BoardSize::new(9).unwrap();
     // Half with solutions, half without.
@@ -63,13 +79,7 @@ fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
         }
         input.extend(f);
     }
-    let mut child = board.spawn(None).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let mut out = Vec::new();
-    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
-    writer.join().unwrap().unwrap();
-    assert!(child.wait().unwrap().success());
+    let out = serve_once(&board, input);
 
     let mut results = Vec::new();
     Deframer::new(ResultRecord::payload_len(size, true)).push(&out, |d| match d {
@@ -102,7 +112,6 @@ fn stream_top_counts_n10_through_axi4_stream_beats() {
     use queens_core::{completions, word};
     use queens_hdl::emit::CoreConfig;
     use queens_sim::verilator::{Top, Verilated};
-    use std::io::{Read, Write};
 
     let (size, subs) = all(10);
     let cfg = CoreConfig::new(10, 8, ArbiterKind::Carry4, true).unwrap();
@@ -111,15 +120,7 @@ fn stream_top_counts_n10_through_axi4_stream_beats() {
     for (_, sp) in &subs {
         input.extend(frame::encode(&word::wire_to_bytes(size, word::encode_wire(&sp.pre).unwrap())));
     }
-    let mut child = board.spawn(None).unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let mut out = Vec::new();
-    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
-    writer.join().unwrap().unwrap();
-    let mut err = String::new();
-    child.stderr.take().map(|mut e| e.read_to_string(&mut err));
-    assert!(child.wait().unwrap().success(), "harness: {err}");
+    let out = serve_once(&board, input);
     let mut got = Vec::new();
     Deframer::new(ResultRecord::payload_len(size, true)).push(&out, |d| match d {
         Deframed::Frame(p) => {
