@@ -126,6 +126,11 @@ impl Solution {
         self.count % 13 == self.mod13 as u64 && self.count % 15 == self.mod15 as u64
     }
 
+    /// Word 2 of an entry holding this solution.
+    pub fn word(&self) -> u64 {
+        (self.solver as u64) << 52 | (self.mod13 as u64) << 48 | (self.mod15 as u64) << 44 | self.count
+    }
+
     /// The whole count: the stored 44 bits plus the wraps the residues reveal.
     pub fn true_count(&self) -> Result<u64, ModelError> {
         crate::result::unwrap_count(self.count, self.mod13, self.mod15)
@@ -164,9 +169,7 @@ impl Entry {
             "wa of a canonical pre-placement is below 16"
         );
         let w1 = self.spec() << 20 | self.handed_out.map_or(0, |s| s.bits());
-        let w2 = self.solution.map_or(0, |s| {
-            (s.solver as u64) << 52 | (s.mod13 as u64) << 48 | (s.mod15 as u64) << 44 | s.count
-        });
+        let w2 = self.solution.map_or(0, |s| s.word());
         let mut out = [0u8; ENTRY_BYTES];
         out[..8].copy_from_slice(&w1.to_be_bytes());
         out[8..].copy_from_slice(&w2.to_be_bytes());

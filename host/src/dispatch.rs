@@ -14,7 +14,7 @@ use crate::validate::{self, Rejection};
 use queens_core::entry::{Solution, Stamp};
 use queens_core::frame::{self, Deframed, Deframer};
 use queens_core::result::ResultRecord;
-use queens_core::{word, BoardSize, Subproblem};
+use queens_core::{word, BoardSize};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -130,7 +130,6 @@ impl Link {
 
 struct Job {
     index: u64,
-    sub: Subproblem,
     /// The link it is on, when it was sent, and when it is due.
     on: Option<(usize, Instant, Instant)>,
     /// Times it went back to the queue.
@@ -149,10 +148,32 @@ struct Dispute {
 #[derive(Clone, Copy)]
 struct Counted {
     index: u64,
-    sub: Subproblem,
     count: u64,
-    link: usize,
+    link: u32,
 }
+
+/// Hashes the u64 keys of the dispatcher's maps (wire words: already well mixed bits, no
+/// adversary) with one multiplication instead of SipHash.
+#[derive(Default, Clone, Copy)]
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (v ^ v >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+type WordMap<V> = HashMap<u64, V, std::hash::BuildHasherDefault<WordHasher>>;
 
 /// How many counted results are remembered for duplicates (late answers come within seconds).
 const RECENT: usize = 1 << 18;
@@ -162,14 +183,14 @@ pub struct Dispatcher<S: Store> {
     store: S,
     timeouts: Timeouts,
     links: Vec<Link>,
-    jobs: HashMap<u64, Job>,
+    jobs: WordMap<Job>,
     /// Jobs waiting for a link (by wire word); stale entries are skipped.
     queue: VecDeque<u64>,
     /// Claimed from the store, not yet sent.
     fresh: VecDeque<Claim>,
     store_exhausted: bool,
     deadlines: BTreeSet<(Instant, u64)>,
-    recent: HashMap<u64, Counted>,
+    recent: WordMap<Counted>,
     recent_order: VecDeque<u64>,
     /// Disputes that failed to settle after many recomputations.
     pub unsettled: u64,
@@ -182,12 +203,12 @@ impl<S: Store> Dispatcher<S> {
             store,
             timeouts,
             links: Vec::new(),
-            jobs: HashMap::new(),
+            jobs: WordMap::default(),
             queue: VecDeque::new(),
             fresh: VecDeque::new(),
             store_exhausted: false,
             deadlines: BTreeSet::new(),
-            recent: HashMap::new(),
+            recent: WordMap::default(),
             recent_order: VecDeque::new(),
             unsettled: 0,
         }
@@ -353,7 +374,6 @@ impl<S: Store> Dispatcher<S> {
             wire,
             Job {
                 index: c.index,
-                sub: c.sub,
                 on: None,
                 attempts: 0,
                 dispute: None,
@@ -535,9 +555,8 @@ impl<S: Store> Dispatcher<S> {
             wire,
             Counted {
                 index: job.index,
-                sub: job.sub,
                 count: r.count,
-                link: l,
+                link: l as u32,
             },
         );
         Ok(())
@@ -559,7 +578,10 @@ impl<S: Store> Dispatcher<S> {
         let label = self.links[l].label.clone();
         let Some(c) = self.recent.get(&r.wire).copied() else {
             self.links[l].counters.unknown += 1;
-            tracing::info!(link = %label, wire = format_args!("{:#x}", r.wire), "result of no outstanding subproblem ignored");
+            match word::decode_wire(self.size, r.wire) {
+                Ok(pre) => tracing::info!(link = %label, "result for ({pre}), which is not outstanding, ignored"),
+                Err(e) => tracing::info!(link = %label, "result for a word that is no pre-placement ignored: {e}"),
+            }
             return Ok(());
         };
         if c.count == r.count {
@@ -569,7 +591,7 @@ impl<S: Store> Dispatcher<S> {
         self.links[l].counters.conflicts += 1;
         tracing::error!(
             link = %label,
-            first = %self.links[c.link].label,
+            first = %self.links[c.link as usize].label,
             index = c.index,
             counted = c.count,
             now = r.count,
@@ -579,13 +601,12 @@ impl<S: Store> Dispatcher<S> {
             r.wire,
             Job {
                 index: c.index,
-                sub: c.sub,
                 on: None,
                 attempts: 1,
                 dispute: Some(Dispute {
                     stored: c.count,
                     seen: vec![r.count],
-                    avoid: vec![l, c.link],
+                    avoid: vec![l, c.link as usize],
                 }),
             },
         );
@@ -618,14 +639,13 @@ impl<S: Store> Dispatcher<S> {
             self.unsettled += 1;
             tracing::error!(index, "a disputed subproblem gave five different counts; the first stays, verify it with `queens db verify`");
         }
-        let job = self.finish(wire);
+        self.finish(wire);
         self.remember(
             wire,
             Counted {
                 index,
-                sub: job.sub,
                 count: r.count,
-                link: l,
+                link: l as u32,
             },
         );
         Ok(())

@@ -187,6 +187,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let bars = Bars::new(cfg.progress, &labels, before.pending());
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
+    let mut last_bars = Instant::now() - Duration::from_secs(1);
     let fatal = loop {
         let now = Instant::now();
         d.expire(now);
@@ -243,10 +244,12 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
             });
             last_history = now;
         }
-        bars.all.set_position(totals.solved);
-        bars.all
-            .set_message(format!("total {}", d.store().summary().solved.total()));
-        for (l, b) in bars.links.iter().enumerate() {
+        if now - last_bars >= Duration::from_millis(100) {
+            last_bars = now;
+            bars.all.set_position(totals.solved);
+            bars.all
+                .set_message(format!("total {}", d.store().summary().solved.total()));
+            for (l, b) in bars.links.iter().enumerate() {
             let link = &d.links()[l];
             b.set_position(link.counters.solved);
             let state = if link.up { "" } else { "down, reopening" };
@@ -254,6 +257,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 "{} in flight, {} resent, {} rejected {state}",
                 link.in_flight, link.counters.reissued, link.counters.rejected_frames
             ));
+            }
         }
         // Wait for bytes, the next deadline, or a tick for the bars and reconnections.
         let mut wait = Duration::from_millis(100);

@@ -1,15 +1,15 @@
-//! Checks of one result frame beyond its CRC: the echoed word must be a pre-placement of this
-//! N with odd parity, the mod-13/mod-15 digits must fit the count (revealing a wrapped 44-bit
-//! counter), and the count must be possible in the cycles the unit spent.
+//! Checks of one result frame beyond its CRC: the echoed word must have this N's width and odd
+//! parity, the mod-13/mod-15 digits must fit the count (revealing a wrapped 44-bit counter),
+//! and the count must be possible in the cycles the unit spent. Whether the word is one the
+//! host sent is the dispatcher's check (a word it sent is a valid pre-placement).
 
 use queens_core::result::ResultRecord;
-use queens_core::{word, BoardSize, ModelError, Preplacement};
+use queens_core::{word, BoardSize, ModelError};
 
 /// A result that passed every check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Checked {
     pub wire: u64,
-    pub pre: Preplacement,
     /// The whole count (wraps of the 44-bit counter added back).
     pub count: u64,
     pub cycles: Option<u64>,
@@ -42,11 +42,18 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
         expected: ResultRecord::payload_len(size, with_cycles),
         found: payload.len(),
     })?;
-    let pre = word::decode_wire(size, r.wire).map_err(|source| Rejection::Word {
+    let bits = word::word_bits(size) + 1;
+    let bad_word = |source| Rejection::Word {
         wire: r.wire,
         n: size.n(),
         source,
-    })?;
+    };
+    if r.wire >> bits != 0 {
+        return Err(bad_word(ModelError::WordWidth { word: r.wire, bits }));
+    }
+    if r.wire.count_ones() % 2 == 0 {
+        return Err(bad_word(ModelError::Parity { word: r.wire }));
+    }
     let digits = |source| Rejection::Digits { wire: r.wire, source };
     let count = r.true_count().map_err(digits)?;
     // Any pair of digits fits some number of wraps, so a wrap is believed only when it is
@@ -71,7 +78,6 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
     }
     Ok(Checked {
         wire: r.wire,
-        pre,
         count,
         cycles: r.cycles,
         wrapped,
@@ -96,7 +102,7 @@ mod tests {
             let wire = word::encode_wire(&sp.pre).unwrap();
             let p = ResultRecord::new(wire, run.solutions, Some(run.cycles)).encode(s);
             let c = check(s, &p, true).unwrap();
-            assert_eq!((c.pre, c.count, c.wrapped), (sp.pre, run.solutions, false));
+            assert_eq!((c.wire, c.count, c.wrapped), (wire, run.solutions, false));
         }
     }
 

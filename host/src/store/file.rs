@@ -13,7 +13,7 @@ use super::history::{self, Event, History};
 use super::{Claim, Store, StoreError, Summary};
 use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
 use queens_core::enumerate::Prefix;
-use queens_core::{BoardSize, Entry, Enumerator, Subproblem, Tally};
+use queens_core::{BoardSize, Entry, Enumerator, Subproblem, Symmetry, Tally};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fs::File;
@@ -447,32 +447,30 @@ impl Store for FileStore {
     }
 
     fn solve(&mut self, index: u64, solution: Solution, cycles: Option<u64>) -> Result<(), StoreError> {
-        let entry = self.entry(index)?;
-        if let Some(s) = entry.solution {
-            return Err(StoreError::AlreadySolved { index, count: s.count });
+        if index >= self.len {
+            return Err(StoreError::Index { index, len: self.len });
         }
+        // Only the class (word 1) and word 2 matter here; the entry was checked at open.
+        let w2 = self.word(index, 1);
+        if w2 != 0 {
+            return Err(StoreError::AlreadySolved {
+                index,
+                count: w2 & ((1 << 44) - 1),
+            });
+        }
+        let sym = Symmetry::from_code(self.word(index, 0) >> 23 & 3).map_err(|x| self.corrupt(index, x.to_string()))?;
         if let Some(c) = cycles {
             self.record_cycles(index, c)?;
         }
-        let solved = Entry {
-            solution: Some(solution),
-            ..entry
-        };
-        let w2 = u64::from_be_bytes(solved.encode()[8..].try_into().expect("8 bytes"));
-        self.set_word(index, 1, w2);
-        self.summary.solved.add(entry.sym, whole(&solution));
+        self.set_word(index, 1, solution.word());
+        self.summary.solved.add(sym, whole(&solution));
         Ok(())
     }
 
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError> {
         let entry = self.entry(index)?;
         let old = entry.solution.as_ref().map_or(0, whole);
-        let fixed = Entry {
-            solution: Some(solution),
-            ..entry
-        };
-        let w2 = u64::from_be_bytes(fixed.encode()[8..].try_into().expect("8 bytes"));
-        self.set_word(index, 1, w2);
+        self.set_word(index, 1, solution.word());
         let slot = entry.sym.slot();
         if entry.solution.is_none() {
             self.summary.solved.preplacements[slot] += 1;
