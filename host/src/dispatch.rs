@@ -662,8 +662,10 @@ fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
             let mut good = 0;
             Deframer::new(ResultRecord::payload_len(size, c)).push(seen, |d| {
                 if let Deframed::Frame(p) = d {
-                    if validate::check(size, &p, c).is_ok() {
-                        good += 1;
+                    // The words must be pre-placements of that N, too: that tells sizes of
+                    // one word width apart.
+                    if let Ok(r) = validate::check(size, &p, c) {
+                        good += word::decode_wire(size, r.wire).is_ok() as usize;
                     }
                 }
             });
