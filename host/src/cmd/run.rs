@@ -32,7 +32,7 @@ pub struct Args {
     #[arg(long, default_value_t = 16)]
     margin: usize,
     /// Seconds to wait for a result before sending its subproblem again. Default: 10 s until
-    /// a board has answered, then 8 times its longest recent answer time (at least 0.25 s),
+    /// a board has answered, then 8 times its longest recent answer time (at least 50 ms),
     /// doubling for each further attempt.
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
