@@ -77,6 +77,17 @@ struct Wire {
     silent_since: Option<Instant>,
 }
 
+impl Wire {
+    /// The connection failed (read or write side): its work goes to the other links and the
+    /// link is reopened in 2 s. Later messages of the dead connection are ignored.
+    fn down<S: Store>(&mut self, l: usize, d: &mut Dispatcher<S>, why: &str) {
+        tracing::warn!(link = %self.spec, "link down: {why}; its subproblems go to the others");
+        self.tx = None;
+        self.retry_at = Some(Instant::now() + Duration::from_secs(2));
+        d.link_down(l);
+    }
+}
+
 /// A board that has said nothing this long while holding work is worth a warning.
 const SILENCE: Duration = Duration::from_secs(30);
 
@@ -150,6 +161,20 @@ impl Bars {
             .collect();
         Self { multi, all, links }
     }
+
+    fn update<S: Store>(&self, d: &Dispatcher<S>) {
+        self.all.set_position(d.totals().solved);
+        self.all
+            .set_message(format!("total {}", d.store().summary().solved.total()));
+        for (b, link) in self.links.iter().zip(d.links()) {
+            b.set_position(link.counters.solved);
+            let state = if link.up { "" } else { "down, reopening" };
+            b.set_message(format!(
+                "{} in flight, {} resent, {} rejected {state}",
+                link.in_flight, link.counters.reissued, link.counters.rejected_frames
+            ));
+        }
+    }
 }
 
 /// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
@@ -195,7 +220,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
             if let Some(tx) = &w.tx {
                 let out = d.fill(l, now)?;
                 if !out.is_empty() && tx.send(out).is_err() {
-                    w.tx = None;
+                    w.down(l, &mut d, "its writer stopped");
                 }
             } else if w.retry_at.is_some_and(|t| now >= t) {
                 w.gen += 1;
@@ -228,7 +253,6 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 w.silent_since = None;
             }
         }
-        let totals = d.totals();
         if d.finished() {
             break None;
         }
@@ -246,18 +270,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
         }
         if now - last_bars >= Duration::from_millis(100) {
             last_bars = now;
-            bars.all.set_position(totals.solved);
-            bars.all
-                .set_message(format!("total {}", d.store().summary().solved.total()));
-            for (l, b) in bars.links.iter().enumerate() {
-            let link = &d.links()[l];
-            b.set_position(link.counters.solved);
-            let state = if link.up { "" } else { "down, reopening" };
-            b.set_message(format!(
-                "{} in flight, {} resent, {} rejected {state}",
-                link.in_flight, link.counters.reissued, link.counters.rejected_frames
-            ));
-            }
+            bars.update(&d);
         }
         // Wait for bytes, the next deadline, or a tick for the bars and reconnections.
         let mut wait = Duration::from_millis(100);
@@ -279,10 +292,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                     }
                 }
                 Msg::Down(l, gen, why) if gen == wires[l].gen && wires[l].tx.is_some() => {
-                    tracing::warn!(link = %wires[l].spec, "link down: {why}; its subproblems go to the others");
-                    wires[l].tx = None;
-                    wires[l].retry_at = Some(Instant::now() + Duration::from_secs(2));
-                    d.link_down(l);
+                    wires[l].down(l, &mut d, &why);
                 }
                 _ => {} // from a connection already replaced
             }
