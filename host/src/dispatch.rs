@@ -120,6 +120,11 @@ pub struct Link {
 }
 
 impl Link {
+    /// The longest answer time of the last 1024 to 2048 results (zero before the first).
+    fn recent_latency(&self) -> Duration {
+        self.lat_max[0].max(self.lat_max[1])
+    }
+
     pub fn with_cycles(&self) -> Option<bool> {
         match self.framing {
             Framing::Locked { with_cycles, .. } => Some(with_cycles),
@@ -296,8 +301,7 @@ impl<S: Store> Dispatcher<S> {
 
     fn timeout(&self, l: usize, attempts: u32) -> Duration {
         let t = &self.timeouts;
-        let link = &self.links[l];
-        let lat = link.lat_max[0].max(link.lat_max[1]);
+        let lat = self.links[l].recent_latency();
         let base = if t.fixed || lat.is_zero() {
             t.first
         } else {
@@ -344,22 +348,20 @@ impl<S: Store> Dispatcher<S> {
     /// The next job link `l` should run: a waiting one it is not asked to avoid, or a fresh one.
     fn next_job(&mut self, l: usize) -> Result<Option<u64>, StoreError> {
         let others_up = self.links.iter().enumerate().any(|(i, k)| i != l && k.up);
-        for k in 0..self.queue.len() {
+        let mut k = 0;
+        while k < self.queue.len() {
             let wire = self.queue[k];
-            let Some(job) = self.jobs.get(&wire) else {
+            // Entries of jobs counted since, or sent again already, are dropped.
+            let Some(job) = self.jobs.get(&wire).filter(|j| j.on.is_none()) else {
                 self.queue.remove(k);
-                return self.next_job(l);
+                continue;
             };
-            if job.on.is_some() {
-                // Sent again already (a queue entry left by an earlier requeue).
-                self.queue.remove(k);
-                return self.next_job(l);
-            }
             let avoided = job.dispute.as_ref().is_some_and(|d| d.avoid.contains(&l));
             if !avoided || !others_up {
                 self.queue.remove(k);
                 return Ok(Some(wire));
             }
+            k += 1;
         }
         if self.fresh.is_empty() && !self.store_exhausted {
             let batch = self.store.claim(256, Stamp::now())?;
@@ -384,9 +386,8 @@ impl<S: Store> Dispatcher<S> {
 
     /// Jobs on link `l` older than the suspect age (at most its slack).
     fn suspects(&mut self, l: usize, now: Instant) -> usize {
-        let link = &self.links[l];
-        let lat = link.lat_max[0].max(link.lat_max[1]);
-        if lat.is_zero() || link.slack == 0 {
+        let lat = self.links[l].recent_latency();
+        if lat.is_zero() || self.links[l].slack == 0 {
             return 0;
         }
         let age = lat.mul_f64(self.timeouts.suspect).max(self.timeouts.floor / 2);
@@ -459,9 +460,9 @@ impl<S: Store> Dispatcher<S> {
                         }
                     });
                 }
+                seen.extend_from_slice(bytes);
                 if let Some(c) = found {
                     tracing::info!(link = %link.label, cycles = c, "results recognised");
-                    seen.extend_from_slice(bytes);
                     let mut d = Deframer::new(ResultRecord::payload_len(size, c));
                     let replay = std::mem::take(seen);
                     d.push(&replay, |x| match x {
@@ -473,15 +474,12 @@ impl<S: Store> Dispatcher<S> {
                         deframer: d,
                         with_cycles: c,
                     };
-                } else {
-                    seen.extend_from_slice(bytes);
-                    if seen.len() > DETECT_BYTES {
-                        return Err(DispatchError::Incompatible {
-                            link: link.label.clone(),
-                            n: size.n(),
-                            diagnosis: diagnose(seen, size),
-                        });
-                    }
+                } else if seen.len() > DETECT_BYTES {
+                    return Err(DispatchError::Incompatible {
+                        link: link.label.clone(),
+                        n: size.n(),
+                        diagnosis: diagnose(seen, size),
+                    });
                 }
             }
         }
@@ -680,15 +678,12 @@ fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
 
 fn diagnose(seen: &[u8], size: BoardSize) -> String {
     match diagnosis_of(seen) {
-        Some((n, c)) if n != size.n() => format!(
+        // Frames that pass the checks for this N end the detection, so this is another N.
+        Some((n, c)) => format!(
             "its frames are results for N = {n}{} (wire words of {} bytes, not {})",
             if c { " with cycle counters" } else { "" },
             BoardSize::new(n).map(word::wire_bytes).unwrap_or(0),
             word::wire_bytes(size)
-        ),
-        Some((n, c)) => format!(
-            "its frames are results for N = {n}{}, but none echoes a word this host sent",
-            if c { " with cycle counters" } else { "" }
         ),
         None => format!(
             "no valid result frame in its first {} bytes (another protocol, baud rate or device?)",
