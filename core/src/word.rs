@@ -65,8 +65,8 @@ pub fn decode(size: BoardSize, word: u64) -> Result<Preplacement, ModelError> {
     Preplacement::new(size, coords)
 }
 
-/// Checks the parity of a wire word and unpacks it.
-pub fn decode_wire(size: BoardSize, wire: u64) -> Result<Preplacement, ModelError> {
+/// Checks the width and parity of a wire word and returns the bare word.
+pub fn strip_parity(size: BoardSize, wire: u64) -> Result<u64, ModelError> {
     let bits = word_bits(size) + 1;
     if wire >> bits != 0 {
         return Err(ModelError::WordWidth { word: wire, bits });
@@ -74,7 +74,12 @@ pub fn decode_wire(size: BoardSize, wire: u64) -> Result<Preplacement, ModelErro
     if wire.count_ones() % 2 == 0 {
         return Err(ModelError::Parity { word: wire });
     }
-    decode(size, wire & ((1u64 << (bits - 1)) - 1))
+    Ok(wire & ((1u64 << (bits - 1)) - 1))
+}
+
+/// Checks the parity of a wire word and unpacks it.
+pub fn decode_wire(size: BoardSize, wire: u64) -> Result<Preplacement, ModelError> {
+    decode(size, strip_parity(size, wire)?)
 }
 
 /// The M wire bytes of a wire word, big-endian.

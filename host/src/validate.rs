@@ -42,18 +42,11 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
         expected: ResultRecord::payload_len(size, with_cycles),
         found: payload.len(),
     })?;
-    let bits = word::word_bits(size) + 1;
-    let bad_word = |source| Rejection::Word {
+    word::strip_parity(size, r.wire).map_err(|source| Rejection::Word {
         wire: r.wire,
         n: size.n(),
         source,
-    };
-    if r.wire >> bits != 0 {
-        return Err(bad_word(ModelError::WordWidth { word: r.wire, bits }));
-    }
-    if r.wire.count_ones() % 2 == 0 {
-        return Err(bad_word(ModelError::Parity { word: r.wire }));
-    }
+    })?;
     let digits = |source| Rejection::Digits { wire: r.wire, source };
     let count = r.true_count().map_err(digits)?;
     // Any pair of digits fits some number of wraps, so a wrap is believed only when it is
