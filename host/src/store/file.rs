@@ -62,21 +62,53 @@ fn whole(s: &Solution) -> u64 {
 
 /// The file that holds the cycle counts of a campaign.
 pub fn cycles_path(campaign: &Path) -> PathBuf {
-    let mut p = campaign.as_os_str().to_owned();
-    p.push(".cycles");
-    PathBuf::from(p)
+    super::beside(campaign, ".cycles")
 }
 
-/// Entries of each prefix, in canonical order (the offsets of a parallel pass).
-fn prefix_counts(e: &Enumerator, prefixes: &[Prefix]) -> Vec<u64> {
-    prefixes
-        .par_iter()
-        .map(|&p| {
-            let mut c = 0;
-            e.for_each_in(p, |_| c += 1);
-            c
-        })
-        .collect()
+/// Where each prefix's entries start in canonical order, and how many entries there are:
+/// one counting pass, the layout of the parallel check.
+struct Layout {
+    enumerator: Enumerator,
+    prefixes: Vec<Prefix>,
+    offsets: Vec<u64>,
+    total: u64,
+}
+
+impl Layout {
+    fn of(size: BoardSize) -> Self {
+        let enumerator = Enumerator::new(size);
+        let prefixes = enumerator.prefixes();
+        let counts: Vec<u64> = prefixes
+            .par_iter()
+            .map(|&p| {
+                let mut c = 0;
+                enumerator.for_each_in(p, |_| c += 1);
+                c
+            })
+            .collect();
+        let mut total = 0;
+        let offsets = counts
+            .iter()
+            .map(|&c| {
+                total += c;
+                total - c
+            })
+            .collect();
+        Self {
+            enumerator,
+            prefixes,
+            offsets,
+            total,
+        }
+    }
+}
+
+/// Maps a campaign's file for reading, or for reading and writing.
+fn map_file(file: &File, access: Access) -> std::io::Result<memmap2::MmapRaw> {
+    match access {
+        Access::Write => memmap2::MmapOptions::new().map_raw(file),
+        Access::Read => memmap2::MmapOptions::new().map_raw_read_only(file),
+    }
 }
 
 /// The board size whose campaign has `entries` entries.
@@ -157,8 +189,8 @@ impl FileStore {
             return Err(StoreError::Length { path: path.into(), bytes });
         }
         let len = bytes / ENTRY_BYTES as u64;
-        let size = match expect {
-            Some(s) if Enumerator::new(s).census().total() == len => s,
+        let layout = match expect.map(Layout::of) {
+            Some(l) if l.total == len => l,
             _ => {
                 let found = size_of(len).ok_or(StoreError::UnknownSize {
                     path: path.into(),
@@ -172,14 +204,11 @@ impl FileStore {
                         entries: len,
                     });
                 }
-                found
+                Layout::of(found)
             }
         };
-        let map = match access {
-            Access::Write => memmap2::MmapOptions::new().map_raw(&file),
-            Access::Read => memmap2::MmapOptions::new().map_raw_read_only(&file),
-        }
-        .map_err(io(path, "mapping"))?;
+        let size = layout.enumerator.size();
+        let map = map_file(&file, access).map_err(io(path, "mapping"))?;
         let cpath = cycles_path(path);
         let cycles = if cpath.exists() {
             let f = File::options()
@@ -187,19 +216,11 @@ impl FileStore {
                 .write(access == Access::Write)
                 .open(&cpath)
                 .map_err(io(&cpath, "opening"))?;
-            if f.metadata().map_err(io(&cpath, "reading the size of"))?.len() != len * 8 {
-                return Err(StoreError::Length {
-                    path: cpath,
-                    bytes: f.metadata().map(|m| m.len()).unwrap_or(0),
-                });
+            let bytes = f.metadata().map_err(io(&cpath, "reading the size of"))?.len();
+            if bytes != len * 8 {
+                return Err(StoreError::Length { path: cpath, bytes });
             }
-            Some(
-                match access {
-                    Access::Write => memmap2::MmapOptions::new().map_raw(&f),
-                    Access::Read => memmap2::MmapOptions::new().map_raw_read_only(&f),
-                }
-                .map_err(io(&cpath, "mapping"))?,
-            )
+            Some(map_file(&f, access).map_err(io(&cpath, "mapping"))?)
         } else {
             None
         };
@@ -216,7 +237,7 @@ impl FileStore {
             solvers: HashMap::new(),
             _file: file,
         };
-        store.summary = store.scan()?;
+        store.summary = store.scan(&layout)?;
         let hpath = history::path_of(path);
         for e in history::read(&hpath).map_err(io(&hpath, "reading"))? {
             if let Event::Solver { id, link, .. } = e {
@@ -275,21 +296,12 @@ impl FileStore {
     }
 
     /// Checks every entry against the canonical subproblem at its index; sums the solved.
-    fn scan(&self) -> Result<Summary, StoreError> {
-        let e = Enumerator::new(self.size);
-        let prefixes = e.prefixes();
-        let counts = prefix_counts(&e, &prefixes);
-        let offsets: Vec<u64> = counts
-            .iter()
-            .scan(0u64, |acc, &c| {
-                let o = *acc;
-                *acc += c;
-                Some(o)
-            })
-            .collect();
-        let results: Vec<Result<(Tally, [u64; 3]), StoreError>> = prefixes
+    fn scan(&self, layout: &Layout) -> Result<Summary, StoreError> {
+        let e = &layout.enumerator;
+        let results: Vec<Result<(Tally, [u64; 3]), StoreError>> = layout
+            .prefixes
             .par_iter()
-            .zip(offsets.par_iter())
+            .zip(layout.offsets.par_iter())
             .map(|(&p, &start)| {
                 let mut tally = Tally::default();
                 let mut census = [0u64; 3];
@@ -381,7 +393,7 @@ impl FileStore {
                 .map_err(io(&cpath, "creating"))?;
             // Sparse: unknown counts cost no disk.
             f.set_len(self.len * 8).map_err(io(&cpath, "sizing"))?;
-            self.cycles = Some(memmap2::MmapOptions::new().map_raw(&f).map_err(io(&cpath, "mapping"))?);
+            self.cycles = Some(map_file(&f, Access::Write).map_err(io(&cpath, "mapping"))?);
         }
         let m = self.cycles.as_ref().expect("just made");
         // SAFETY: in bounds, aligned, one store (see `set_word`).

@@ -38,9 +38,7 @@ pub fn now() -> f64 {
 
 /// The history file that belongs to a campaign file.
 pub fn path_of(campaign: &Path) -> PathBuf {
-    let mut p = campaign.as_os_str().to_owned();
-    p.push(".history");
-    PathBuf::from(p)
+    super::beside(campaign, ".history")
 }
 
 /// Reads the events; a line cut short by a crash, or one this version does not know, is

@@ -11,6 +11,13 @@ use queens_core::entry::{Solution, Stamp};
 use queens_core::{BoardSize, Entry, Subproblem, Tally};
 use std::path::PathBuf;
 
+/// A file that belongs to a campaign file: its name with `suffix` appended.
+pub fn beside(campaign: &std::path::Path, suffix: &str) -> PathBuf {
+    let mut p = campaign.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
+}
+
 /// A subproblem handed out by the store, by its index in canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Claim {
