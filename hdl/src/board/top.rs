@@ -55,6 +55,21 @@ pub fn ports(b: &Board) -> Vec<Port> {
 /// Bits of the fan PWM counter: a period of 2^14 compute cycles (about 15 kHz at 250 MHz).
 const PWM_BITS: u32 = 14;
 
+/// The fan's PWM on clock `clk`: high for the board's duty of every 2^PWM_BITS cycles.
+fn fan_pwm(b: &Board, clk: &str) -> String {
+    let period = 1u64 << PWM_BITS;
+    let duty = ((b.fan.duty * period as f64).round() as u64).min(period);
+    format!(
+        "    // Fan: {PWM_BITS}-bit PWM, high for {duty} of every {period} cycles of {clk}.
+    reg [{hi}:0] pwm = 0;
+    always @(posedge {clk}) pwm <= pwm + 1'b1;
+    assign fan_pwm = {{1'b0, pwm}} < {w}'d{duty};
+",
+        hi = PWM_BITS - 1,
+        w = PWM_BITS + 1,
+    )
+}
+
 /// The clock primitive's instance: `clk_ref` in, `clk_pll` and `locked` out.
 fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
     let period_ns = 1e9 / fin_hz as f64;
@@ -162,7 +177,6 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
 "
         .to_string()
     };
-    let duty = ((b.fan.duty * (1u64 << PWM_BITS) as f64).round() as u64).min(1 << PWM_BITS);
     let fin = b.clock.hz as f64;
     format!(
         "// Board top for {name} ({part}): {fin_mhz:.3} MHz reference -> {prim} (divide {d},
@@ -179,11 +193,7 @@ module {module_name}({list});
         if (!locked) start <= 4'b0000;
         else start <= {{start[2:0], 1'b1}};
 {buffers}
-    // Fan: {pwm_bits}-bit PWM, high for {duty} of every {period} cycles.
-    reg [{pwm_hi}:0] pwm = 0;
-    always @(posedge clk_free) pwm <= pwm + 1'b1;
-    assign fan_pwm = {{1'b0, pwm}} < {pwm_w}'d{duty};
-
+{fan}
     // No flow control: the host's request to send is looped back as clear to send.
     assign uart_cts = uart_rts;
     wire idle;
@@ -202,10 +212,7 @@ endmodule
         duty_pct = b.fan.duty * 100.0,
         list = list.join(", "),
         prim_inst = primitive(s, b.clock.hz, pll_reset),
-        pwm_bits = PWM_BITS,
-        pwm_hi = PWM_BITS - 1,
-        pwm_w = PWM_BITS + 1,
-        period = 1u64 << PWM_BITS,
+        fan = fan_pwm(b, "clk_free"),
     )
 }
 
@@ -233,7 +240,6 @@ pub fn pcie_top_verilog(b: &Board, units: usize, module_name: &str, stream_top: 
     let p = b.pcie.as_ref().expect("a board with a [pcie] table");
     let lanes = p.lanes;
     let hi = lanes - 1;
-    let duty = ((b.fan.duty * (1u64 << PWM_BITS) as f64).round() as u64).min(1 << PWM_BITS);
     format!(
         "// PCIe top for {name} ({part}): x{lanes} Gen{gen} through XDMA (AXI4-Stream, one channel each
 // way); {units} solver units on the IP's 250 MHz user clock; fan at {duty_pct:.0}% duty.
@@ -268,11 +274,7 @@ module {module_name}(pcie_refclk_p, pcie_refclk_n, pcie_perst_n, pci_exp_txp, pc
         .s_axis_c2h_tvalid_0(c2h_tvalid), .s_axis_c2h_tready_0(c2h_tready),
         .s_axis_c2h_tlast_0(c2h_tlast));
 
-    // Fan: {pwm_bits}-bit PWM on the user clock, high for {duty} of every {period} cycles.
-    reg [{pwm_hi}:0] pwm = 0;
-    always @(posedge clk) pwm <= pwm + 1'b1;
-    assign fan_pwm = {{1'b0, pwm}} < {pwm_w}'d{duty};
-
+{fan}
     // The array keeps its work across a link reset: the host resends what it lost.
     wire idle;
     {stream_top} core(.clock(clk),
@@ -286,9 +288,6 @@ endmodule
         part = b.part,
         gen = p.gen,
         duty_pct = b.fan.duty * 100.0,
-        pwm_bits = PWM_BITS,
-        pwm_hi = PWM_BITS - 1,
-        pwm_w = PWM_BITS + 1,
-        period = 1u64 << PWM_BITS,
+        fan = fan_pwm(b, "clk"),
     )
 }

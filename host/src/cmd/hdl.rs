@@ -268,10 +268,6 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
     };
     let core = CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?;
     let dir = build_dir(&b, &BuildOptions { core, clock, baud: a.baud, link: a.link })?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
-    for (name, text) in &dir.files {
-        write_new(&a.out.join(name), text)?;
-    }
     let design = DesignJson {
         board: &b.name,
         n,
@@ -284,10 +280,7 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
         top: if a.link == Link::Pcie { "queens_pcie" } else { "queens_board" },
         files: dir.files.iter().map(|f| f.0.as_str()).collect(),
     };
-    write_new(
-        &a.out.join("design.json"),
-        &(serde_json::to_string_pretty(&design)? + "\n"),
-    )?;
+    write_dir(&a.out, dir.files.iter().map(|(n, t)| (n.as_str(), t.as_str())), &design)?;
     println!(
         "{} ({}): N = {n}, {units} solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
         b.name,
@@ -309,14 +302,10 @@ fn emit(a: EmitArgs) -> anyhow::Result<()> {
     let size = board(n)?;
     let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let files = [
         ("queens_core.v", core_verilog(&cfg, "queens_core")),
         ("queens_top.v", uart_top_verilog(cps, "queens_top", "queens_core")),
     ];
-    for (name, text) in &files {
-        write_new(&a.out.join(name), text)?;
-    }
     let design = DesignJson {
         board: &a.board,
         n,
@@ -329,10 +318,7 @@ fn emit(a: EmitArgs) -> anyhow::Result<()> {
         top: "queens_top",
         files: files.iter().map(|f| f.0).collect(),
     };
-    write_new(
-        &a.out.join("design.json"),
-        &(serde_json::to_string_pretty(&design)? + "\n"),
-    )?;
+    write_dir(&a.out, files.iter().map(|(n, t)| (*n, t.as_str())), &design)?;
     println!(
         "{}: N = {}, {} solver units ({} arbiter), {} Hz clock, {} baud -> {}",
         a.board,
@@ -344,6 +330,19 @@ fn emit(a: EmitArgs) -> anyhow::Result<()> {
         a.out.display()
     );
     Ok(())
+}
+
+/// Writes the files of a design and its design.json into `out` (created if missing).
+fn write_dir<'a>(
+    out: &std::path::Path,
+    files: impl IntoIterator<Item = (&'a str, &'a str)>,
+    design: &DesignJson,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for (name, text) in files {
+        write_new(&out.join(name), text)?;
+    }
+    write_new(&out.join("design.json"), &(serde_json::to_string_pretty(design)? + "\n"))
 }
 
 /// Writes a file whole: to a temporary name first, then renamed over the old one.
