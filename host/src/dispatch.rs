@@ -327,7 +327,12 @@ impl<S: Store> Dispatcher<S> {
         self.deadlines.first().map(|&(d, _)| d)
     }
 
-    /// Every subproblem is counted.
+    /// Asks the store for work again after it ran out (a shared store's leases expire).
+    pub fn rewind(&mut self) {
+        self.store_exhausted = false;
+    }
+
+    /// Every subproblem this session could claim is counted.
     pub fn finished(&self) -> bool {
         self.store_exhausted && self.fresh.is_empty() && self.jobs.is_empty()
     }

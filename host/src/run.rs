@@ -6,8 +6,7 @@
 use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts};
 use crate::link::{LinkError, LinkSpec, SimSettings};
 use crate::store::history::{self, Event};
-use crate::store::file::FileStore;
-use crate::store::{Store, StoreError};
+use crate::store::{CrossChecks, Store, StoreError};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{Read, Write};
 use std::sync::mpsc;
@@ -48,6 +47,8 @@ pub struct RunReport {
     #[serde(flatten)]
     pub counters: Counters,
     pub unsettled: u64,
+    /// Results a shared store found solved by another host already (compared, not counted).
+    pub cross_checked: CrossChecks,
     pub seconds: f64,
     pub links: Vec<LinkReport>,
 }
@@ -131,19 +132,21 @@ fn connect(
 
 struct Bars {
     multi: MultiProgress,
+    /// The campaign's progress since this run began (all hosts, for a shared store).
     all: ProgressBar,
+    solved_before: u64,
     links: Vec<ProgressBar>,
 }
 
 impl Bars {
-    fn new(show: bool, labels: &[String], pending: u64) -> Self {
+    fn new(show: bool, labels: &[String], before: &crate::store::Summary) -> Self {
         let target = if show {
             ProgressDrawTarget::stderr_with_hz(4)
         } else {
             ProgressDrawTarget::hidden()
         };
         let multi = MultiProgress::with_draw_target(target);
-        let all = multi.add(ProgressBar::new(pending));
+        let all = multi.add(ProgressBar::new(before.pending()));
         all.set_style(
             ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
                 .expect("valid template"),
@@ -159,13 +162,18 @@ impl Bars {
                 b
             })
             .collect();
-        Self { multi, all, links }
+        Self {
+            multi,
+            all,
+            solved_before: before.solved.subproblems(),
+            links,
+        }
     }
 
     fn update<S: Store>(&self, d: &Dispatcher<S>) {
-        self.all.set_position(d.totals().solved);
-        self.all
-            .set_message(format!("total {}", d.store().summary().solved.total()));
+        let s = d.store().summary();
+        self.all.set_position(s.solved.subproblems().saturating_sub(self.solved_before));
+        self.all.set_message(format!("total {}", s.solved.total()));
         for (b, link) in self.links.iter().zip(d.links()) {
             b.set_position(link.counters.solved);
             let state = if link.up { "" } else { "down, reopening" };
@@ -178,7 +186,7 @@ impl Bars {
 }
 
 /// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
-pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
+pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let start = Instant::now();
     let size = store.size();
     let before = store.summary();
@@ -209,7 +217,9 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
         });
     }
     let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
-    let bars = Bars::new(cfg.progress, &labels, before.pending());
+    let bars = Bars::new(cfg.progress, &labels, &before);
+    // When this session runs out of work, how often to ask a shared store for more.
+    let mut next_poll = Instant::now();
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
     let mut last_bars = Instant::now() - Duration::from_secs(1);
@@ -253,8 +263,15 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 w.silent_since = None;
             }
         }
-        if d.finished() {
-            break None;
+        if d.finished() && now >= next_poll {
+            // Out of work: done unless other hosts' leases may still come free.
+            d.store_mut().sync()?;
+            last_sync = now;
+            if !d.store_mut().more_later()? {
+                break None;
+            }
+            d.rewind();
+            next_poll = now + Duration::from_secs(1);
         }
         if now - last_sync >= cfg.sync_every {
             d.store_mut().sync()?;
@@ -337,6 +354,7 @@ pub fn run(store: FileStore, cfg: &RunConfig) -> Result<RunReport, RunError> {
         solved_before: before.solved.subproblems(),
         counters: d.totals(),
         unsettled: d.unsettled,
+        cross_checked: d.store().cross_checks(),
         seconds: start.elapsed().as_secs_f64(),
         links,
     })

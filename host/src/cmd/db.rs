@@ -20,6 +20,10 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Draw solutions (and cycles, where known) per subproblem in canonical order as SVG.
     Plot(PlotArgs),
+    /// Copy a campaign file into a PostgreSQL database, where several hosts can share it.
+    Import(super::transfer::ImportArgs),
+    /// Copy a campaign from a PostgreSQL database into a file.
+    Export(super::transfer::ExportArgs),
 }
 
 #[derive(clap::Args)]
@@ -58,6 +62,8 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Stats(a) => stats(a),
         Command::Verify(a) => verify(a),
         Command::Plot(a) => plot_cmd(a),
+        Command::Import(a) => super::transfer::import(a),
+        Command::Export(a) => super::transfer::export(a),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod hdl;
 pub mod run;
 pub mod sim;
 pub mod subproblems;
+pub mod transfer;
 
 use queens_core::{BoardSize, Symmetry};
 use serde::Serialize;

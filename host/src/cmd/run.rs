@@ -8,7 +8,9 @@ use queens_host::dispatch::Timeouts;
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, RunConfig, RunReport};
 use queens_host::store::file::{Access, FileStore};
-use queens_host::store::Store;
+use queens_host::store::pg::PgStore;
+use queens_host::store::pg_conn::{self, Target};
+use queens_host::store::{Store, Summary};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
@@ -21,10 +23,16 @@ pub struct Args {
     /// Repeat for several boards at once. Default: one simulated board in this process.
     #[arg(long = "link", value_name = "LINK")]
     links: Vec<LinkSpec>,
-    /// The campaign file (created when missing, resumed when present).
+    /// The campaign (created when missing, resumed when present): a file, or a PostgreSQL
+    /// database shared by several hosts, postgres://[user@]host[:port]/database (the
+    /// password from PGPASSWORD or ~/.pgpass, other settings from the PG* variables).
     /// Default: q<N>.campaign in the current directory.
-    #[arg(long, value_name = "FILE")]
-    campaign: Option<PathBuf>,
+    #[arg(long, value_name = "FILE|URL")]
+    campaign: Option<String>,
+    /// Seconds a lease on a block of a PostgreSQL campaign lasts without renewal (the host
+    /// renews every second); work of a host that stops returns to the others after this.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    lease: f64,
     /// Solver units per board, for links that do not say (sim:K does).
     #[arg(long, default_value_t = 360)]
     solvers: usize,
@@ -50,26 +58,50 @@ pub struct Args {
 
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let size = board(a.n)?;
-    let path = a
-        .campaign
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("q{}.campaign", a.n)));
+    let campaign = a.campaign.clone().unwrap_or_else(|| format!("q{}.campaign", a.n));
+    let quiet = a.json;
+    let say = |s: String| {
+        if !quiet {
+            eprintln!("{s}");
+        }
+    };
+    let resumed = |name: &str, s: &Summary| {
+        if s.solved.subproblems() > 0 {
+            say(format!(
+                "resuming {name}: {} of {} subproblems solved",
+                grouped(s.solved.subproblems() as u128),
+                grouped(s.subproblems as u128)
+            ));
+        }
+    };
+    if pg_conn::is_url(&campaign) {
+        if !(a.lease.is_finite() && a.lease >= 1.0) {
+            anyhow::bail!("--lease {}: expected at least 1 second", a.lease);
+        }
+        let target = Target::parse(&campaign)?;
+        let (store, created) = PgStore::open(&target, size, Duration::from_secs_f64(a.lease))?;
+        let s = store.summary();
+        if created {
+            say(format!("new campaign of N = {} in {}: {} subproblems", a.n, target.shown, grouped(s.subproblems as u128)));
+        }
+        resumed(&target.shown, &s);
+        let cfg = config(&a, size)?;
+        let report = run(store, &cfg).with_context(|| format!("running campaign {}", target.shown))?;
+        return finish(&a, &report);
+    }
+    let path = PathBuf::from(&campaign);
     if !path.exists() {
         let entries = FileStore::create(&path, size, false, &AtomicU64::new(0))?;
-        if !a.json {
-            eprintln!("new campaign {}: {} subproblems", path.display(), grouped(entries as u128));
-        }
+        say(format!("new campaign {}: {} subproblems", path.display(), grouped(entries as u128)));
     }
     let store = FileStore::open(&path, Some(size), Access::Write)?;
-    let s = store.summary();
-    if !a.json && s.solved.subproblems() > 0 {
-        eprintln!(
-            "resuming {}: {} of {} subproblems solved",
-            path.display(),
-            grouped(s.solved.subproblems() as u128),
-            grouped(s.subproblems as u128)
-        );
-    }
+    resumed(&path.display().to_string(), &store.summary());
+    let cfg = config(&a, size)?;
+    let report = run(store, &cfg).with_context(|| format!("running campaign {}", path.display()))?;
+    finish(&a, &report)
+}
+
+fn config(a: &Args, size: queens_core::BoardSize) -> anyhow::Result<RunConfig> {
     let timeouts = match a.timeout {
         Some(t) if t > 0.0 && t.is_finite() => Timeouts {
             first: Duration::from_secs_f64(t),
@@ -82,7 +114,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let links = if a.links.is_empty() {
         vec![LinkSpec::Sim { units: None }]
     } else {
-        a.links
+        a.links.clone()
     };
     let cfg = RunConfig {
         links,
@@ -94,17 +126,20 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             units: a.solvers,
             with_cycles: true,
             clock_hz: a.sim_clock,
-            faults: a.sim_faults,
+            faults: a.sim_faults.clone(),
             seed: fastrand::u64(..),
         },
         sync_every: Duration::from_secs(1),
         progress: !a.json,
     };
-    let report = run(store, &cfg).with_context(|| format!("running campaign {}", path.display()))?;
+    Ok(cfg)
+}
+
+fn finish(a: &Args, report: &RunReport) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print(&report);
+        print(report);
     }
     Ok(())
 }
@@ -122,6 +157,15 @@ fn print(r: &RunReport) {
         );
     }
     let c = &r.counters;
+    let x = &r.cross_checked;
+    if x.agreed + x.disputed > 0 {
+        println!(
+            "{} results arrived for subproblems another host had solved: {} agreed (not counted again), {} disputed (see the log)",
+            x.agreed + x.disputed,
+            x.agreed,
+            x.disputed
+        );
+    }
     println!(
         "{} subproblems solved in this run in {:.2} s; {} sent again, {} frames rejected, {} duplicates, {} conflicts, {} unknown results",
         grouped(c.solved as u128),

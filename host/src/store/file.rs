@@ -20,7 +20,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 /// Read-only views (stats, verify, plot) may look at a campaign while a run writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,30 +137,72 @@ impl FileStore {
         let tmp = path.with_extension("partial");
         let file = File::create(&tmp).map_err(io(&tmp, "creating"))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        let e = Enumerator::new(size);
-        let mut written = 0u64;
-        // Batches are enumerated in parallel and written in order.
-        for batch in e.prefixes().chunks(512) {
-            let bufs: Vec<Vec<u8>> = batch
-                .par_iter()
-                .map(|&p| {
-                    let mut v = Vec::new();
-                    e.for_each_in(p, |sp| v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode()));
-                    v
-                })
-                .collect();
-            for b in bufs {
-                out.write_all(&b).map_err(io(&tmp, "writing"))?;
-                written += (b.len() / ENTRY_BYTES) as u64;
-            }
-            done.fetch_add(batch.len() as u64, Ordering::Relaxed);
-        }
+        let written = super::fresh_entries(size, done, |b| out.write_all(b).map_err(io(&tmp, "writing")))?;
         out.flush().map_err(io(&tmp, "writing"))?;
         out.get_ref().sync_all().map_err(io(&tmp, "syncing"))?;
         std::fs::rename(&tmp, path).map_err(io(path, "renaming the new campaign to"))?;
         // A history left from an earlier campaign of the same name would mislead.
         let _ = std::fs::remove_file(history::path_of(path));
         let _ = std::fs::remove_file(cycles_path(path));
+        Ok(written)
+    }
+
+    /// Writes a campaign file from its entries in canonical order, block by block (an
+    /// export from a shared store): entries through a temporary file renamed at the end,
+    /// cycle counts beside them, the solver ids into a fresh history. `blocks` hands every
+    /// block (first entry, entries, cycles if known) to its argument and returns the solver
+    /// ids. Returns the number of entries.
+    pub fn write_blocks(
+        path: &Path,
+        force: bool,
+        blocks: impl FnOnce(
+            &mut dyn FnMut(u64, &[u8], Option<&[u8]>) -> Result<(), StoreError>,
+        ) -> Result<Vec<(u16, String)>, StoreError>,
+    ) -> Result<u64, StoreError> {
+        use std::os::unix::fs::FileExt;
+        if path.exists() && !force {
+            return Err(StoreError::Exists { path: path.into() });
+        }
+        let tmp = path.with_extension("partial");
+        let tmp_cycles = cycles_path(&tmp);
+        let _ = std::fs::remove_file(&tmp_cycles);
+        let file = File::create(&tmp).map_err(io(&tmp, "creating"))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        let mut cycles: Option<File> = None;
+        let mut written = 0u64;
+        let solvers = blocks(&mut |first, entries, c| {
+            out.write_all(entries).map_err(io(&tmp, "writing"))?;
+            written += (entries.len() / ENTRY_BYTES) as u64;
+            if let Some(c) = c {
+                if cycles.is_none() {
+                    cycles = Some(File::create(&tmp_cycles).map_err(io(&tmp_cycles, "creating"))?);
+                }
+                let f = cycles.as_ref().expect("just made");
+                f.write_all_at(c, first * 8).map_err(io(&tmp_cycles, "writing"))?;
+            }
+            Ok(())
+        })?;
+        out.flush().map_err(io(&tmp, "writing"))?;
+        out.get_ref().sync_all().map_err(io(&tmp, "syncing"))?;
+        let _ = std::fs::remove_file(history::path_of(path));
+        let _ = std::fs::remove_file(cycles_path(path));
+        if let Some(f) = cycles {
+            // Sparse up to the full length: entries without a count read as unknown.
+            f.set_len(written * 8).map_err(io(&tmp_cycles, "sizing"))?;
+            f.sync_all().map_err(io(&tmp_cycles, "syncing"))?;
+            std::fs::rename(&tmp_cycles, cycles_path(path)).map_err(io(path, "renaming the cycle counts beside"))?;
+        }
+        std::fs::rename(&tmp, path).map_err(io(path, "renaming the new campaign to"))?;
+        let hpath = history::path_of(path);
+        let mut h = History::append_to(&hpath).map_err(io(&hpath, "opening"))?;
+        for (id, link) in solvers {
+            h.record(&Event::Solver {
+                t: history::now(),
+                id,
+                link,
+            })
+            .map_err(io(&hpath, "writing"))?;
+        }
         Ok(written)
     }
 
@@ -405,18 +447,23 @@ impl FileStore {
         Ok(())
     }
 
-    /// Appends to the history (a failure to write it is logged, never fatal).
-    pub fn record(&mut self, e: &Event) {
-        if let Some(h) = &mut self.history {
-            if let Err(err) = h.record(e) {
-                tracing::warn!("{}: {err}", history::path_of(&self.path).display());
-            }
-        }
-    }
 
     pub fn history(&self) -> Result<Vec<Event>, StoreError> {
         let p = history::path_of(&self.path);
         history::read(&p).map_err(io(&p, "reading"))
+    }
+
+    pub fn entry(&self, index: u64) -> Result<Entry, StoreError> {
+        if index >= self.len {
+            return Err(StoreError::Index { index, len: self.len });
+        }
+        Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))
+    }
+
+    /// An entry's 16 bytes as stored.
+    pub fn raw_entry(&self, index: u64) -> [u8; ENTRY_BYTES] {
+        assert!(index < self.len, "entry {index} of {}", self.len);
+        self.raw(index)
     }
 
     /// The solver ids and the links they stand for.
@@ -491,13 +538,6 @@ impl Store for FileStore {
         Ok(())
     }
 
-    fn entry(&self, index: u64) -> Result<Entry, StoreError> {
-        if index >= self.len {
-            return Err(StoreError::Index { index, len: self.len });
-        }
-        Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))
-    }
-
     fn sync(&mut self) -> Result<(), StoreError> {
         if self.access == Access::Write {
             self.map.flush().map_err(io(&self.path, "syncing"))?;
@@ -506,6 +546,15 @@ impl Store for FileStore {
             }
         }
         Ok(())
+    }
+
+    /// Appends to the history (a failure to write it is logged, never fatal).
+    fn record(&mut self, e: &Event) {
+        if let Some(h) = &mut self.history {
+            if let Err(err) = h.record(e) {
+                tracing::warn!("{}: {err}", history::path_of(&self.path).display());
+            }
+        }
     }
 
     fn solver_id(&mut self, link: &str) -> Result<u16, StoreError> {

@@ -6,16 +6,49 @@
 
 pub mod file;
 pub mod history;
+pub mod pg;
+pub mod pg_conn;
 
-use queens_core::entry::{Solution, Stamp};
-use queens_core::{BoardSize, Entry, Subproblem, Tally};
+use history::Event;
+use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
+use queens_core::{BoardSize, Entry, Enumerator, Subproblem, Tally};
+use rayon::prelude::*;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A file that belongs to a campaign file: its name with `suffix` appended.
 pub fn beside(campaign: &std::path::Path, suffix: &str) -> PathBuf {
     let mut p = campaign.as_os_str().to_owned();
     p.push(suffix);
     PathBuf::from(p)
+}
+
+/// Every entry of a fresh campaign in canonical order, handed to `sink` in chunks of whole
+/// entries (prefixes are enumerated in parallel, chunks arrive in order); `done` counts the
+/// prefixes. Returns the number of entries.
+pub fn fresh_entries<E>(
+    size: BoardSize,
+    done: &AtomicU64,
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<u64, E> {
+    let e = Enumerator::new(size);
+    let mut written = 0u64;
+    for batch in e.prefixes().chunks(512) {
+        let bufs: Vec<Vec<u8>> = batch
+            .par_iter()
+            .map(|&p| {
+                let mut v = Vec::new();
+                e.for_each_in(p, |sp| v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode()));
+                v
+            })
+            .collect();
+        for b in bufs {
+            sink(&b)?;
+            written += (b.len() / ENTRY_BYTES) as u64;
+        }
+        done.fetch_add(batch.len() as u64, Ordering::Relaxed);
+    }
+    Ok(written)
 }
 
 /// A subproblem handed out by the store, by its index in canonical order.
@@ -82,6 +115,25 @@ pub enum StoreError {
     Index { index: u64, len: u64 },
     #[error("the campaign has more than 4095 solvers; their ids do not fit the entry")]
     Solvers,
+    #[error(transparent)]
+    Conn(#[from] pg_conn::ConnError),
+    #[error("{db}: {what}: {source}")]
+    Db {
+        db: String,
+        what: &'static str,
+        source: postgres::Error,
+    },
+    #[error("{db}: {what}")]
+    Campaign { db: String, what: String },
+}
+
+/// Results a shared store found already solved by another host when it committed them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CrossChecks {
+    /// The other host's count was the same: nothing counted twice.
+    pub agreed: u64,
+    /// The counts differ: kept the first, recorded the dispute.
+    pub disputed: u64,
 }
 
 /// What the dispatcher needs from a campaign store.
@@ -100,11 +152,23 @@ pub trait Store: Send {
     /// Replaces the count of a solved entry once a recomputation has settled a dispute.
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError>;
 
-    fn entry(&self, index: u64) -> Result<Entry, StoreError>;
-
     /// Makes everything recorded so far durable.
     fn sync(&mut self) -> Result<(), StoreError>;
 
     /// The 12-bit solver id recorded with the counts of the board behind `link`.
     fn solver_id(&mut self, link: &str) -> Result<u16, StoreError>;
+
+    /// Adds to the campaign's history (sessions, progress); never fatal.
+    fn record(&mut self, _event: &Event) {}
+
+    /// Whether unsolved subproblems that `claim` could not give now may come free later
+    /// (leases of other hosts that may expire). Asked after `sync` once this session has
+    /// run out of work.
+    fn more_later(&mut self) -> Result<bool, StoreError> {
+        Ok(false)
+    }
+
+    fn cross_checks(&self) -> CrossChecks {
+        CrossChecks::default()
+    }
 }

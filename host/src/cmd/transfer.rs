@@ -1,0 +1,89 @@
+//! `queens db import` and `queens db export`: move a campaign between a file (ours or a
+//! Queens@TUD database) and a shared PostgreSQL store, entries byte for byte.
+
+use super::{board, grouped};
+use queens_host::store::file::{Access, FileStore};
+use queens_host::store::pg::{self, Import};
+use queens_host::store::pg_conn::Target;
+use queens_host::store::Store;
+use std::path::PathBuf;
+
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    /// The campaign file (checked entry by entry first).
+    file: PathBuf,
+    /// postgres://[user@]host[:port]/database (password from PGPASSWORD or ~/.pgpass).
+    url: String,
+    /// Replace a campaign of the same N in the database (its results are lost).
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// postgres://[user@]host[:port]/database.
+    url: String,
+    /// The campaign file to write.
+    file: PathBuf,
+    /// Which campaign, when the database holds several.
+    #[arg(long)]
+    n: Option<u32>,
+    /// Replace the file if it exists.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn import(a: ImportArgs) -> anyhow::Result<()> {
+    let store = FileStore::open(&a.file, None, Access::Read)?;
+    let size = store.size();
+    let target = Target::parse(&a.url)?;
+    let mut client = pg::connect(&target)?;
+    let mut solvers: Vec<(u16, String)> = store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
+    solvers.sort();
+    let entries = pg::create(
+        &mut client,
+        &target,
+        size,
+        Some(Import {
+            entries: &mut |i| store.raw_entry(i),
+            cycles: &mut |i| store.cycles(i),
+            solvers,
+        }),
+        a.force,
+    )?;
+    let s = store.summary();
+    eprintln!(
+        "imported {} into {}: N = {}, {} entries, {} solved",
+        a.file.display(),
+        target.shown,
+        size.n(),
+        grouped(entries as u128),
+        grouped(s.solved.subproblems() as u128)
+    );
+    Ok(())
+}
+
+pub fn export(a: ExportArgs) -> anyhow::Result<()> {
+    let target = Target::parse(&a.url)?;
+    let mut client = pg::connect(&target)?;
+    let all = pg::campaigns(&mut client, &target)?;
+    let n = match (a.n, all.as_slice()) {
+        (Some(n), _) => n,
+        (None, [n]) => *n,
+        (None, []) => anyhow::bail!("{}: holds no campaign", target.shown),
+        (None, _) => anyhow::bail!("{}: holds campaigns of N = {all:?}; choose one with --n", target.shown),
+    };
+    let size = board(n)?;
+    FileStore::write_blocks(&a.file, a.force, |block| pg::export(&mut client, &target, size, block))?;
+    // Read back as any campaign file is opened: every entry checked, the solved ones summed.
+    let store = FileStore::open(&a.file, Some(size), Access::Read)?;
+    let s = store.summary();
+    eprintln!(
+        "exported N = {n} from {} to {}: {} entries, {} solved",
+        target.shown,
+        a.file.display(),
+        grouped(s.subproblems as u128),
+        grouped(s.solved.subproblems() as u128)
+    );
+    Ok(())
+}

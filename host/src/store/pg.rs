@@ -1,0 +1,858 @@
+//! The shared campaign store: one PostgreSQL database that the hosts of many workstations
+//! draw subproblems from and return counts to.
+//!
+//! The campaign is cut into blocks of contiguous entries in canonical order; a block's row
+//! holds its entries in the 16-byte Queens@TUD format (one `bytea`, so a 2·10⁹-entry
+//! campaign stays near its file size instead of a row per entry). A host leases whole
+//! blocks: it picks open ones with `FOR UPDATE SKIP LOCKED`, so hosts never wait for each
+//! other, and renews its leases at every sync. A lease that is not renewed expires and its
+//! block goes to the next host that asks. Results are buffered and committed at each sync in
+//! one transaction that locks their blocks, merges them into the entries, renews the leases
+//! and adds to the campaign's totals: a count lands once, whoever sent it. A result for an
+//! entry another host solved meanwhile (the lease had expired) is compared with that count,
+//! never added again; a different count is kept as a dispute and logged.
+//!
+//! Lost connections are not fatal: results stay buffered until the database is back (they
+//! are the same transaction, redone), and the host waits rather than finishing early.
+
+use super::history::Event;
+use super::pg_conn::Target;
+use super::{Claim, CrossChecks, Store, StoreError, Summary};
+use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
+use queens_core::{BoardSize, Entry, Subproblem, Tally};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+/// Entries per block (64 KiB of entries; a 341-unit board at Q(27) speed works ~10 minutes
+/// on one; the simulated Q(14) has 116 of them).
+pub const BLOCK: usize = 4096;
+
+/// Blocks written per statement when a campaign is created or imported.
+const INSERT_BATCH: usize = 64;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS queens_campaign (
+    n           integer  PRIMARY KEY,
+    subproblems bigint   NOT NULL,
+    block_size  integer  NOT NULL,
+    census      bigint[] NOT NULL,  -- entries per class (none, point, rotate)
+    solved      bigint[] NOT NULL,  -- solved entries per class
+    solutions   bigint[] NOT NULL,  -- summed counts per class
+    created     timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS queens_block (
+    n           integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
+    block       integer NOT NULL,
+    first       bigint  NOT NULL,   -- index of its first entry
+    len         integer NOT NULL,
+    solved      integer NOT NULL,
+    entries     bytea   NOT NULL,   -- len 16-byte entries
+    cycles      bytea,              -- len little-endian u64 (0 = unknown), once one is known
+    lease       bigint,
+    holder      text,
+    lease_until timestamptz,
+    PRIMARY KEY (n, block)
+);
+CREATE INDEX IF NOT EXISTS queens_block_open ON queens_block (n, block) WHERE solved < len;
+CREATE SEQUENCE IF NOT EXISTS queens_lease;
+CREATE TABLE IF NOT EXISTS queens_solver (
+    n    integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
+    id   integer NOT NULL,
+    link text    NOT NULL,
+    PRIMARY KEY (n, id),
+    UNIQUE (n, link)
+);
+CREATE TABLE IF NOT EXISTS queens_event (
+    n     integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
+    t     timestamptz NOT NULL DEFAULT now(),
+    host  text  NOT NULL,
+    event jsonb NOT NULL
+);
+CREATE TABLE IF NOT EXISTS queens_dispute (
+    n      integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
+    entry  bigint  NOT NULL,
+    kept   bigint  NOT NULL,        -- word 2 stored first
+    other  bigint  NOT NULL,        -- word 2 of the differing result
+    host   text    NOT NULL,
+    t      timestamptz NOT NULL DEFAULT now()
+);
+";
+
+/// Advisory lock keys: schema creation, and one per N for creating a campaign or a solver id.
+const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
+const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
+
+/// A block this host holds a lease on.
+struct Lease {
+    id: i64,
+}
+
+/// Results waiting for the next sync, by block: (offset, word 2, cycles).
+type Pending = BTreeMap<i32, Vec<(usize, u64, Option<u64>)>>;
+
+pub struct PgStore {
+    target: Target,
+    client: postgres::Client,
+    size: BoardSize,
+    n: i32,
+    /// This workstation, in solver names and lease holders.
+    host: String,
+    lease_ttl: Duration,
+    summary: Summary,
+    leases: BTreeMap<i32, Lease>,
+    /// Unsolved entries of leased blocks not yet handed out.
+    queue: VecDeque<(i32, Claim)>,
+    results: Pending,
+    /// Settled disputes: (block, offset, word 2), replacing what is stored.
+    corrections: Vec<(i32, usize, u64)>,
+    /// Entries with a result in `results` (so a re-leased block does not hand them out).
+    buffered: HashSet<u64>,
+    events: Vec<String>,
+    solvers: HashMap<String, u16>,
+    checks: CrossChecks,
+    /// The database could not be reached at the last attempt.
+    offline: bool,
+}
+
+fn db_err(t: &Target, what: &'static str) -> impl FnOnce(postgres::Error) -> StoreError {
+    let db = t.shown.clone();
+    move |source| StoreError::Db { db, what, source }
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is writable for its length; gethostname NUL-terminates within it.
+    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(0);
+    if r == 0 && end > 0 {
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "localhost".into()
+    }
+}
+
+fn block_of(index: u64) -> (i32, usize) {
+    ((index / BLOCK as u64) as i32, (index % BLOCK as u64) as usize)
+}
+
+fn word2(entries: &[u8], off: usize) -> u64 {
+    u64::from_be_bytes(entries[off * ENTRY_BYTES + 8..(off + 1) * ENTRY_BYTES].try_into().expect("8 bytes"))
+}
+
+fn whole(s: &Solution) -> u64 {
+    s.true_count().unwrap_or(s.count)
+}
+
+fn solution_of(w2: u64) -> Solution {
+    Solution {
+        solver: (w2 >> 52) as u16,
+        mod13: (w2 >> 48 & 0xF) as u8,
+        mod15: (w2 >> 44 & 0xF) as u8,
+        count: w2 & ((1 << 44) - 1),
+    }
+}
+
+fn tally_of(solved: &[i64], solutions: &[i64]) -> Tally {
+    let mut t = Tally::default();
+    for i in 0..3 {
+        t.preplacements[i] = solved.get(i).copied().unwrap_or(0) as u64;
+        t.solutions[i] = solutions.get(i).copied().unwrap_or(0) as u64;
+    }
+    t
+}
+
+/// What a campaign brings along when it is imported: its entries in canonical order, their
+/// cycle counts, and the links behind its solver ids.
+pub struct Import<'a> {
+    pub entries: &'a mut dyn FnMut(u64) -> [u8; ENTRY_BYTES],
+    pub cycles: &'a mut dyn FnMut(u64) -> Option<u64>,
+    pub solvers: Vec<(u16, String)>,
+}
+
+/// Connects and makes sure the tables exist (several hosts may start at once).
+pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
+    if target.password_in_url {
+        tracing::warn!(
+            "the campaign URL carries a password, which the shell history and `ps` keep; prefer PGPASSWORD or ~/.pgpass"
+        );
+    }
+    let mut client = target
+        .config
+        .connect(postgres::NoTls)
+        .map_err(db_err(target, "connecting"))?;
+    let mut tx = client.transaction().map_err(db_err(target, "starting a transaction"))?;
+    tx.execute("SELECT pg_advisory_xact_lock($1::bigint)", &[&LOCK_SCHEMA])
+        .map_err(db_err(target, "locking the schema"))?;
+    tx.batch_execute(SCHEMA).map_err(db_err(target, "creating the campaign tables"))?;
+    tx.commit().map_err(db_err(target, "creating the campaign tables"))?;
+    Ok(client)
+}
+
+/// The N of every campaign in the database.
+pub fn campaigns(client: &mut postgres::Client, target: &Target) -> Result<Vec<u32>, StoreError> {
+    let rows = client
+        .query("SELECT n FROM queens_campaign ORDER BY n", &[])
+        .map_err(db_err(target, "listing campaigns"))?;
+    Ok(rows.iter().map(|r| r.get::<_, i32>(0) as u32).collect())
+}
+
+/// Writes a whole campaign in one transaction (nobody sees half of one): fresh entries when
+/// `import` is None. Refuses when N has a campaign already, unless `replace`.
+pub fn create(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: BoardSize,
+    import: Option<Import>,
+    replace: bool,
+) -> Result<u64, StoreError> {
+    let n = size.n() as i32;
+    let e = db_err;
+    let mut tx = client.transaction().map_err(e(target, "starting a transaction"))?;
+    tx.execute("SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)", &[&LOCK_CAMPAIGN, &(n as i64)])
+        .map_err(e(target, "locking the campaign"))?;
+    let exists = tx
+        .query_opt("SELECT subproblems FROM queens_campaign WHERE n = $1", &[&n])
+        .map_err(e(target, "reading the campaign"))?;
+    if exists.is_some() {
+        if !replace {
+            return Err(StoreError::Campaign {
+                db: target.shown.clone(),
+                what: format!("N = {n} has a campaign already (it may hold results); pass --force to replace it"),
+            });
+        }
+        tx.execute("DELETE FROM queens_campaign WHERE n = $1", &[&n])
+            .map_err(e(target, "deleting the old campaign"))?;
+    }
+    let census = queens_core::Enumerator::new(size).census();
+    let total = census.total();
+    let census: Vec<i64> = census.count.iter().map(|&c| c as i64).collect();
+    tx.execute(
+        "INSERT INTO queens_campaign (n, subproblems, block_size, census, solved, solutions)
+         VALUES ($1, $2, $3, $4, '{0,0,0}', '{0,0,0}')",
+        &[&n, &(total as i64), &(BLOCK as i32), &census],
+    )
+    .map_err(e(target, "creating the campaign"))?;
+    let insert = tx
+        .prepare(
+            "INSERT INTO queens_block (n, block, first, len, solved, entries, cycles)
+             SELECT $1, b, b::bigint * $2, length(e) / 16, s, e, c
+             FROM unnest($3::int[], $4::int[], $5::bytea[], $6::bytea[]) AS u(b, s, e, c)",
+        )
+        .map_err(e(target, "preparing the insert"))?;
+    let mut batch: (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = Default::default();
+    let mut tally = Tally::default();
+    let flush = |tx: &mut postgres::Transaction, batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>)| {
+        if batch.0.is_empty() {
+            return Ok(());
+        }
+        tx.execute(&insert, &[&n, &(BLOCK as i64), &batch.0, &batch.1, &batch.2, &batch.3])
+            .map_err(e(target, "writing entries"))?;
+        *batch = Default::default();
+        Ok::<(), StoreError>(())
+    };
+    let written = match import {
+        None => {
+            let mut block = Vec::with_capacity(BLOCK * ENTRY_BYTES);
+            let mut next = 0i32;
+            let mut push = |tx: &mut postgres::Transaction, block: &mut Vec<u8>, batch: &mut _| {
+                batch_push(batch, next, 0, std::mem::take(block), None);
+                next += 1;
+                if batch.0.len() == INSERT_BATCH {
+                    flush(tx, batch)?;
+                }
+                Ok::<(), StoreError>(())
+            };
+            let written = super::fresh_entries(size, &AtomicU64::new(0), |mut chunk: &[u8]| {
+                while !chunk.is_empty() {
+                    let take = (BLOCK * ENTRY_BYTES - block.len()).min(chunk.len());
+                    block.extend_from_slice(&chunk[..take]);
+                    chunk = &chunk[take..];
+                    if block.len() == BLOCK * ENTRY_BYTES {
+                        push(&mut tx, &mut block, &mut batch)?;
+                    }
+                }
+                Ok::<(), StoreError>(())
+            })?;
+            if !block.is_empty() {
+                push(&mut tx, &mut block, &mut batch)?;
+            }
+            written
+        }
+        Some(imp) => {
+            for b in 0..total.div_ceil(BLOCK as u64) {
+                let first = b * BLOCK as u64;
+                let len = (total - first).min(BLOCK as u64);
+                let mut entries = Vec::with_capacity(len as usize * ENTRY_BYTES);
+                let mut cycles = vec![0u8; len as usize * 8];
+                let mut any_cycles = false;
+                let mut solved = 0;
+                for k in 0..len {
+                    let raw = (imp.entries)(first + k);
+                    let entry = Entry::decode(size, &raw).map_err(|x| StoreError::Corrupt {
+                        path: "import".into(),
+                        index: first + k,
+                        offset: (first + k) * ENTRY_BYTES as u64,
+                        reason: x.to_string(),
+                    })?;
+                    if let Some(s) = entry.solution {
+                        solved += 1;
+                        tally.add(entry.sym, whole(&s));
+                    }
+                    if let Some(c) = (imp.cycles)(first + k) {
+                        any_cycles = true;
+                        cycles[k as usize * 8..][..8].copy_from_slice(&c.to_le_bytes());
+                    }
+                    entries.extend_from_slice(&raw);
+                }
+                batch_push(&mut batch, b as i32, solved, entries, any_cycles.then_some(cycles));
+                if batch.0.len() == INSERT_BATCH {
+                    flush(&mut tx, &mut batch)?;
+                }
+            }
+            for (id, link) in &imp.solvers {
+                tx.execute(
+                    "INSERT INTO queens_solver (n, id, link) VALUES ($1, $2, $3)",
+                    &[&n, &(*id as i32), link],
+                )
+                .map_err(e(target, "writing solver ids"))?;
+            }
+            total
+        }
+    };
+    flush(&mut tx, &mut batch)?;
+    let solved: Vec<i64> = tally.preplacements.iter().map(|&c| c as i64).collect();
+    let sums: Vec<i64> = tally.solutions.iter().map(|&c| c as i64).collect();
+    tx.execute(
+        "UPDATE queens_campaign SET solved = $2, solutions = $3 WHERE n = $1",
+        &[&n, &solved, &sums],
+    )
+    .map_err(e(target, "writing the totals"))?;
+    tx.commit().map_err(e(target, "committing the new campaign"))?;
+    Ok(written)
+}
+
+fn batch_push(
+    batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>),
+    block: i32,
+    solved: i32,
+    entries: Vec<u8>,
+    cycles: Option<Vec<u8>>,
+) {
+    batch.0.push(block);
+    batch.1.push(solved);
+    batch.2.push(entries);
+    batch.3.push(cycles);
+}
+
+/// Hands every block of a campaign to `block` in canonical order, (first entry, entries,
+/// cycle counts if any), from one consistent snapshot, a few blocks in memory at a time.
+/// Returns the campaign's solver ids and their links.
+pub fn export(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: BoardSize,
+    mut block: impl FnMut(u64, &[u8], Option<&[u8]>) -> Result<(), StoreError>,
+) -> Result<Vec<(u16, String)>, StoreError> {
+    let n = size.n() as i32;
+    let e = db_err;
+    let mut tx = client
+        .build_transaction()
+        .isolation_level(postgres::IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .map_err(e(target, "starting a transaction"))?;
+    let total = tx
+        .query_opt("SELECT subproblems FROM queens_campaign WHERE n = $1", &[&n])
+        .map_err(e(target, "reading the campaign"))?
+        .ok_or_else(|| missing(target, n))?
+        .get::<_, i64>(0) as u64;
+    let portal = tx
+        .bind(
+            "SELECT block, first, entries, cycles FROM queens_block WHERE n = $1 ORDER BY block",
+            &[&n],
+        )
+        .map_err(e(target, "reading entries"))?;
+    let mut next = 0u64;
+    loop {
+        let rows = tx.query_portal(&portal, 16).map_err(e(target, "reading entries"))?;
+        if rows.is_empty() {
+            break;
+        }
+        for r in rows {
+            let first = r.get::<_, i64>(1) as u64;
+            let entries: &[u8] = r.get(2);
+            if first != next || entries.len() % ENTRY_BYTES != 0 {
+                return Err(StoreError::Campaign {
+                    db: target.shown.clone(),
+                    what: format!(
+                        "block {} starts at entry {first} with {} bytes; entry {next} was expected next",
+                        r.get::<_, i32>(0),
+                        entries.len()
+                    ),
+                });
+            }
+            block(first, entries, r.get(3))?;
+            next += (entries.len() / ENTRY_BYTES) as u64;
+        }
+    }
+    if next != total {
+        return Err(StoreError::Campaign {
+            db: target.shown.clone(),
+            what: format!("its blocks hold {next} entries, the campaign {total}"),
+        });
+    }
+    let solvers = tx
+        .query("SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id", &[&n])
+        .map_err(e(target, "reading solver ids"))?
+        .iter()
+        .map(|r| (r.get::<_, i32>(0) as u16, r.get::<_, String>(1)))
+        .collect();
+    Ok(solvers)
+}
+
+fn missing(target: &Target, n: i32) -> StoreError {
+    StoreError::Campaign {
+        db: target.shown.clone(),
+        what: format!("no campaign of N = {n} (`queens run {n} --campaign URL` creates one)"),
+    }
+}
+
+impl PgStore {
+    /// Opens the campaign of `size` in the database, creating it when there is none.
+    /// Returns the store and whether it was created.
+    pub fn open(target: &Target, size: BoardSize, lease_ttl: Duration) -> Result<(Self, bool), StoreError> {
+        let mut client = connect(target)?;
+        let n = size.n() as i32;
+        let mut created = false;
+        if !campaigns(&mut client, target)?.contains(&(n as u32)) {
+            match create(&mut client, target, size, None, false) {
+                Ok(_) => created = true,
+                // Another host created it meanwhile.
+                Err(StoreError::Campaign { .. }) => {}
+                Err(x) => return Err(x),
+            }
+        }
+        let mut s = Self {
+            target: target.clone(),
+            client,
+            size,
+            n,
+            host: hostname(),
+            lease_ttl,
+            summary: Summary::default(),
+            leases: BTreeMap::new(),
+            queue: VecDeque::new(),
+            results: Pending::new(),
+            corrections: Vec::new(),
+            buffered: HashSet::new(),
+            events: Vec::new(),
+            solvers: HashMap::new(),
+            checks: CrossChecks::default(),
+            offline: false,
+        };
+        s.refresh()?;
+        Ok((s, created))
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    fn err(&self, what: &'static str) -> impl FnOnce(postgres::Error) -> StoreError {
+        db_err(&self.target, what)
+    }
+
+    /// Reads the campaign's totals.
+    fn refresh(&mut self) -> Result<(), StoreError> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
+                &[&self.n],
+            )
+            .map_err(db_err(&self.target, "reading the campaign"))?
+            .ok_or_else(|| missing(&self.target, self.n))?;
+        self.set_summary(row.get(0), row.get(1), row.get(2), row.get(3));
+        Ok(())
+    }
+
+    fn set_summary(&mut self, subproblems: i64, census: Vec<i64>, solved: Vec<i64>, solutions: Vec<i64>) {
+        self.summary = Summary {
+            subproblems: subproblems as u64,
+            solved: tally_of(&solved, &solutions),
+            census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
+        };
+    }
+
+    /// A failed database call: a lost connection is waited out (reconnecting at the next
+    /// call), anything else is fatal.
+    fn transient(&mut self, e: StoreError) -> Result<(), StoreError> {
+        let lost = match &e {
+            StoreError::Db { source, .. } => source.is_closed() || self.client.is_closed() || source.code().is_none(),
+            _ => false,
+        };
+        if !lost {
+            return Err(e);
+        }
+        if !self.offline {
+            tracing::warn!("{e}; results wait in memory until the database is back");
+        }
+        self.offline = true;
+        Ok(())
+    }
+
+    /// Reconnects when the connection was lost; false while the database is unreachable.
+    fn online(&mut self) -> bool {
+        if !self.offline && !self.client.is_closed() {
+            return true;
+        }
+        match self.target.config.connect(postgres::NoTls) {
+            Ok(c) => {
+                tracing::warn!(db = %self.target.shown, "database reachable again");
+                self.client = c;
+                self.offline = false;
+                true
+            }
+            Err(e) => {
+                tracing::debug!("{}: {e}", self.target.shown);
+                self.offline = true;
+                false
+            }
+        }
+    }
+
+    /// Leases the next open block (unleased, or its lease expired) and queues its unsolved
+    /// entries. False when no block is free now.
+    fn lease_block(&mut self) -> Result<bool, StoreError> {
+        let holder = format!("{} pid {}", self.host, std::process::id());
+        let row = self
+            .client
+            .query_opt(
+                "WITH free AS (
+                     SELECT block FROM queens_block
+                     WHERE n = $1 AND solved < len AND (lease_until IS NULL OR lease_until < now())
+                     ORDER BY block LIMIT 1
+                     FOR UPDATE SKIP LOCKED)
+                 UPDATE queens_block b
+                 SET lease = nextval('queens_lease'), holder = $2,
+                     lease_until = now() + make_interval(secs => $3)
+                 FROM free WHERE b.n = $1 AND b.block = free.block
+                 RETURNING b.block, b.first, b.lease, b.entries",
+                &[&self.n, &holder, &self.lease_ttl.as_secs_f64()],
+            )
+            .map_err(self.err("leasing a block"))?;
+        let Some(row) = row else {
+            return Ok(false);
+        };
+        let block: i32 = row.get(0);
+        let first: i64 = row.get(1);
+        let entries: Vec<u8> = row.get(3);
+        for (k, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
+            let index = first as u64 + k as u64;
+            let entry = Entry::decode(self.size, raw.try_into().expect("16 bytes")).map_err(|x| StoreError::Campaign {
+                db: self.target.shown.clone(),
+                what: format!("entry {index} (block {block}) is corrupted: {x}"),
+            })?;
+            if entry.solution.is_none() && !self.buffered.contains(&index) {
+                let sub = Subproblem {
+                    pre: entry.pre,
+                    sym: entry.sym,
+                };
+                self.queue.push_back((block, Claim { index, sub }));
+            }
+        }
+        tracing::debug!(block, lease = row.get::<_, i64>(2), "block leased");
+        self.leases.insert(block, Lease { id: row.get(2) });
+        Ok(true)
+    }
+
+    /// One transaction: buffered results merged into their blocks, leases renewed, totals
+    /// added to, history and disputes written.
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let n = self.n;
+        let target = self.target.clone();
+        let e = |what| db_err(&target, what);
+        let mut touched: Vec<i32> = self.results.keys().copied().collect();
+        touched.extend(self.corrections.iter().map(|c| c.0));
+        touched.sort_unstable();
+        touched.dedup();
+        let lease_ids: Vec<i64> = self.leases.values().map(|l| l.id).collect();
+        let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
+        // Locked in block order, so two hosts committing at once never deadlock.
+        let rows = tx
+            .query(
+                "SELECT block, len, solved, entries, cycles, lease FROM queens_block
+                 WHERE n = $1 AND block = ANY($2) ORDER BY block FOR UPDATE",
+                &[&n, &touched],
+            )
+            .map_err(e("locking blocks"))?;
+        let mut delta = Tally::default();
+        let mut minus = Tally::default();
+        let mut checks = CrossChecks::default();
+        let mut disputes: Vec<(i64, i64, i64)> = Vec::new();
+        let mut upd: (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = Default::default();
+        for r in &rows {
+            let block: i32 = r.get(0);
+            let len: i32 = r.get(1);
+            let mut solved: i32 = r.get(2);
+            let mut entries: Vec<u8> = r.get(3);
+            let mut cycles: Option<Vec<u8>> = r.get(4);
+            let first = block as u64 * BLOCK as u64;
+            let sym = |entries: &[u8], off: usize| {
+                Entry::decode(self.size, entries[off * ENTRY_BYTES..][..ENTRY_BYTES].try_into().expect("16 bytes"))
+                    .map(|x| x.sym)
+                    .map_err(|x| StoreError::Campaign {
+                        db: self.target.shown.clone(),
+                        what: format!("entry {} is corrupted: {x}", first + off as u64),
+                    })
+            };
+            for &(off, w2, cyc) in self.results.get(&block).into_iter().flatten() {
+                let stored = word2(&entries, off);
+                if stored == 0 {
+                    entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
+                    delta.add(sym(&entries, off)?, whole(&solution_of(w2)));
+                    solved += 1;
+                    if let Some(c) = cyc {
+                        let cs = cycles.get_or_insert_with(|| vec![0; len as usize * 8]);
+                        cs[off * 8..][..8].copy_from_slice(&c.max(1).to_le_bytes());
+                    }
+                } else if whole(&solution_of(stored)) == whole(&solution_of(w2)) {
+                    checks.agreed += 1;
+                } else {
+                    checks.disputed += 1;
+                    let index = first + off as u64;
+                    tracing::error!(
+                        index,
+                        kept = whole(&solution_of(stored)),
+                        kept_solver = solution_of(stored).solver,
+                        other = whole(&solution_of(w2)),
+                        other_solver = solution_of(w2).solver,
+                        "another host solved this subproblem with a different count: the first is kept, the dispute recorded"
+                    );
+                    disputes.push((index as i64, stored as i64, w2 as i64));
+                }
+            }
+            for &(b, off, w2) in &self.corrections {
+                if b != block {
+                    continue;
+                }
+                let stored = word2(&entries, off);
+                let s = sym(&entries, off)?;
+                if stored == 0 {
+                    solved += 1;
+                } else {
+                    // Still solved: the old count comes off, the entry count stays.
+                    minus.add(s, whole(&solution_of(stored)));
+                }
+                delta.add(s, whole(&solution_of(w2)));
+                entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
+            }
+            batch_push(&mut upd, block, solved, entries, cycles);
+        }
+        tx.execute(
+            "UPDATE queens_block b
+             SET solved = u.s, entries = u.e, cycles = u.c,
+                 lease = CASE WHEN u.s = b.len THEN NULL ELSE b.lease END,
+                 holder = CASE WHEN u.s = b.len THEN NULL ELSE b.holder END,
+                 lease_until = CASE WHEN u.s = b.len THEN NULL ELSE b.lease_until END
+             FROM unnest($2::int[], $3::int[], $4::bytea[], $5::bytea[]) AS u(b, s, e, c)
+             WHERE b.n = $1 AND b.block = u.b",
+            &[&n, &upd.0, &upd.1, &upd.2, &upd.3],
+        )
+        .map_err(e("writing results"))?;
+        let kept: Vec<i64> = tx
+            .query(
+                "UPDATE queens_block SET lease_until = now() + make_interval(secs => $3)
+                 WHERE n = $1 AND lease = ANY($2) AND solved < len RETURNING lease",
+                &[&n, &lease_ids, &self.lease_ttl.as_secs_f64()],
+            )
+            .map_err(e("renewing leases"))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let dsolved: Vec<i64> = (0..3)
+            .map(|i| delta.preplacements[i] as i64 - minus.preplacements[i] as i64)
+            .collect();
+        let dsums: Vec<i64> = (0..3).map(|i| delta.solutions[i] as i64 - minus.solutions[i] as i64).collect();
+        let row = tx
+            .query_one(
+                "UPDATE queens_campaign
+                 SET solved = ARRAY[solved[1] + ($2::bigint[])[1], solved[2] + ($2::bigint[])[2],
+                                    solved[3] + ($2::bigint[])[3]],
+                     solutions = ARRAY[solutions[1] + ($3::bigint[])[1], solutions[2] + ($3::bigint[])[2],
+                                       solutions[3] + ($3::bigint[])[3]]
+                 WHERE n = $1 RETURNING subproblems, census, solved, solutions",
+                &[&n, &dsolved, &dsums],
+            )
+            .map_err(e("adding to the totals"))?;
+        if !self.events.is_empty() {
+            tx.execute(
+                "INSERT INTO queens_event (n, host, event) SELECT $1, $2, v::jsonb FROM unnest($3::text[]) AS v",
+                &[&n, &self.host, &self.events],
+            )
+            .map_err(e("writing the history"))?;
+        }
+        for (index, kept, other) in &disputes {
+            tx.execute(
+                "INSERT INTO queens_dispute (n, entry, kept, other, host) VALUES ($1, $2, $3, $4, $5)",
+                &[&n, index, kept, other, &self.host],
+            )
+            .map_err(e("recording a dispute"))?;
+        }
+        tx.commit().map_err(e("committing results"))?;
+        // Committed: only now is the buffer let go (a failed commit is simply redone).
+        self.set_summary(row.get(0), row.get(1), row.get(2), row.get(3));
+        self.checks.agreed += checks.agreed;
+        self.checks.disputed += checks.disputed;
+        self.results.clear();
+        self.buffered.clear();
+        self.corrections.clear();
+        self.events.clear();
+        let kept: HashSet<i64> = kept.into_iter().collect();
+        let lost: Vec<i32> = self
+            .leases
+            .iter()
+            .filter(|(_, l)| !kept.contains(&l.id))
+            .map(|(&b, _)| b)
+            .collect();
+        for b in lost {
+            self.leases.remove(&b);
+            let before = self.queue.len();
+            self.queue.retain(|(qb, _)| *qb != b);
+            let dropped = before - self.queue.len();
+            if dropped > 0 {
+                tracing::warn!(block = b, dropped, "lease expired and taken by another host; its unsent entries dropped");
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Store for PgStore {
+    fn size(&self) -> BoardSize {
+        self.size
+    }
+
+    fn summary(&self) -> Summary {
+        self.summary
+    }
+
+    fn claim(&mut self, max: usize, _stamp: Stamp) -> Result<Vec<Claim>, StoreError> {
+        let mut out = Vec::with_capacity(max);
+        while out.len() < max {
+            if let Some((_, c)) = self.queue.pop_front() {
+                out.push(c);
+                continue;
+            }
+            if !self.online() {
+                break;
+            }
+            match self.lease_block() {
+                Ok(true) => {}
+                Ok(false) => break,
+                Err(e) => {
+                    self.transient(e)?;
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn solve(&mut self, index: u64, solution: Solution, cycles: Option<u64>) -> Result<(), StoreError> {
+        if index >= self.summary.subproblems {
+            return Err(StoreError::Index {
+                index,
+                len: self.summary.subproblems,
+            });
+        }
+        // The totals learn of it at the commit, which is where counting happens.
+        let (block, off) = block_of(index);
+        self.results.entry(block).or_default().push((off, solution.word(), cycles));
+        self.buffered.insert(index);
+        Ok(())
+    }
+
+    fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError> {
+        let (block, off) = block_of(index);
+        self.corrections.push((block, off, solution.word()));
+        Ok(())
+    }
+
+    fn sync(&mut self) -> Result<(), StoreError> {
+        if !self.online() {
+            return Ok(());
+        }
+        let r = self.commit();
+        if let Err(e) = r {
+            self.transient(e)?;
+        }
+        Ok(())
+    }
+
+    fn solver_id(&mut self, link: &str) -> Result<u16, StoreError> {
+        let name = format!("{} {link}", self.host);
+        if let Some(&id) = self.solvers.get(&name) {
+            return Ok(id);
+        }
+        let target = self.target.clone();
+        let e = |what| db_err(&target, what);
+        let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
+        tx.execute("SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)", &[&LOCK_CAMPAIGN, &(self.n as i64)])
+            .map_err(e("locking the campaign"))?;
+        let id: i32 = match tx
+            .query_opt("SELECT id FROM queens_solver WHERE n = $1 AND link = $2", &[&self.n, &name])
+            .map_err(e("reading solver ids"))?
+        {
+            Some(r) => r.get(0),
+            None => {
+                let id: i32 = tx
+                    .query_one("SELECT coalesce(max(id), 0) + 1 FROM queens_solver WHERE n = $1", &[&self.n])
+                    .map_err(e("reading solver ids"))?
+                    .get(0);
+                if id > 0xFFF {
+                    return Err(StoreError::Solvers);
+                }
+                tx.execute(
+                    "INSERT INTO queens_solver (n, id, link) VALUES ($1, $2, $3)",
+                    &[&self.n, &id, &name],
+                )
+                .map_err(e("writing a solver id"))?;
+                id
+            }
+        };
+        tx.commit().map_err(e("writing a solver id"))?;
+        self.solvers.insert(name, id as u16);
+        Ok(id as u16)
+    }
+
+    fn record(&mut self, event: &Event) {
+        match serde_json::to_string(event) {
+            Ok(s) => self.events.push(s),
+            Err(e) => tracing::warn!("history event not recorded: {e}"),
+        }
+    }
+
+    fn more_later(&mut self) -> Result<bool, StoreError> {
+        // Results not yet committed are work still to land.
+        if !self.results.is_empty() || !self.corrections.is_empty() || !self.online() {
+            return Ok(true);
+        }
+        let r = self
+            .client
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM queens_block WHERE n = $1 AND solved < len)",
+                &[&self.n],
+            )
+            .map_err(db_err(&self.target, "looking for open blocks"));
+        match r {
+            Ok(row) => Ok(row.get(0)),
+            Err(e) => self.transient(e).map(|_| true),
+        }
+    }
+
+    fn cross_checks(&self) -> CrossChecks {
+        self.checks
+    }
+}

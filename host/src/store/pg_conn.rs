@@ -1,0 +1,288 @@
+//! Where a PostgreSQL campaign lives and how to log in: the campaign URL completed from the
+//! variables libpq reads (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGPASSFILE,
+//! PGCONNECT_TIMEOUT, PGSSLMODE) and the password file, so a password never has to be typed
+//! on a command line, where shell history and `ps` would keep it.
+
+use postgres::config::{Host, SslMode};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnError {
+    #[error("campaign URL {url}: {reason}")]
+    Url { url: String, reason: String },
+    #[error("{var}={value}: {reason}")]
+    Env {
+        var: &'static str,
+        value: String,
+        reason: &'static str,
+    },
+    #[error("sslmode={0}: this build talks to PostgreSQL without TLS; reach a remote server through an SSH tunnel or a Unix socket")]
+    Tls(&'static str),
+}
+
+/// A campaign's database: the connection settings and a printable name without the password.
+#[derive(Clone)]
+pub struct Target {
+    pub config: postgres::Config,
+    /// `postgres://user@host:port/db`, safe to print and to log.
+    pub shown: String,
+    /// The URL itself carried a password (worth a warning: it is in the shell's history).
+    pub password_in_url: bool,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.shown)
+    }
+}
+
+/// A campaign URL: `postgres://` or `postgresql://`.
+pub fn is_url(s: &str) -> bool {
+    s.starts_with("postgres://") || s.starts_with("postgresql://")
+}
+
+/// Reads a variable of the environment, as libpq does (unset and empty are the same).
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// The login name of this process, libpq's default user.
+fn os_user() -> Option<String> {
+    var("USER").or_else(|| var("LOGNAME"))
+}
+
+impl Target {
+    pub fn parse(url: &str) -> Result<Self, ConnError> {
+        Self::parse_with(url, &var)
+    }
+
+    /// `env` stands for the environment (tests give their own).
+    pub fn parse_with(url: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Self, ConnError> {
+        let bad = |reason: String| ConnError::Url {
+            url: redact(url),
+            reason,
+        };
+        if !is_url(url) {
+            return Err(bad("expected postgres://[user@]host[:port]/database".into()));
+        }
+        let mut c = postgres::Config::from_str(url).map_err(|e| bad(e.to_string()))?;
+        let password_in_url = c.get_password().is_some();
+        if c.get_hosts().is_empty() {
+            // libpq's default on Debian: the server's Unix socket directory.
+            c.host(&env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
+        }
+        if c.get_ports().is_empty() {
+            let port = match env("PGPORT") {
+                Some(p) => p.parse().map_err(|_| ConnError::Env {
+                    var: "PGPORT",
+                    value: p,
+                    reason: "not a port number",
+                })?,
+                None => 5432,
+            };
+            c.port(port);
+        }
+        if c.get_user().is_none() {
+            let user = env("PGUSER").or_else(os_user).ok_or_else(|| bad("no user: give one in the URL or PGUSER".into()))?;
+            c.user(&user);
+        }
+        if c.get_dbname().is_none() {
+            let db = env("PGDATABASE").unwrap_or_else(|| c.get_user().expect("set above").to_owned());
+            c.dbname(&db);
+        }
+        if c.get_password().is_none() {
+            if let Some(p) = env("PGPASSWORD") {
+                c.password(p);
+            } else if let Some(p) = passfile(env).and_then(|f| lookup(&f, &c)) {
+                c.password(p);
+            }
+        }
+        if c.get_connect_timeout().is_none() {
+            let secs = match env("PGCONNECT_TIMEOUT") {
+                Some(v) => v.parse::<u64>().map_err(|_| ConnError::Env {
+                    var: "PGCONNECT_TIMEOUT",
+                    value: v,
+                    reason: "not a number of seconds",
+                })?,
+                None => 10,
+            };
+            c.connect_timeout(Duration::from_secs(secs.max(2)));
+        }
+        if let Some(mode) = env("PGSSLMODE") {
+            if !url.contains("sslmode=") {
+                c.ssl_mode(match mode.as_str() {
+                    "disable" => SslMode::Disable,
+                    "allow" | "prefer" => SslMode::Prefer,
+                    "require" | "verify-ca" | "verify-full" => SslMode::Require,
+                    _ => {
+                        return Err(ConnError::Env {
+                            var: "PGSSLMODE",
+                            value: mode,
+                            reason: "not an sslmode (disable, allow, prefer, require, verify-ca, verify-full)",
+                        })
+                    }
+                });
+            }
+        }
+        if c.get_ssl_mode() == SslMode::Require {
+            return Err(ConnError::Tls("require"));
+        }
+        if c.get_application_name().is_none() {
+            c.application_name("queens");
+        }
+        // A dead server or cable shows within a minute instead of hanging a query forever.
+        c.keepalives_idle(Duration::from_secs(30));
+        let shown = show(&c);
+        Ok(Self {
+            config: c,
+            shown,
+            password_in_url,
+        })
+    }
+}
+
+fn host_of(c: &postgres::Config) -> String {
+    match c.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        Some(Host::Unix(p)) => p.display().to_string(),
+        None => String::new(),
+    }
+}
+
+fn show(c: &postgres::Config) -> String {
+    let host = host_of(c);
+    let port = c.get_ports().first().copied().unwrap_or(5432);
+    format!(
+        "postgres://{}@{}:{port}/{}",
+        c.get_user().unwrap_or(""),
+        if host.starts_with('/') { format!("[{host}]") } else { host },
+        c.get_dbname().unwrap_or("")
+    )
+}
+
+/// The URL with any password replaced, for messages about a URL that did not parse.
+pub fn redact(url: &str) -> String {
+    let Some(rest) = url.split_once("://").map(|(_, r)| r) else {
+        return url.into();
+    };
+    let auth_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    match rest[..auth_end].rfind('@') {
+        Some(at) => match rest[..at].find(':') {
+            Some(colon) => {
+                let scheme = &url[..url.len() - rest.len()];
+                format!("{scheme}{}:***{}", &rest[..colon], &rest[at..])
+            }
+            None => url.into(),
+        },
+        None => url.into(),
+    }
+}
+
+fn passfile(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
+    env("PGPASSFILE")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| Path::new(&h).join(".pgpass")))
+        .filter(|p| p.is_file())
+}
+
+/// The password of the first matching line of a password file
+/// (`host:port:database:user:password`, `*` matches anything, `\` escapes `:` and `\`).
+fn lookup(file: &Path, c: &postgres::Config) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let host = match c.get_hosts().first()? {
+        Host::Tcp(h) => h.clone(),
+        // libpq matches a socket connection against "localhost".
+        Host::Unix(_) => "localhost".into(),
+    };
+    let want = [
+        host,
+        c.get_ports().first().copied().unwrap_or(5432).to_string(),
+        c.get_dbname()?.to_owned(),
+        c.get_user()?.to_owned(),
+    ];
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .find_map(|line| {
+            let fields = split_escaped(line);
+            if fields.len() != 5 {
+                return None;
+            }
+            fields[..4]
+                .iter()
+                .zip(&want)
+                .all(|(f, w)| f == "*" || f == w)
+                .then(|| fields[4].clone())
+        })
+}
+
+fn split_escaped(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    fields.last_mut().expect("one").push(next);
+                }
+            }
+            ':' => fields.push(String::new()),
+            _ => fields.last_mut().expect("one").push(ch),
+        }
+    }
+    fields
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(url: &str, vars: &[(&str, &str)]) -> Result<Target, ConnError> {
+        let m: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Target::parse_with(url, &move |k| m.get(k).cloned())
+    }
+
+    #[test]
+    fn the_environment_completes_the_url() {
+        let t = parse(
+            "postgres:///queens",
+            &[("PGHOST", "db.lab"), ("PGPORT", "5433"), ("PGUSER", "ann"), ("PGPASSWORD", "s3cret")],
+        )
+        .unwrap();
+        assert_eq!(t.shown, "postgres://ann@db.lab:5433/queens");
+        assert_eq!(t.config.get_password(), Some(&b"s3cret"[..]));
+        assert!(!t.password_in_url);
+        // The URL wins over the environment.
+        let t = parse("postgres://bob@h:6000/q", &[("PGHOST", "db.lab"), ("PGUSER", "ann")]).unwrap();
+        assert_eq!(t.shown, "postgres://bob@h:6000/q");
+    }
+
+    #[test]
+    fn a_password_file_is_read_and_a_password_never_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("pass");
+        std::fs::write(&f, "# comment\nother:*:*:*:no\nh:6000:q:bob:pa\\:ss\n*:*:*:*:fallback\n").unwrap();
+        let file = f.to_str().unwrap();
+        let t = parse("postgres://bob@h:6000/q", &[("PGPASSFILE", file)]).unwrap();
+        assert_eq!(t.config.get_password(), Some(&b"pa:ss"[..]));
+        let t = parse("postgres://eve@h:6000/q", &[("PGPASSFILE", file)]).unwrap();
+        assert_eq!(t.config.get_password(), Some(&b"fallback"[..]));
+        let t = parse("postgres://bob:hunter2@h/q", &[]).unwrap();
+        assert!(t.password_in_url && !t.shown.contains("hunter2"), "{}", t.shown);
+        assert_eq!(redact("postgres://bob:hunter2@h/q"), "postgres://bob:***@h/q");
+        assert_eq!(redact("postgres://h/q"), "postgres://h/q");
+    }
+
+    #[test]
+    fn bad_settings_are_named() {
+        let e = parse("postgres://h/q", &[("PGPORT", "fifty"), ("PGUSER", "u")]).unwrap_err();
+        assert_eq!(e.to_string(), "PGPORT=fifty: not a port number");
+        let e = parse("postgres://u@h/q?sslmode=require", &[]).unwrap_err();
+        assert!(e.to_string().starts_with("sslmode=require"), "{e}");
+        let e = parse("postgres://u:pw@h:notaport/q", &[]).unwrap_err();
+        assert!(e.to_string().contains("u:***@h"), "{e}");
+        assert!(!e.to_string().contains("pw"), "{e}");
+    }
+}
