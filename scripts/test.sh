@@ -14,18 +14,41 @@ command -v verilator >/dev/null || need+=(verilator)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v tclsh >/dev/null || need+=(tcl)
+# PostgreSQL: the server the shared-campaign tests run against (started below on loopback).
+ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 if ((${#need[@]})); then
     echo "installing: ${need[*]}"
     # apt's download sandbox user cannot always write /dev/null in containers; stay root.
     apt="apt-get -o APT::Sandbox::User=root"
     $apt update -qq || echo "apt-get update failed; trying the package lists at hand"
-    DEBIAN_FRONTEND=noninteractive $apt install -y -qq "${need[@]}" >/dev/null
+    if [[ " ${need[*]} " == *" postgresql "* ]]; then
+        # Our tests make their own throwaway cluster; the package's default one is not wanted
+        # (and its initdb can fail in containers, failing the install).
+        mkdir -p /etc/postgresql-common/createcluster.d
+        echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/queens-tests.conf
+    fi
+    DEBIAN_FRONTEND=noninteractive $apt install -y -qq "${need[@]}" >/dev/null ||
+        echo "installing ${need[*]} failed; the tests that need them will fail"
 fi
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+pg_dir=
+cleanup() {
+    rm -f "$log"
+    [[ -z "$pg_dir" ]] || scripts/test-postgres.sh stop "$pg_dir"
+}
+trap cleanup EXIT
+# A throwaway server for host/tests/postgres.rs; without it those tests fail and say why,
+# and every other test still runs (--no-fail-fast).
+if pg_env=$(scripts/test-postgres.sh start); then
+    eval "$pg_env"
+    pg_dir=$QUEENS_TEST_POSTGRES_DIR
+    echo "PostgreSQL for the tests: $QUEENS_TEST_POSTGRES"
+else
+    echo "PostgreSQL could not be started: the PostgreSQL tests will fail"
+fi
 set +e
-cargo test --workspace --locked "$@" 2>&1 | tee "$log"
+cargo test --workspace --locked --no-fail-fast "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # One closing line for the whole suite (cargo prints one per test binary).

@@ -325,17 +325,19 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
         t: history::now(),
         solved: summary.solved.subproblems(),
     });
-    if let Some(e) = fatal {
-        bars.multi.clear().ok();
-        return Err(e.into());
-    }
-    if summary.complete() {
+    if fatal.is_none() && summary.complete() {
         d.store_mut().record(&Event::Finished {
             t: history::now(),
             total: summary.solved.total().to_string(),
         });
     }
+    // A shared store writes its history with the results.
+    let synced = d.store_mut().sync();
     bars.multi.clear().ok();
+    if let Some(e) = fatal {
+        return Err(e.into());
+    }
+    synced?;
     let links = d
         .links()
         .iter()

@@ -96,8 +96,10 @@ pub struct PgStore {
     client: postgres::Client,
     size: BoardSize,
     n: i32,
-    /// This workstation, in solver names and lease holders.
+    /// This workstation, in solver names.
     host: String,
+    /// This process ("host pid N"): lease holder, author of history events and disputes.
+    who: String,
     lease_ttl: Duration,
     summary: Summary,
     leases: BTreeMap<i32, Lease>,
@@ -438,6 +440,7 @@ impl PgStore {
             client,
             size,
             n,
+            who: format!("{} pid {}", hostname(), std::process::id()),
             host: hostname(),
             lease_ttl,
             summary: Summary::default(),
@@ -525,7 +528,6 @@ impl PgStore {
     /// Leases the next open block (unleased, or its lease expired) and queues its unsolved
     /// entries. False when no block is free now.
     fn lease_block(&mut self) -> Result<bool, StoreError> {
-        let holder = format!("{} pid {}", self.host, std::process::id());
         let row = self
             .client
             .query_opt(
@@ -539,7 +541,7 @@ impl PgStore {
                      lease_until = now() + make_interval(secs => $3)
                  FROM free WHERE b.n = $1 AND b.block = free.block
                  RETURNING b.block, b.first, b.lease, b.entries",
-                &[&self.n, &holder, &self.lease_ttl.as_secs_f64()],
+                &[&self.n, &self.who, &self.lease_ttl.as_secs_f64()],
             )
             .map_err(self.err("leasing a block"))?;
         let Some(row) = row else {
@@ -689,14 +691,14 @@ impl PgStore {
         if !self.events.is_empty() {
             tx.execute(
                 "INSERT INTO queens_event (n, host, event) SELECT $1, $2, v::jsonb FROM unnest($3::text[]) AS v",
-                &[&n, &self.host, &self.events],
+                &[&n, &self.who, &self.events],
             )
             .map_err(e("writing the history"))?;
         }
         for (index, kept, other) in &disputes {
             tx.execute(
                 "INSERT INTO queens_dispute (n, entry, kept, other, host) VALUES ($1, $2, $3, $4, $5)",
-                &[&n, index, kept, other, &self.host],
+                &[&n, index, kept, other, &self.who],
             )
             .map_err(e("recording a dispute"))?;
         }

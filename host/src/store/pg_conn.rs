@@ -67,7 +67,19 @@ impl Target {
         if !is_url(url) {
             return Err(bad("expected postgres://[user@]host[:port]/database".into()));
         }
-        let mut c = postgres::Config::from_str(url).map_err(|e| bad(e.to_string()))?;
+        // The URL parser fills in 5432 for a host without a port, so PGPORT goes in first.
+        let url = match (env("PGPORT"), authority(url)) {
+            (Some(port), Some((start, end))) if !has_port(&url[start..end]) && start < end => {
+                port.parse::<u16>().map_err(|_| ConnError::Env {
+                    var: "PGPORT",
+                    value: port.clone(),
+                    reason: "not a port number",
+                })?;
+                format!("{}:{port}{}", &url[..end], &url[end..])
+            }
+            _ => url.to_owned(),
+        };
+        let mut c = postgres::Config::from_str(&url).map_err(|e| bad(e.to_string()))?;
         let password_in_url = c.get_password().is_some();
         if c.get_hosts().is_empty() {
             // libpq's default on Debian: the server's Unix socket directory.
@@ -141,6 +153,20 @@ impl Target {
             password_in_url,
         })
     }
+}
+
+/// Where the host part of a URL's authority starts and ends (after any `user@`).
+fn authority(url: &str) -> Option<(usize, usize)> {
+    let start = url.find("://")? + 3;
+    let end = url[start..].find(['/', '?']).map_or(url.len(), |e| start + e);
+    let host = url[start..end].rfind('@').map_or(start, |at| start + at + 1);
+    Some((host, end))
+}
+
+/// `host:port` or `[v6]:port`.
+fn has_port(host: &str) -> bool {
+    let after_v6 = host.rfind(']').map_or(host, |i| &host[i..]);
+    after_v6.contains(':')
 }
 
 fn host_of(c: &postgres::Config) -> String {
@@ -279,6 +305,8 @@ mod tests {
     fn bad_settings_are_named() {
         let e = parse("postgres://h/q", &[("PGPORT", "fifty"), ("PGUSER", "u")]).unwrap_err();
         assert_eq!(e.to_string(), "PGPORT=fifty: not a port number");
+        let t = parse("postgres://u@h/q", &[("PGPORT", "6001")]).unwrap();
+        assert_eq!(t.shown, "postgres://u@h:6001/q");
         let e = parse("postgres://u@h/q?sslmode=require", &[]).unwrap_err();
         assert!(e.to_string().starts_with("sslmode=require"), "{e}");
         let e = parse("postgres://u:pw@h:notaport/q", &[]).unwrap_err();

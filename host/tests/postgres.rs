@@ -1,0 +1,258 @@
+//! The shared PostgreSQL campaign store against a real server: the one `./scripts/test.sh`
+//! starts on loopback (QUEENS_TEST_POSTGRES names it, PGPASSWORD logs in, as a user's would).
+//! Without that server these tests fail, saying why; the other test binaries still run.
+
+use queens_core::entry::{Solution, Stamp};
+use queens_core::BoardSize;
+use queens_host::store::file::{Access, FileStore};
+use queens_host::store::pg::PgStore;
+use queens_host::store::pg_conn::Target;
+use queens_host::store::Store;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const Q: [u128; 15] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596];
+
+fn queens() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_queens"))
+}
+
+fn server() -> String {
+    std::env::var("QUEENS_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!(
+            "QUEENS_TEST_POSTGRES is not set: these tests need a PostgreSQL server; \
+             ./scripts/test.sh starts one (scripts/test-postgres.sh)"
+        )
+    })
+}
+
+fn client(url: &str) -> postgres::Client {
+    let t = Target::parse(url).unwrap();
+    t.config
+        .connect(postgres::NoTls)
+        .unwrap_or_else(|e| panic!("{}: {e}", t.shown))
+}
+
+/// A fresh database of its own for one test (tests run in parallel; campaigns are per N).
+fn database(name: &str) -> String {
+    let url = server();
+    let mut c = client(&url);
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let (base, _) = url.rsplit_once('/').unwrap();
+    format!("{base}/{name}")
+}
+
+fn ok(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+fn err(out: &Output) -> String {
+    assert!(!out.status.success(), "succeeded: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn host(n: u32, url: &str, link: &str, extra: &[&str]) -> Child {
+    queens()
+        .args(["run", &n.to_string(), "--json", "--campaign", url, "--link", link])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Solved entries of the campaign, as the database's totals say (0 before the hosts have
+/// made the tables).
+fn solved(c: &mut postgres::Client, n: i32) -> i64 {
+    c.query_opt("SELECT solved[1] + solved[2] + solved[3] FROM queens_campaign WHERE n = $1", &[&n])
+        .ok()
+        .flatten()
+        .map_or(0, |r| r.get(0))
+}
+
+/// The host process matching `who` has committed to the campaign.
+fn committed(c: &mut postgres::Client, who: &str) -> bool {
+    c.query_one("SELECT EXISTS (SELECT 1 FROM queens_event WHERE host LIKE $1)", &[&who])
+        .is_ok_and(|r| r.get(0))
+}
+
+/// Entries solved by each solver id in an exported campaign.
+fn per_solver(file: &Path) -> std::collections::BTreeMap<u16, u64> {
+    let s = FileStore::open(file, None, Access::Read).unwrap();
+    let mut m = std::collections::BTreeMap::new();
+    for i in 0..s.len() {
+        if let Some(sol) = s.entry(i).unwrap().solution {
+            *m.entry(sol.solver).or_default() += 1;
+        }
+    }
+    m
+}
+
+#[test]
+fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
+    let url = database("q_three_hosts");
+    let dir = tempfile::tempdir().unwrap();
+    // Boards slow enough that the kill lands mid-run; leases short so its work returns soon.
+    let extra = ["--sim-clock", "1MHz", "--lease", "2"];
+    let mut hosts: Vec<Child> = ["sim:16", "sim:17", "sim:18"]
+        .iter()
+        .map(|l| host(14, &url, l, &extra))
+        .collect();
+    let mut c = client(&url);
+    let t = Instant::now();
+    // Killed once it has committed results (its first commit carries its session event)
+    // and the campaign is well under way.
+    let victim = format!("% pid {}", hosts[1].id());
+    while solved(&mut c, 14) < 80_000 || !committed(&mut c, &victim) {
+        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    hosts[1].kill().unwrap();
+    hosts[1].wait().unwrap();
+    let at_kill = solved(&mut c, 14);
+    assert!(at_kill < 473_911, "the kill came after the end ({at_kill} solved)");
+    for (i, h) in hosts.into_iter().enumerate() {
+        if i == 1 {
+            continue;
+        }
+        let r = ok(&h.wait_with_output().unwrap());
+        assert_eq!(r["total"].as_u64().unwrap() as u128, Q[14], "{r}");
+        assert_eq!(r["complete"], true);
+        assert_eq!(r["subproblems"], 473_911);
+    }
+    // The database's running totals against a recount of its entries: exported, every entry
+    // checked against the canonical order and the solved ones summed again.
+    let file = dir.path().join("q14");
+    let out = queens().args(["db", "export", &url]).arg(&file).output().unwrap();
+    ok(&out);
+    let s = FileStore::open(&file, None, Access::Read).unwrap().summary();
+    assert!(s.complete());
+    assert_eq!(s.solved.total(), Q[14]);
+    // Every host contributed, the killed one included (its solver id is 2).
+    let by = per_solver(&file);
+    assert_eq!(by.len(), 3, "{by:?}");
+    assert_eq!(by.values().sum::<u64>(), 473_911);
+    assert!(by.values().all(|&k| k > 0), "{by:?}");
+    let open: i64 = c
+        .query_one("SELECT count(*) FROM queens_block WHERE n = 14 AND (solved < len OR lease IS NOT NULL)", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(open, 0, "every block done and released");
+    eprintln!("killed at {at_kill} of 473,911 solved; per solver {by:?}");
+}
+
+/// Two hosts, one entry: the first lease expires, the block goes to the second host, and
+/// both return a count. It lands once; a differing count is a recorded dispute.
+#[test]
+fn an_expired_lease_result_is_checked_not_counted_twice() {
+    let url = database("q_expired_lease");
+    let target = Target::parse(&url).unwrap();
+    let size = BoardSize::new(10).unwrap();
+    let ttl = Duration::from_secs(1);
+    let (mut a, created) = PgStore::open(&target, size, ttl).unwrap();
+    assert!(created);
+    let got_a = a.claim(4, Stamp::now()).unwrap();
+    assert_eq!(got_a.len(), 4);
+    // A second host finds nothing free while A's lease lives (N = 10 is one block)...
+    let (mut b, created) = PgStore::open(&target, size, ttl).unwrap();
+    assert!(!created);
+    assert!(b.claim(4, Stamp::now()).unwrap().is_empty());
+    assert!(b.more_later().unwrap());
+    // ... and the same entries once it has expired (A stalled: no sync, no renewal).
+    std::thread::sleep(Duration::from_millis(1500));
+    let got_b = b.claim(4, Stamp::now()).unwrap();
+    assert_eq!(got_a, got_b);
+    let [x, y, z, w] = [0, 1, 2, 3].map(|k| got_a[k]);
+    let count = |c: &queens_host::store::Claim| queens_core::completions(&c.sub.pre);
+    let sol = |solver, v| Solution::new(solver, v).unwrap();
+    // B solves x, y and z first; A's late results then meet them.
+    let ia = a.solver_id("sim:a").unwrap();
+    let ib = b.solver_id("sim:b").unwrap();
+    for c in [x, y, z] {
+        b.solve(c.index, sol(ib, count(&c)), None).unwrap();
+    }
+    b.sync().unwrap();
+    a.solve(x.index, sol(ia, count(&x)), None).unwrap();
+    a.solve(y.index, sol(ia, count(&y)), None).unwrap();
+    a.solve(z.index, sol(ia, count(&z) + 1), None).unwrap();
+    a.solve(w.index, sol(ia, count(&w)), None).unwrap();
+    a.sync().unwrap();
+    let checks = a.cross_checks();
+    assert_eq!((checks.agreed, checks.disputed), (2, 1));
+    let s = a.summary();
+    assert_eq!(s.solved.subproblems(), 4, "four entries, each counted once");
+    let expected: u64 = [x, y, z, w].iter().map(count).sum();
+    assert_eq!(s.solved.solutions.iter().sum::<u64>(), expected, "the first count of z is kept");
+    let mut c = client(&url);
+    let disputes: i64 = c
+        .query_one("SELECT count(*) FROM queens_dispute WHERE n = 10 AND entry = $1", &[&(z.index as i64)])
+        .unwrap()
+        .get(0);
+    assert_eq!(disputes, 1);
+    // B's lease is still held and renewed; A's was taken over, so A has nothing more queued.
+    assert!(a.claim(10_000, Stamp::now()).unwrap().is_empty());
+}
+
+#[test]
+fn import_export_round_trip_and_a_campaign_finished_on_postgres() {
+    let url = database("q_import_export");
+    let dir = tempfile::tempdir().unwrap();
+    // A solved file campaign goes in and comes out byte for byte, cycle counts too.
+    let f11 = dir.path().join("q11");
+    ok(&queens().args(["run", "11", "--json", "--campaign"]).arg(&f11).output().unwrap());
+    ok(&queens().args(["db", "import"]).arg(&f11).arg(&url).output().unwrap());
+    let back = dir.path().join("q11.back");
+    ok(&queens().args(["db", "export", &url]).arg(&back).output().unwrap());
+    assert_eq!(std::fs::read(&f11).unwrap(), std::fs::read(&back).unwrap());
+    assert_eq!(
+        std::fs::read(dir.path().join("q11.cycles")).unwrap(),
+        std::fs::read(dir.path().join("q11.back.cycles")).unwrap()
+    );
+    let e = err(&queens().args(["db", "import"]).arg(&f11).arg(&url).output().unwrap());
+    assert!(e.contains("N = 11 has a campaign already") && e.contains("--force"), "{e}");
+    // A fresh Queens@TUD-style file, imported, solved by a host on the database, exported.
+    let f12 = dir.path().join("q12");
+    ok(&queens().args(["subproblems", "12", "--out"]).arg(&f12).output().unwrap());
+    ok(&queens().args(["db", "import"]).arg(&f12).arg(&url).output().unwrap());
+    let r = ok(&queens().args(["run", "12", "--json", "--campaign", &url]).output().unwrap());
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[12], "{r}");
+    let e = err(&queens().args(["db", "export", &url]).arg(&back).output().unwrap());
+    assert!(e.contains("N = [11, 12]") && e.contains("--n"), "{e}");
+    let done = dir.path().join("q12.done");
+    ok(&queens().args(["db", "export", &url, "--n", "12"]).arg(&done).output().unwrap());
+    let v = ok(&queens()
+        .args(["db", "verify", "--json", "--sample", "100000"])
+        .arg(&done)
+        .output()
+        .unwrap());
+    assert_eq!(v["disagreements"].as_array().map(|a| a.len()), Some(0), "{v}");
+    assert!(v["checked"].as_u64().unwrap() > 50_000, "{v}");
+}
+
+#[test]
+fn bad_urls_and_servers_are_named() {
+    let url = database("q_errors");
+    let (base, _) = url.rsplit_once('/').unwrap();
+    // Nothing listens on port 1.
+    let e = err(&queens()
+        .args(["run", "10", "--campaign", "postgres://queens@127.0.0.1:1/x"])
+        .output()
+        .unwrap());
+    assert!(e.contains("postgres://queens@127.0.0.1:1/x") && e.contains("connecting"), "{e}");
+    // A password in the URL works when right, is warned about, and never printed.
+    let with_pw = base.replacen("queens@", "queens:wrong-pw@", 1) + "/q_errors";
+    let e = err(&queens().args(["run", "10", "--campaign", &with_pw]).env_remove("PGPASSWORD").output().unwrap());
+    assert!(e.contains("password") && !e.contains("wrong-pw"), "{e}");
+    let e = err(&queens()
+        .args(["run", "10", "--campaign", "postgres://queens@127.0.0.1:notaport/x"])
+        .output()
+        .unwrap());
+    assert!(e.contains("campaign URL"), "{e}");
+    let e = err(&queens().args(["db", "export", &url, "/nonexistent/x"]).output().unwrap());
+    assert!(e.contains("holds no campaign"), "{e}");
+    let e = err(&queens().args(["run", "10", "--lease", "0", "--campaign", &url]).output().unwrap());
+    assert!(e.contains("--lease"), "{e}");
+}
