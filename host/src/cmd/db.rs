@@ -24,6 +24,9 @@ pub enum Command {
     Import(super::transfer::ImportArgs),
     /// Copy a campaign from a PostgreSQL database into a file.
     Export(super::transfer::ExportArgs),
+    /// Measure a PostgreSQL server as a shared store: leases and results per second, and
+    /// size on disk, on a scratch campaign deleted afterwards.
+    Bench(super::pg_bench::BenchArgs),
 }
 
 #[derive(clap::Args)]
@@ -64,6 +67,7 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Plot(a) => plot_cmd(a),
         Command::Import(a) => super::transfer::import(a),
         Command::Export(a) => super::transfer::export(a),
+        Command::Bench(a) => super::pg_bench::bench(a),
     }
 }
 

@@ -858,3 +858,19 @@ impl Store for PgStore {
         self.checks
     }
 }
+
+/// Deletes the campaign of `size` and everything that belongs to it.
+pub fn drop_campaign(client: &mut postgres::Client, target: &Target, size: BoardSize) -> Result<(), StoreError> {
+    client
+        .execute("DELETE FROM queens_campaign WHERE n = $1", &[&(size.n() as i32)])
+        .map_err(db_err(target, "deleting the campaign"))?;
+    Ok(())
+}
+
+/// Bytes the campaign tables take on disk (heap, TOAST and indexes of the blocks).
+pub fn disk_bytes(client: &mut postgres::Client, target: &Target) -> Result<u64, StoreError> {
+    let r = client
+        .query_one("SELECT pg_total_relation_size('queens_block')", &[])
+        .map_err(db_err(target, "measuring the tables"))?;
+    Ok(r.get::<_, i64>(0) as u64)
+}
