@@ -256,3 +256,93 @@ fn bad_urls_and_servers_are_named() {
     let e = err(&queens().args(["run", "10", "--lease", "0", "--campaign", &url]).output().unwrap());
     assert!(e.contains("--lease"), "{e}");
 }
+
+/// A TCP relay between hosts and the database whose cable can be pulled: every connection
+/// cut, new ones refused, until it is plugged in again.
+struct Cable {
+    port: u16,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Cable {
+    fn to(server: &str) -> Cable {
+        use std::net::{TcpListener, TcpStream};
+        use std::sync::atomic::Ordering;
+        let target = Target::parse(server).unwrap();
+        let port = *target.config.get_ports().first().unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let cable = Cable {
+            port: listener.local_addr().unwrap().port(),
+            up: Default::default(),
+            conns: Default::default(),
+        };
+        cable.up.store(true, Ordering::SeqCst);
+        let (up, conns) = (cable.up.clone(), cable.conns.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming() {
+                let Ok(client) = client else { continue };
+                if !up.load(Ordering::SeqCst) {
+                    continue; // dropped: closed at once
+                }
+                let Ok(db) = TcpStream::connect(("127.0.0.1", port)) else { continue };
+                let mut list = conns.lock().unwrap();
+                list.push(client.try_clone().unwrap());
+                list.push(db.try_clone().unwrap());
+                for (mut from, mut to) in [(client.try_clone().unwrap(), db.try_clone().unwrap()), (db, client)] {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        cable
+    }
+
+    fn pull(&self) {
+        self.up.store(false, std::sync::atomic::Ordering::SeqCst);
+        for c in self.conns.lock().unwrap().drain(..) {
+            let _ = c.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    fn plug(&self) {
+        self.up.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_pulled_database_cable_costs_only_time() {
+    let url = database("q_pulled_cable");
+    let cable = Cable::to(&url);
+    let via = format!("postgres://queens@127.0.0.1:{}/q_pulled_cable", cable.port);
+    let h = host(13, &via, "sim:16", &["--sim-clock", "1MHz"]);
+    let mut c = client(&url);
+    let t = Instant::now();
+    while solved(&mut c, 13) < 20_000 {
+        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Twice, the second time for longer than a sync: results wait, then land once.
+    for pause in [1500, 3000] {
+        cable.pull();
+        let at_pull = solved(&mut c, 13);
+        std::thread::sleep(Duration::from_millis(pause));
+        assert_eq!(solved(&mut c, 13), at_pull, "nothing reaches the database while unplugged");
+        cable.plug();
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    let out = h.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    let r = ok(&out);
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[13], "{r}\n{log}");
+    assert_eq!(r["complete"], true);
+    assert!(log.contains("results wait in memory"), "{log}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q13");
+    ok(&queens().args(["db", "export", &url]).arg(&file).output().unwrap());
+    let s = FileStore::open(&file, None, Access::Read).unwrap().summary();
+    assert!(s.complete());
+    assert_eq!(s.solved.total(), Q[13], "recounted from the entries");
+}
