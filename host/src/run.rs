@@ -278,7 +278,9 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             last_sync = now;
         }
         if now - last_history >= Duration::from_secs(10) {
-            let solved = d.store().summary().solved.subproblems();
+            // What this session solved on top of where the campaign stood at its start (a
+            // shared campaign's other hosts record their own).
+            let solved = before.solved.subproblems() + d.totals().solved;
             d.store_mut().record(&Event::Progress {
                 t: history::now(),
                 solved,
@@ -321,9 +323,10 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     // Results counted so far are kept whatever happens next.
     d.store_mut().sync()?;
     let summary = d.store().summary();
+    let solved = before.solved.subproblems() + d.totals().solved;
     d.store_mut().record(&Event::Progress {
         t: history::now(),
-        solved: summary.solved.subproblems(),
+        solved,
     });
     if fatal.is_none() && summary.complete() {
         d.store_mut().record(&Event::Finished {

@@ -141,6 +141,12 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
         .unwrap()
         .get(0);
     assert_eq!(open, 0, "every block done and released");
+    let st = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
+    assert_eq!(st["complete"], true);
+    assert_eq!(st["total"].as_u64().unwrap() as u128, Q[14]);
+    assert_eq!(st["sessions"].as_array().unwrap().len(), 3, "{st}");
+    assert_eq!(st["leases"].as_array().unwrap().len(), 0, "{st}");
+    assert_eq!(st["disputes"].as_array().unwrap().len(), 0, "{st}");
     eprintln!("killed at {at_kill} of 473,911 solved; per solver {by:?}");
 }
 
@@ -192,6 +198,10 @@ fn an_expired_lease_result_is_checked_not_counted_twice() {
         .unwrap()
         .get(0);
     assert_eq!(disputes, 1);
+    let st = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
+    let d = &st["disputes"][0];
+    assert_eq!((d["entry"].as_u64(), d["kept"].as_u64(), d["other"].as_u64()), (Some(z.index), Some(count(&z)), Some(count(&z) + 1)), "{st}");
+    assert_eq!(st["leases"].as_array().unwrap().len(), 1, "B's lease: {st}");
     // B's lease is still held and renewed; A's was taken over, so A has nothing more queued.
     assert!(a.claim(10_000, Stamp::now()).unwrap().is_empty());
 }

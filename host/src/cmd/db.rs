@@ -1,12 +1,12 @@
 //! `queens db`: look into a campaign file (ours or a Queens@TUD database).
 
-use super::{classes_json, grouped, pool};
+use super::{board, classes_json, grouped, pool};
 use anyhow::Context;
 use queens_core::{completions, Symmetry};
 use queens_host::plot::{self, Binner};
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::history::Event;
-use queens_host::store::Store;
+use queens_host::store::{pg, pg_conn, Store};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -31,7 +31,11 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct StatsArgs {
-    file: PathBuf,
+    /// A campaign file, or a shared campaign's database (postgres://…).
+    campaign: String,
+    /// Which campaign of the database, when it holds several.
+    #[arg(long)]
+    n: Option<u32>,
     #[arg(long)]
     json: bool,
 }
@@ -77,6 +81,9 @@ fn open(file: &std::path::Path) -> anyhow::Result<FileStore> {
 
 #[derive(Serialize)]
 struct Session {
+    /// The host process, for a shared campaign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host: Option<String>,
     start: f64,
     seconds: f64,
     solved: u64,
@@ -95,6 +102,107 @@ struct StatsJson {
     classes: std::collections::BTreeMap<&'static str, super::ClassJson>,
     solved_per_class: std::collections::BTreeMap<&'static str, u64>,
     sessions: Vec<Session>,
+    /// Live leases of a shared campaign, per host process.
+    leases: Vec<LeaseJson>,
+    /// Results of two hosts that differ, recorded by a shared campaign.
+    disputes: Vec<DisputeJson>,
+}
+
+#[derive(Serialize)]
+struct LeaseJson {
+    holder: String,
+    blocks: i64,
+    expires_in: f64,
+}
+
+#[derive(Serialize)]
+struct DisputeJson {
+    entry: i64,
+    kept: u64,
+    kept_solver: u16,
+    other: u64,
+    other_solver: u16,
+    host: String,
+}
+
+/// What `stats` shows of a campaign, wherever it is kept.
+struct View {
+    name: String,
+    n: u32,
+    summary: queens_host::store::Summary,
+    sessions: Vec<Session>,
+    solvers: Vec<(u16, String)>,
+    leases: Vec<LeaseJson>,
+    disputes: Vec<DisputeJson>,
+}
+
+fn view(a: &StatsArgs) -> anyhow::Result<View> {
+    if !pg_conn::is_url(&a.campaign) {
+        let file = PathBuf::from(&a.campaign);
+        let store = open(&file)?;
+        let mut solvers: Vec<(u16, String)> = store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
+        solvers.sort();
+        return Ok(View {
+            name: file.display().to_string(),
+            n: store.size().n(),
+            summary: store.summary(),
+            sessions: sessions(&store.history()?),
+            solvers,
+            leases: Vec::new(),
+            disputes: Vec::new(),
+        });
+    }
+    let target = pg_conn::Target::parse(&a.campaign)?;
+    let mut client = pg::connect(&target)?;
+    let n = super::transfer::which(&mut client, &target, a.n)?;
+    let st = pg::status(&mut client, &target, board(n)?)?;
+    let mut all = Vec::new();
+    for group in st.events.chunk_by(|x, y| x.0 == y.0) {
+        let events: Vec<Event> = group.iter().map(|(_, e)| e.clone()).collect();
+        all.extend(sessions(&events).into_iter().map(|mut s| {
+            s.host = Some(group[0].0.clone());
+            s
+        }));
+    }
+    all.sort_by(|x, y| x.start.total_cmp(&y.start));
+    let word = |w: i64| {
+        let w = w as u64;
+        let s = queens_core::entry::Solution {
+            solver: (w >> 52) as u16,
+            mod13: (w >> 48 & 0xF) as u8,
+            mod15: (w >> 44 & 0xF) as u8,
+            count: w & ((1 << 44) - 1),
+        };
+        (s.true_count().unwrap_or(s.count), s.solver)
+    };
+    Ok(View {
+        name: target.shown.clone(),
+        n,
+        summary: st.summary,
+        sessions: all,
+        solvers: st.solvers,
+        leases: st
+            .leases
+            .into_iter()
+            .map(|(holder, blocks, expires_in)| LeaseJson {
+                holder,
+                blocks,
+                expires_in,
+            })
+            .collect(),
+        disputes: st
+            .disputes
+            .into_iter()
+            .map(|(entry, kept, other, host)| DisputeJson {
+                entry,
+                kept: word(kept).0,
+                kept_solver: word(kept).1,
+                other: word(other).0,
+                other_solver: word(other).1,
+                host,
+            })
+            .collect(),
+    })
 }
 
 /// Sessions from the history: when each began, how long it ran and what it solved (a
@@ -106,6 +214,7 @@ fn sessions(events: &[Event]) -> Vec<Session> {
         match e {
             Event::Session { t, links, .. } => {
                 out.push(Session {
+                    host: None,
                     start: *t,
                     seconds: 0.0,
                     solved: 0,
@@ -129,13 +238,11 @@ fn sessions(events: &[Event]) -> Vec<Session> {
 }
 
 fn stats(a: StatsArgs) -> anyhow::Result<()> {
-    let store = open(&a.file)?;
-    let s = store.summary();
-    let history = store.history()?;
-    let sessions = sessions(&history);
+    let v = view(&a)?;
+    let s = v.summary;
     if a.json {
         let j = StatsJson {
-            n: store.size().n(),
+            n: v.n,
             subproblems: s.subproblems,
             solved: s.solved.subproblems(),
             pending: s.pending(),
@@ -146,17 +253,14 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
                 .iter()
                 .map(|c| (c.name(), s.solved.preplacements[c.slot()]))
                 .collect(),
-            sessions,
+            sessions: v.sessions,
+            leases: v.leases,
+            disputes: v.disputes,
         };
         println!("{}", serde_json::to_string(&j)?);
         return Ok(());
     }
-    println!(
-        "{}: campaign of N = {}, {} subproblems",
-        a.file.display(),
-        store.size().n(),
-        grouped(s.subproblems as u128)
-    );
+    println!("{}: campaign of N = {}, {} subproblems", v.name, v.n, grouped(s.subproblems as u128));
     println!(
         "solved {} ({:.2}%), pending {}",
         grouped(s.solved.subproblems() as u128),
@@ -164,7 +268,7 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
         grouped(s.pending() as u128)
     );
     if s.complete() {
-        println!("Q({}) = {}", store.size().n(), grouped(s.solved.total()));
+        println!("Q({}) = {}", v.n, grouped(s.solved.total()));
     } else {
         println!("running total {}", grouped(s.solved.total()));
     }
@@ -179,20 +283,28 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
             grouped(s.solved.solutions[i] as u128)
         );
     }
-    for (k, x) in sessions.iter().enumerate() {
+    for (k, x) in v.sessions.iter().enumerate() {
         println!(
-            "session {}: {} solved in {:.1} s ({:.0}/s) on {}",
+            "session {}: {} solved in {:.1} s ({:.0}/s) on {}{}",
             k + 1,
             grouped(x.solved as u128),
             x.seconds,
             x.per_second,
-            x.links.join(", ")
+            x.links.join(", "),
+            x.host.as_ref().map_or(String::new(), |h| format!(" ({h})"))
         );
     }
-    let mut solvers: Vec<_> = store.solvers().iter().collect();
-    solvers.sort_by_key(|(_, &id)| id);
-    for (link, id) in solvers {
+    for (id, link) in &v.solvers {
         println!("solver {id:>4}: {link}");
+    }
+    for l in &v.leases {
+        println!("lease: {} holds {} block(s), renewal due within {:.0} s", l.holder, l.blocks, l.expires_in);
+    }
+    for d in &v.disputes {
+        println!(
+            "DISPUTE entry {}: kept {} (solver {}), {} returned {} (solver {})",
+            d.entry, d.kept, d.kept_solver, d.host, d.other, d.other_solver
+        );
     }
     Ok(())
 }

@@ -13,7 +13,8 @@ pub enum Event {
     Session { t: f64, n: u32, links: Vec<String> },
     /// A solver id was given to the board behind a link.
     Solver { t: f64, id: u16, link: String },
-    /// Solved entries at time `t` (periodically and at the end of a session).
+    /// Solved entries at time `t`, periodically and at the end of a session: the campaign's
+    /// count when the session began plus what the session solved.
     Progress { t: f64, solved: u64 },
     /// Every entry is solved: Q(N) in decimal (it outgrows 64 bits at N = 29).
     Finished { t: f64, total: String },

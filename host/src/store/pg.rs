@@ -413,6 +413,83 @@ pub fn export(
     Ok(solvers)
 }
 
+/// A campaign row (subproblems, census, solved, solutions) as a summary.
+fn summary_of(row: &postgres::Row) -> Summary {
+    let census: Vec<i64> = row.get(1);
+    Summary {
+        subproblems: row.get::<_, i64>(0) as u64,
+        solved: tally_of(&row.get::<_, Vec<i64>>(2), &row.get::<_, Vec<i64>>(3)),
+        census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
+    }
+}
+
+fn read_summary(client: &mut postgres::Client, target: &Target, n: i32) -> Result<Summary, StoreError> {
+    let row = client
+        .query_opt(
+            "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
+            &[&n],
+        )
+        .map_err(db_err(target, "reading the campaign"))?
+        .ok_or_else(|| missing(target, n))?;
+    Ok(summary_of(&row))
+}
+
+/// Where a shared campaign stands, for `queens db stats`.
+pub struct Status {
+    pub summary: Summary,
+    /// History events by the host process that recorded them, in order.
+    pub events: Vec<(String, Event)>,
+    pub solvers: Vec<(u16, String)>,
+    /// Live leases per holder: (holder, blocks, seconds until the first expires).
+    pub leases: Vec<(String, i64, f64)>,
+    /// Recorded disputes: (entry, word 2 kept, word 2 of the other result, host).
+    pub disputes: Vec<(i64, i64, i64, String)>,
+}
+
+pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -> Result<Status, StoreError> {
+    let n = size.n() as i32;
+    let summary = read_summary(client, target, n)?;
+    let e = db_err;
+    let events = client
+        .query("SELECT host, event::text FROM queens_event WHERE n = $1 ORDER BY host, t", &[&n])
+        .map_err(e(target, "reading the history"))?
+        .iter()
+        .filter_map(|r| {
+            let ev = serde_json::from_str(r.get::<_, &str>(1)).ok()?;
+            Some((r.get::<_, String>(0), ev))
+        })
+        .collect();
+    let solvers = client
+        .query("SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id", &[&n])
+        .map_err(e(target, "reading solver ids"))?
+        .iter()
+        .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
+        .collect();
+    let leases = client
+        .query(
+            "SELECT holder, count(*), extract(epoch FROM min(lease_until) - now())::float8 FROM queens_block
+             WHERE n = $1 AND lease IS NOT NULL AND lease_until > now() GROUP BY holder ORDER BY holder",
+            &[&n],
+        )
+        .map_err(e(target, "reading leases"))?
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    let disputes = client
+        .query("SELECT entry, kept, other, host FROM queens_dispute WHERE n = $1 ORDER BY t", &[&n])
+        .map_err(e(target, "reading disputes"))?
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
+        .collect();
+    Ok(Status {
+        summary,
+        events,
+        solvers,
+        leases,
+        disputes,
+    })
+}
+
 fn missing(target: &Target, n: i32) -> StoreError {
     StoreError::Campaign {
         db: target.shown.clone(),
@@ -468,24 +545,8 @@ impl PgStore {
 
     /// Reads the campaign's totals.
     fn refresh(&mut self) -> Result<(), StoreError> {
-        let row = self
-            .client
-            .query_opt(
-                "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
-                &[&self.n],
-            )
-            .map_err(db_err(&self.target, "reading the campaign"))?
-            .ok_or_else(|| missing(&self.target, self.n))?;
-        self.set_summary(row.get(0), row.get(1), row.get(2), row.get(3));
+        self.summary = read_summary(&mut self.client, &self.target, self.n)?;
         Ok(())
-    }
-
-    fn set_summary(&mut self, subproblems: i64, census: Vec<i64>, solved: Vec<i64>, solutions: Vec<i64>) {
-        self.summary = Summary {
-            subproblems: subproblems as u64,
-            solved: tally_of(&solved, &solutions),
-            census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
-        };
     }
 
     /// A failed database call: a lost connection is waited out (reconnecting at the next
@@ -704,7 +765,7 @@ impl PgStore {
         }
         tx.commit().map_err(e("committing results"))?;
         // Committed: only now is the buffer let go (a failed commit is simply redone).
-        self.set_summary(row.get(0), row.get(1), row.get(2), row.get(3));
+        self.summary = summary_of(&row);
         self.checks.agreed += checks.agreed;
         self.checks.disputed += checks.disputed;
         self.results.clear();
