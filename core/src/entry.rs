@@ -131,6 +131,22 @@ impl Solution {
         (self.solver as u64) << 52 | (self.mod13 as u64) << 48 | (self.mod15 as u64) << 44 | self.count
     }
 
+    /// The fields of a word 2 as stored (unchecked; `Entry::decode` checks the digits' range).
+    pub fn from_word(w2: u64) -> Self {
+        Self {
+            solver: (w2 >> 52) as u16,
+            mod13: (w2 >> 48 & 15) as u8,
+            mod15: (w2 >> 44 & 15) as u8,
+            count: w2 & ((1 << 44) - 1),
+        }
+    }
+
+    /// The whole count, or the stored 44 bits when the digits reveal no consistent wrap
+    /// (stores check digits when they read an entry).
+    pub fn whole(&self) -> u64 {
+        self.true_count().unwrap_or(self.count)
+    }
+
     /// The whole count: the stored 44 bits plus the wraps the residues reveal.
     pub fn true_count(&self) -> Result<u64, ModelError> {
         crate::result::unwrap_count(self.count, self.mod13, self.mod15)
@@ -196,12 +212,7 @@ impl Entry {
         let solution = if w2 == 0 {
             None
         } else {
-            let s = Solution {
-                solver: (w2 >> 52) as u16,
-                mod13: (w2 >> 48 & 15) as u8,
-                mod15: (w2 >> 44 & 15) as u8,
-                count: w2 & ((1 << 44) - 1),
-            };
+            let s = Solution::from_word(w2);
             if s.mod13 > 12 {
                 return Err(ModelError::EntryField {
                     field: "mod13",

@@ -356,3 +356,13 @@ fn a_pulled_database_cable_costs_only_time() {
     assert!(s.complete());
     assert_eq!(s.solved.total(), Q[13], "recounted from the entries");
 }
+
+#[test]
+fn a_campaign_over_the_servers_unix_socket() {
+    database("q_socket");
+    let dir = std::env::var("QUEENS_TEST_POSTGRES_DIR").expect("set with QUEENS_TEST_POSTGRES");
+    let port = *Target::parse(&server()).unwrap().config.get_ports().first().unwrap();
+    let url = format!("postgres:///q_socket?host={dir}&port={port}&user=queens");
+    let r = ok(&queens().args(["run", "8", "--json", "--campaign", &url]).output().unwrap());
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[8], "{r}");
+}

@@ -166,14 +166,8 @@ fn view(a: &StatsArgs) -> anyhow::Result<View> {
     }
     all.sort_by(|x, y| x.start.total_cmp(&y.start));
     let word = |w: i64| {
-        let w = w as u64;
-        let s = queens_core::entry::Solution {
-            solver: (w >> 52) as u16,
-            mod13: (w >> 48 & 0xF) as u8,
-            mod15: (w >> 44 & 0xF) as u8,
-            count: w & ((1 << 44) - 1),
-        };
-        (s.true_count().unwrap_or(s.count), s.solver)
+        let s = queens_core::entry::Solution::from_word(w as u64);
+        (s.whole(), s.solver)
     };
     Ok(View {
         name: target.shown.clone(),

@@ -55,10 +55,6 @@ fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> 
     }
 }
 
-/// The whole count of a solution (its digits were checked when it was made or read).
-fn whole(s: &Solution) -> u64 {
-    s.true_count().unwrap_or(s.count)
-}
 
 /// The file that holds the cycle counts of a campaign.
 pub fn cycles_path(campaign: &Path) -> PathBuf {
@@ -522,19 +518,19 @@ impl Store for FileStore {
             self.record_cycles(index, c)?;
         }
         self.set_word(index, 1, solution.word());
-        self.summary.solved.add(sym, whole(&solution));
+        self.summary.solved.add(sym, solution.whole());
         Ok(())
     }
 
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError> {
         let entry = self.entry(index)?;
-        let old = entry.solution.as_ref().map_or(0, whole);
+        let old = entry.solution.as_ref().map_or(0, Solution::whole);
         self.set_word(index, 1, solution.word());
         let slot = entry.sym.slot();
         if entry.solution.is_none() {
             self.summary.solved.preplacements[slot] += 1;
         }
-        self.summary.solved.solutions[slot] = self.summary.solved.solutions[slot] - old + whole(&solution);
+        self.summary.solved.solutions[slot] = self.summary.solved.solutions[slot] - old + solution.whole();
         Ok(())
     }
 

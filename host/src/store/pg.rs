@@ -142,18 +142,6 @@ fn word2(entries: &[u8], off: usize) -> u64 {
     u64::from_be_bytes(entries[off * ENTRY_BYTES + 8..(off + 1) * ENTRY_BYTES].try_into().expect("8 bytes"))
 }
 
-fn whole(s: &Solution) -> u64 {
-    s.true_count().unwrap_or(s.count)
-}
-
-fn solution_of(w2: u64) -> Solution {
-    Solution {
-        solver: (w2 >> 52) as u16,
-        mod13: (w2 >> 48 & 0xF) as u8,
-        mod15: (w2 >> 44 & 0xF) as u8,
-        count: w2 & ((1 << 44) - 1),
-    }
-}
 
 fn tally_of(solved: &[i64], solutions: &[i64]) -> Tally {
     let mut t = Tally::default();
@@ -299,7 +287,7 @@ pub fn create(
                     })?;
                     if let Some(s) = entry.solution {
                         solved += 1;
-                        tally.add(entry.sym, whole(&s));
+                        tally.add(entry.sym, s.whole());
                     }
                     if let Some(c) = (imp.cycles)(first + k) {
                         any_cycles = true;
@@ -674,23 +662,23 @@ impl PgStore {
                 let stored = word2(&entries, off);
                 if stored == 0 {
                     entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
-                    delta.add(sym(&entries, off)?, whole(&solution_of(w2)));
+                    delta.add(sym(&entries, off)?, Solution::from_word(w2).whole());
                     solved += 1;
                     if let Some(c) = cyc {
                         let cs = cycles.get_or_insert_with(|| vec![0; len as usize * 8]);
                         cs[off * 8..][..8].copy_from_slice(&c.max(1).to_le_bytes());
                     }
-                } else if whole(&solution_of(stored)) == whole(&solution_of(w2)) {
+                } else if Solution::from_word(stored).whole() == Solution::from_word(w2).whole() {
                     checks.agreed += 1;
                 } else {
                     checks.disputed += 1;
                     let index = first + off as u64;
                     tracing::error!(
                         index,
-                        kept = whole(&solution_of(stored)),
-                        kept_solver = solution_of(stored).solver,
-                        other = whole(&solution_of(w2)),
-                        other_solver = solution_of(w2).solver,
+                        kept = Solution::from_word(stored).whole(),
+                        kept_solver = Solution::from_word(stored).solver,
+                        other = Solution::from_word(w2).whole(),
+                        other_solver = Solution::from_word(w2).solver,
                         "another host solved this subproblem with a different count: the first is kept, the dispute recorded"
                     );
                     disputes.push((index as i64, stored as i64, w2 as i64));
@@ -706,9 +694,9 @@ impl PgStore {
                     solved += 1;
                 } else {
                     // Still solved: the old count comes off, the entry count stays.
-                    minus.add(s, whole(&solution_of(stored)));
+                    minus.add(s, Solution::from_word(stored).whole());
                 }
-                delta.add(s, whole(&solution_of(w2)));
+                delta.add(s, Solution::from_word(w2).whole());
                 entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
             }
             batch_push(&mut upd, block, solved, entries, cycles);

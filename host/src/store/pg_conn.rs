@@ -280,6 +280,9 @@ mod tests {
         assert_eq!(t.shown, "postgres://ann@db.lab:5433/queens");
         assert_eq!(t.config.get_password(), Some(&b"s3cret"[..]));
         assert!(!t.password_in_url);
+        // A Unix socket directory, as a query parameter.
+        let t = parse("postgres:///queens?host=/var/run/postgresql", &[("PGUSER", "ann")]).unwrap();
+        assert_eq!(t.shown, "postgres://ann@[/var/run/postgresql]:5432/queens");
         // The URL wins over the environment.
         let t = parse("postgres://bob@h:6000/q", &[("PGHOST", "db.lab"), ("PGUSER", "ann")]).unwrap();
         assert_eq!(t.shown, "postgres://bob@h:6000/q");
