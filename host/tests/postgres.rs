@@ -105,7 +105,7 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
     let t = Instant::now();
     // Killed once it has committed results (its first commit carries its session event)
     // and the campaign is well under way.
-    let victim = format!("% pid {}", hosts[1].id());
+    let victim = format!("% pid {}.%", hosts[1].id());
     while solved(&mut c, 14) < 80_000 || !committed(&mut c, &victim) {
         assert!(t.elapsed() < Duration::from_secs(120), "no progress");
         std::thread::sleep(Duration::from_millis(50));
@@ -365,4 +365,30 @@ fn a_campaign_over_the_servers_unix_socket() {
     let url = format!("postgres:///q_socket?host={dir}&port={port}&user=queens");
     let r = ok(&queens().args(["run", "8", "--json", "--campaign", &url]).output().unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[8], "{r}");
+}
+
+#[test]
+fn a_restarted_host_takes_back_the_blocks_of_the_one_killed() {
+    let url = database("q_restart");
+    // Leases that would hold the killed host's blocks for ten minutes.
+    let extra = ["--sim-clock", "1MHz", "--lease", "600"];
+    let mut first = host(13, &url, "sim:16", &extra);
+    let mut c = client(&url);
+    let who = format!("% pid {}.%", first.id());
+    let t = Instant::now();
+    while solved(&mut c, 13) < 20_000 || !committed(&mut c, &who) {
+        assert!(t.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let held: i64 = c
+        .query_one("SELECT count(*) FROM queens_block WHERE n = 13 AND lease_until > now()", &[])
+        .unwrap()
+        .get(0);
+    assert!(held > 0, "the killed host held blocks");
+    let t = Instant::now();
+    let r = ok(&host(13, &url, "sim:16", &extra[..2]).wait_with_output().unwrap());
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[13], "{r}");
+    assert!(t.elapsed() < Duration::from_secs(300), "waited for the dead host's leases");
 }

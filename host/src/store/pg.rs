@@ -21,12 +21,15 @@ use super::{Claim, CrossChecks, Store, StoreError, Summary};
 use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
 use queens_core::{BoardSize, Entry, Subproblem, Tally};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Entries per block (64 KiB of entries; a 341-unit board at Q(27) speed works ~10 minutes
 /// on one; the simulated Q(14) has 116 of them).
 pub const BLOCK: usize = 4096;
+
+/// Stores opened by this process, to tell their leases apart.
+static STORES: AtomicU32 = AtomicU32::new(0);
 
 /// Blocks written per statement when a campaign is created or imported.
 const INSERT_BATCH: usize = 64;
@@ -98,7 +101,8 @@ pub struct PgStore {
     n: i32,
     /// This workstation, in solver names.
     host: String,
-    /// This process ("host pid N"): lease holder, author of history events and disputes.
+    /// This store ("host pid N.K", the K-th of process N): lease holder, author of history
+    /// events and disputes.
     who: String,
     lease_ttl: Duration,
     summary: Summary,
@@ -505,7 +509,7 @@ impl PgStore {
             client,
             size,
             n,
-            who: format!("{} pid {}", hostname(), std::process::id()),
+            who: format!("{} pid {}.{}", hostname(), std::process::id(), STORES.fetch_add(1, Ordering::Relaxed)),
             host: hostname(),
             lease_ttl,
             summary: Summary::default(),
@@ -520,7 +524,47 @@ impl PgStore {
             offline: false,
         };
         s.refresh()?;
+        s.release_dead()?;
         Ok((s, created))
+    }
+
+    /// Leases held by processes of this workstation that are gone (a crash, a kill): their
+    /// blocks need not wait for the leases to expire. (Workstations sharing a campaign need
+    /// distinct host names, as they do for their solver names.)
+    fn release_dead(&mut self) -> Result<(), StoreError> {
+        let mine = format!("{} pid ", self.host);
+        let rows = self
+            .client
+            .query(
+                "SELECT DISTINCT holder FROM queens_block
+                 WHERE n = $1 AND lease_until > now() AND starts_with(holder, $2)",
+                &[&self.n, &mine],
+            )
+            .map_err(self.err("reading leases"))?;
+        let dead: Vec<String> = rows
+            .iter()
+            .map(|r| r.get::<_, String>(0))
+            .filter(|h| {
+                let pid = h[mine.len()..].split('.').next().unwrap_or("");
+                pid.parse::<i32>().is_ok_and(|pid| {
+                    // SAFETY: signal 0 only asks whether the process exists.
+                    let r = unsafe { libc::kill(pid, 0) };
+                    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+                })
+            })
+            .collect();
+        if !dead.is_empty() {
+            let freed = self
+                .client
+                .execute(
+                    "UPDATE queens_block SET lease_until = now() - interval '1 second'
+                     WHERE n = $1 AND holder = ANY($2) AND lease_until > now()",
+                    &[&self.n, &dead],
+                )
+                .map_err(self.err("releasing leases"))?;
+            tracing::info!(blocks = freed, "leases of ended processes on this workstation released: {dead:?}");
+        }
+        Ok(())
     }
 
     pub fn target(&self) -> &Target {
@@ -577,12 +621,16 @@ impl PgStore {
     /// Leases the next open block (unleased, or its lease expired) and queues its unsolved
     /// entries. False when no block is free now.
     fn lease_block(&mut self) -> Result<bool, StoreError> {
+        let held: Vec<i64> = self.leases.values().map(|l| l.id).collect();
         let row = self
             .client
             .query_opt(
                 "WITH free AS (
                      SELECT block FROM queens_block
-                     WHERE n = $1 AND solved < len AND (lease_until IS NULL OR lease_until < now())
+                     WHERE n = $1 AND solved < len
+                       AND (lease_until IS NULL OR lease_until < now()
+                            -- ours, but the answer that granted it was lost with the connection
+                            OR (holder = $2 AND lease <> ALL($4)))
                      ORDER BY block LIMIT 1
                      FOR UPDATE SKIP LOCKED)
                  UPDATE queens_block b
@@ -590,7 +638,7 @@ impl PgStore {
                      lease_until = now() + make_interval(secs => $3)
                  FROM free WHERE b.n = $1 AND b.block = free.block
                  RETURNING b.block, b.first, b.lease, b.entries",
-                &[&self.n, &self.who, &self.lease_ttl.as_secs_f64()],
+                &[&self.n, &self.who, &self.lease_ttl.as_secs_f64(), &held],
             )
             .map_err(self.err("leasing a block"))?;
         let Some(row) = row else {
