@@ -95,7 +95,10 @@ fn bench(c: &mut Criterion) {
         .map(|sp| {
             let w = word::encode_wire(&sp.pre).unwrap();
             let r = queens_sim::run_unit(&Blocking::new(&sp.pre));
-            (w, frame::encode(&ResultRecord::new(w, r.solutions, Some(r.cycles)).encode(size)))
+            (
+                w,
+                frame::encode(&ResultRecord::new(w, r.solutions, Some(r.cycles)).encode(size)),
+            )
         })
         .collect();
     let flen = word::wire_bytes(size) + 2;

@@ -397,7 +397,10 @@ impl<S: Store> Dispatcher<S> {
         }
         let age = lat.mul_f64(self.timeouts.suspect).max(self.timeouts.floor / 2);
         let jobs = &self.jobs;
-        let on_l = |&(t, w): &(Instant, u64)| jobs.get(&w).is_some_and(|j| j.on.is_some_and(|(k, s, _)| k == l && s == t));
+        let on_l = |&(t, w): &(Instant, u64)| {
+            jobs.get(&w)
+                .is_some_and(|j| j.on.is_some_and(|(k, s, _)| k == l && s == t))
+        };
         let link = &mut self.links[l];
         if link.order.len() > 2 * link.in_flight + 64 {
             link.order.retain(on_l);
@@ -445,7 +448,10 @@ impl<S: Store> Dispatcher<S> {
         let size = self.size;
         let link = &mut self.links[l];
         match &mut link.framing {
-            Framing::Locked { deframer, with_cycles } => {
+            Framing::Locked {
+                deframer,
+                with_cycles,
+            } => {
                 let c = *with_cycles;
                 deframer.push(bytes, |d| match d {
                     Deframed::Frame(p) => frames.push((p, c)),
@@ -582,8 +588,12 @@ impl<S: Store> Dispatcher<S> {
         let Some(c) = self.recent.get(&r.wire).copied() else {
             self.links[l].counters.unknown += 1;
             match word::decode_wire(self.size, r.wire) {
-                Ok(pre) => tracing::info!(link = %label, "result for ({pre}), which is not outstanding, ignored"),
-                Err(e) => tracing::info!(link = %label, "result for a word that is no pre-placement ignored: {e}"),
+                Ok(pre) => {
+                    tracing::info!(link = %label, "result for ({pre}), which is not outstanding, ignored")
+                }
+                Err(e) => {
+                    tracing::info!(link = %label, "result for a word that is no pre-placement ignored: {e}")
+                }
             }
             return Ok(());
         };
@@ -629,8 +639,10 @@ impl<S: Store> Dispatcher<S> {
         } else if d.seen.contains(&r.count) {
             tracing::warn!(link = %label, index, was = d.stored, now = r.count, "dispute settled: the counted result was wrong and is corrected");
             let solver = self.links[l].solver;
-            self.store
-                .correct(index, Solution::new(solver, r.count).expect("solver ids are 1..=4095"))?;
+            self.store.correct(
+                index,
+                Solution::new(solver, r.count).expect("solver ids are 1..=4095"),
+            )?;
         } else {
             d.seen.push(r.count);
             d.avoid.push(l);

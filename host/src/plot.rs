@@ -83,11 +83,22 @@ pub fn render(title: &str, subproblems: u64, panels: &[Panel]) -> Document {
         .set("viewBox", (0, 0, W + LEFT + 20.0, height))
         .set("font-family", "sans-serif")
         .set("font-size", 12)
-        .add(Rectangle::new().set("width", "100%").set("height", "100%").set("fill", "white"))
+        .add(
+            Rectangle::new()
+                .set("width", "100%")
+                .set("height", "100%")
+                .set("fill", "white"),
+        )
         .add(Text::new(title).set("x", LEFT).set("y", 24).set("font-size", 16));
     for (k, p) in panels.iter().enumerate() {
         let y0 = TOP + k as f64 * (PANEL_H + 50.0);
-        let top = p.bins.iter().filter(|b| b.n > 0).map(|b| lg(b.max as f64)).fold(1.0, f64::max).ceil();
+        let top = p
+            .bins
+            .iter()
+            .filter(|b| b.n > 0)
+            .map(|b| lg(b.max as f64))
+            .fold(1.0, f64::max)
+            .ceil();
         let y = |v: f64| y0 + PANEL_H - lg(v) / top * PANEL_H;
         let dx = W / p.bins.len() as f64;
         doc = doc.add(
@@ -102,7 +113,14 @@ pub fn render(title: &str, subproblems: u64, panels: &[Panel]) -> Document {
         for d in 0..=top as u32 {
             let yy = y0 + PANEL_H - d as f64 / top * PANEL_H;
             doc = doc
-                .add(Line::new().set("x1", LEFT - 4.0).set("x2", LEFT + W).set("y1", yy).set("y2", yy).set("stroke", "#ddd"))
+                .add(
+                    Line::new()
+                        .set("x1", LEFT - 4.0)
+                        .set("x2", LEFT + W)
+                        .set("y1", yy)
+                        .set("y2", yy)
+                        .set("stroke", "#ddd"),
+                )
                 .add(
                     Text::new(if d == 0 { "0".to_string() } else { format!("1e{d}") })
                         .set("x", LEFT - 8.0)
@@ -135,7 +153,14 @@ pub fn render(title: &str, subproblems: u64, panels: &[Panel]) -> Document {
                     .set("stroke", "#08519c")
                     .set("stroke-width", 1.2),
             )
-            .add(Text::new(format!("{} per subproblem (band: range of a column, line: mean)", p.name)).set("x", LEFT).set("y", y0 - 6.0))
+            .add(
+                Text::new(format!(
+                    "{} per subproblem (band: range of a column, line: mean)",
+                    p.name
+                ))
+                .set("x", LEFT)
+                .set("y", y0 - 6.0),
+            )
             .add(Text::new("0").set("x", LEFT).set("y", y0 + PANEL_H + 16.0))
             .add(
                 Text::new(format!("subproblem {subproblems} (canonical order)"))

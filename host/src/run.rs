@@ -156,8 +156,10 @@ impl Bars {
             .map(|l| {
                 let b = multi.add(ProgressBar::no_length());
                 b.set_style(
-                    ProgressStyle::with_template(&format!("{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"))
-                        .expect("valid template"),
+                    ProgressStyle::with_template(&format!(
+                        "{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"
+                    ))
+                    .expect("valid template"),
                 );
                 b
             })
@@ -172,7 +174,8 @@ impl Bars {
 
     fn update<S: Store>(&self, d: &Dispatcher<S>) {
         let s = d.store().summary();
-        self.all.set_position(s.solved.subproblems().saturating_sub(self.solved_before));
+        self.all
+            .set_position(s.solved.subproblems().saturating_sub(self.solved_before));
         self.all.set_message(format!("total {}", s.solved.total()));
         for (b, link) in self.links.iter().zip(d.links()) {
             b.set_position(link.counters.solved);
@@ -302,7 +305,10 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             Err(mpsc::RecvTimeoutError::Disconnected) => unreachable!("this loop holds a sender"),
         };
         let mut err = None;
-        for m in first.into_iter().chain(std::iter::from_fn(|| ev_rx.try_recv().ok()).take(256)) {
+        for m in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| ev_rx.try_recv().ok()).take(256))
+        {
             match m {
                 Msg::Bytes(l, gen, bytes) if gen == wires[l].gen => {
                     if let Err(e) = d.feed(l, &bytes, Instant::now()) {

@@ -80,8 +80,8 @@ pub fn check(size: BoardSize, payload: &[u8], with_cycles: bool) -> Result<Check
 #[cfg(test)]
 mod tests {
     use super::*;
-    use queens_core::result::COUNT_BITS;
     use queens_core::enumerate::canonical;
+    use queens_core::result::COUNT_BITS;
 
     fn size(n: u32) -> BoardSize {
         BoardSize::new(n).unwrap()
@@ -120,13 +120,19 @@ mod tests {
         // Digits that only a wrap would explain, in too few cycles for one.
         let mut bad = ResultRecord::new(wire, 1000, Some(5000));
         bad.mod13 = (bad.mod13 + 1) % 13;
-        assert!(matches!(check(s, &bad.encode(s), true), Err(Rejection::Digits { .. })));
+        assert!(matches!(
+            check(s, &bad.encode(s), true),
+            Err(Rejection::Digits { .. })
+        ));
         // ... or on a board too small for 2^44 solutions of one subproblem.
         let s13 = size(13);
         let w13 = word::encode_wire(&canonical(s13).next().unwrap().pre).unwrap();
         let mut bad = ResultRecord::new(w13, 10, None);
         bad.mod15 = (bad.mod15 + 1) % 15;
-        assert!(matches!(check(s13, &bad.encode(s13), false), Err(Rejection::Digits { .. })));
+        assert!(matches!(
+            check(s13, &bad.encode(s13), false),
+            Err(Rejection::Digits { .. })
+        ));
     }
 
     #[test]

@@ -218,40 +218,114 @@ fn sim_estimate_turns_sampled_cycles_into_hours() {
 #[test]
 fn emit_for_a_board_writes_a_complete_build_directory() {
     let dir = tempfile::tempdir().unwrap();
-    let out = queens(&["hdl", "emit", "--board", "kc705", "--solvers", "8", "--out", dir.path().to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        "kc705",
+        "--solvers",
+        "8",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for f in ["queens_core.v", "queens_top.v", "queens_board.v", "kc705.xdc", "build.tcl", "program.tcl", "README.md", "design.json"] {
+    for f in [
+        "queens_core.v",
+        "queens_top.v",
+        "queens_board.v",
+        "kc705.xdc",
+        "build.tcl",
+        "program.tcl",
+        "README.md",
+        "design.json",
+    ] {
         assert!(dir.path().join(f).exists(), "{f} missing");
     }
-    let d: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
-    assert_eq!((d["board"].as_str(), d["solvers"].as_u64(), d["arbiter"].as_str()), (Some("kc705"), Some(8), Some("carry4")));
+    let d: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
+    assert_eq!(
+        (d["board"].as_str(), d["solvers"].as_u64(), d["arbiter"].as_str()),
+        (Some("kc705"), Some(8), Some("carry4"))
+    );
     assert_eq!(d["clock_hz"], 284_444_444);
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
-    assert!(readme.contains("vivado -mode batch -source build.tcl"), "{readme}");
+    assert!(
+        readme.contains("vivado -mode batch -source build.tcl"),
+        "{readme}"
+    );
 }
 
 #[test]
 fn a_users_board_file_works_and_a_wrong_one_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let text = queens_hdl::board::BUILTIN[0].1.replace("name = \"vc707\"", "name = \"mine\"");
+    let text = queens_hdl::board::BUILTIN[0]
+        .1
+        .replace("name = \"vc707\"", "name = \"mine\"");
     let mine = dir.path().join("mine.toml");
     std::fs::write(&mine, &text).unwrap();
     let out_dir = dir.path().join("out");
-    let out = queens(&["hdl", "emit", "--board", mine.to_str().unwrap(), "--solvers", "4", "--clock-hz", "200000000", "--out", out_dir.to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        mine.to_str().unwrap(),
+        "--solvers",
+        "4",
+        "--clock-hz",
+        "200000000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let top = std::fs::read_to_string(out_dir.join("queens_board.v")).unwrap();
     assert!(top.contains("-> 200.000 MHz compute clock"), "{top}");
     // An impossible clock and a broken file are refused with the reason.
-    let out = queens(&["hdl", "emit", "--board", mine.to_str().unwrap(), "--solvers", "4", "--clock-hz", "2000000000", "--out", out_dir.to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        mine.to_str().unwrap(),
+        "--solvers",
+        "4",
+        "--clock-hz",
+        "2000000000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("output limit of 800 MHz"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("output limit of 800 MHz"),
+        "{err}"
+    );
     std::fs::write(&mine, text.replace("luts = 303_600", "luts = -1")).unwrap();
-    let out = queens(&["hdl", "emit", "--board", mine.to_str().unwrap(), "--solvers", "4", "--out", out_dir.to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        mine.to_str().unwrap(),
+        "--solvers",
+        "4",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("mine.toml") && err.contains("luts"), "{err}");
-    let out = queens(&["hdl", "emit", "--board", "zc706", "--out", out_dir.to_str().unwrap()]);
+    assert!(
+        !out.status.success() && err.contains("mine.toml") && err.contains("luts"),
+        "{err}"
+    );
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        "zc706",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains("\"zc706\": no such board"), "{err}");
+    assert!(
+        !out.status.success() && err.contains("\"zc706\": no such board"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -264,7 +338,10 @@ fn fit_names_units_and_clock_for_a_board() {
     let front = v["front"]["lut"].as_u64().unwrap();
     // The count is the largest that keeps LUTs within the fill factor.
     let budget = (150_720.0 * 0.85) as u64;
-    assert!(front + units * stage <= budget && front + (units + 1) * stage > budget, "{v}");
+    assert!(
+        front + units * stage <= budget && front + (units + 1) * stage > budget,
+        "{v}"
+    );
     assert_eq!(v["clock_hz"], 171_428_571);
     assert_eq!(v["reference_units"], 127);
 }

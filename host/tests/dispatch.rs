@@ -96,7 +96,10 @@ fn every_result_counts_once_whatever_the_faults() {
     assert_eq!(sum.solved.total(), 724);
     assert_eq!(sum.solved.subproblems(), 3_739);
     assert_eq!(c.solved, 3_739);
-    assert!(c.reissued > 0 && c.rejected_frames > 0 && c.duplicates > 0, "{c:?}");
+    assert!(
+        c.reissued > 0 && c.rejected_frames > 0 && c.duplicates > 0,
+        "{c:?}"
+    );
 }
 
 #[test]
@@ -156,7 +159,11 @@ fn a_conflict_is_recomputed_elsewhere_and_settled_by_agreement() {
         .unwrap();
     let e = d.store().entry(index).unwrap();
     assert_eq!(e.solution.unwrap().count, right, "the stored count was corrected");
-    assert_eq!(wrong_total - fixed, 7 * e.sym.weight() as u128, "and the total with it");
+    assert_eq!(
+        wrong_total - fixed,
+        7 * e.sym.weight() as u128,
+        "and the total with it"
+    );
     // Settled: one more identical answer is a duplicate, not a new conflict.
     d.feed(b, &answer(size, w, None), t).unwrap();
     assert_eq!((d.totals().conflicts, d.totals().duplicates), (1, 1));

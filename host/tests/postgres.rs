@@ -12,7 +12,9 @@ use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const Q: [u128; 15] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596];
+const Q: [u128; 15] = [
+    1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
+];
 
 fn queens() -> Command {
     Command::new(env!("CARGO_BIN_EXE_queens"))
@@ -38,19 +40,28 @@ fn client(url: &str) -> postgres::Client {
 fn database(name: &str) -> String {
     let url = server();
     let mut c = client(&url);
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
     c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
     let (base, _) = url.rsplit_once('/').unwrap();
     format!("{base}/{name}")
 }
 
 fn ok(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
 }
 
 fn err(out: &Output) -> String {
-    assert!(!out.status.success(), "succeeded: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        !out.status.success(),
+        "succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -67,16 +78,22 @@ fn host(n: u32, url: &str, link: &str, extra: &[&str]) -> Child {
 /// Solved entries of the campaign, as the database's totals say (0 before the hosts have
 /// made the tables).
 fn solved(c: &mut postgres::Client, n: i32) -> i64 {
-    c.query_opt("SELECT solved[1] + solved[2] + solved[3] FROM queens_campaign WHERE n = $1", &[&n])
-        .ok()
-        .flatten()
-        .map_or(0, |r| r.get(0))
+    c.query_opt(
+        "SELECT solved[1] + solved[2] + solved[3] FROM queens_campaign WHERE n = $1",
+        &[&n],
+    )
+    .ok()
+    .flatten()
+    .map_or(0, |r| r.get(0))
 }
 
 /// The host process matching `who` has committed to the campaign.
 fn committed(c: &mut postgres::Client, who: &str) -> bool {
-    c.query_one("SELECT EXISTS (SELECT 1 FROM queens_event WHERE host LIKE $1)", &[&who])
-        .is_ok_and(|r| r.get(0))
+    c.query_one(
+        "SELECT EXISTS (SELECT 1 FROM queens_event WHERE host LIKE $1)",
+        &[&who],
+    )
+    .is_ok_and(|r| r.get(0))
 }
 
 /// Entries solved by each solver id in an exported campaign.
@@ -113,7 +130,10 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
     hosts[1].kill().unwrap();
     hosts[1].wait().unwrap();
     let at_kill = solved(&mut c, 14);
-    assert!(at_kill < 473_911, "the kill came after the end ({at_kill} solved)");
+    assert!(
+        at_kill < 473_911,
+        "the kill came after the end ({at_kill} solved)"
+    );
     for (i, h) in hosts.into_iter().enumerate() {
         if i == 1 {
             continue;
@@ -137,7 +157,10 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
     assert_eq!(by.values().sum::<u64>(), 473_911);
     assert!(by.values().all(|&k| k > 0), "{by:?}");
     let open: i64 = c
-        .query_one("SELECT count(*) FROM queens_block WHERE n = 14 AND (solved < len OR lease IS NOT NULL)", &[])
+        .query_one(
+            "SELECT count(*) FROM queens_block WHERE n = 14 AND (solved < len OR lease IS NOT NULL)",
+            &[],
+        )
         .unwrap()
         .get(0);
     assert_eq!(open, 0, "every block done and released");
@@ -191,16 +214,27 @@ fn an_expired_lease_result_is_checked_not_counted_twice() {
     let s = a.summary();
     assert_eq!(s.solved.subproblems(), 4, "four entries, each counted once");
     let expected: u64 = [x, y, z, w].iter().map(count).sum();
-    assert_eq!(s.solved.solutions.iter().sum::<u64>(), expected, "the first count of z is kept");
+    assert_eq!(
+        s.solved.solutions.iter().sum::<u64>(),
+        expected,
+        "the first count of z is kept"
+    );
     let mut c = client(&url);
     let disputes: i64 = c
-        .query_one("SELECT count(*) FROM queens_dispute WHERE n = 10 AND entry = $1", &[&(z.index as i64)])
+        .query_one(
+            "SELECT count(*) FROM queens_dispute WHERE n = 10 AND entry = $1",
+            &[&(z.index as i64)],
+        )
         .unwrap()
         .get(0);
     assert_eq!(disputes, 1);
     let st = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
     let d = &st["disputes"][0];
-    assert_eq!((d["entry"].as_u64(), d["kept"].as_u64(), d["other"].as_u64()), (Some(z.index), Some(count(&z)), Some(count(&z) + 1)), "{st}");
+    assert_eq!(
+        (d["entry"].as_u64(), d["kept"].as_u64(), d["other"].as_u64()),
+        (Some(z.index), Some(count(&z)), Some(count(&z) + 1)),
+        "{st}"
+    );
     assert_eq!(st["leases"].as_array().unwrap().len(), 1, "B's lease: {st}");
     // B's lease is still held and renewed; A's was taken over, so A has nothing more queued.
     assert!(a.claim(10_000, Stamp::now()).unwrap().is_empty());
@@ -212,8 +246,17 @@ fn import_export_round_trip_and_a_campaign_finished_on_postgres() {
     let dir = tempfile::tempdir().unwrap();
     // A solved file campaign goes in and comes out byte for byte, cycle counts too.
     let f11 = dir.path().join("q11");
-    ok(&queens().args(["run", "11", "--json", "--campaign"]).arg(&f11).output().unwrap());
-    ok(&queens().args(["db", "import"]).arg(&f11).arg(&url).output().unwrap());
+    ok(&queens()
+        .args(["run", "11", "--json", "--campaign"])
+        .arg(&f11)
+        .output()
+        .unwrap());
+    ok(&queens()
+        .args(["db", "import"])
+        .arg(&f11)
+        .arg(&url)
+        .output()
+        .unwrap());
     let back = dir.path().join("q11.back");
     ok(&queens().args(["db", "export", &url]).arg(&back).output().unwrap());
     assert_eq!(std::fs::read(&f11).unwrap(), std::fs::read(&back).unwrap());
@@ -221,18 +264,42 @@ fn import_export_round_trip_and_a_campaign_finished_on_postgres() {
         std::fs::read(dir.path().join("q11.cycles")).unwrap(),
         std::fs::read(dir.path().join("q11.back.cycles")).unwrap()
     );
-    let e = err(&queens().args(["db", "import"]).arg(&f11).arg(&url).output().unwrap());
-    assert!(e.contains("N = 11 has a campaign already") && e.contains("--force"), "{e}");
+    let e = err(&queens()
+        .args(["db", "import"])
+        .arg(&f11)
+        .arg(&url)
+        .output()
+        .unwrap());
+    assert!(
+        e.contains("N = 11 has a campaign already") && e.contains("--force"),
+        "{e}"
+    );
     // A fresh Queens@TUD-style file, imported, solved by a host on the database, exported.
     let f12 = dir.path().join("q12");
-    ok(&queens().args(["subproblems", "12", "--out"]).arg(&f12).output().unwrap());
-    ok(&queens().args(["db", "import"]).arg(&f12).arg(&url).output().unwrap());
-    let r = ok(&queens().args(["run", "12", "--json", "--campaign", &url]).output().unwrap());
+    ok(&queens()
+        .args(["subproblems", "12", "--out"])
+        .arg(&f12)
+        .output()
+        .unwrap());
+    ok(&queens()
+        .args(["db", "import"])
+        .arg(&f12)
+        .arg(&url)
+        .output()
+        .unwrap());
+    let r = ok(&queens()
+        .args(["run", "12", "--json", "--campaign", &url])
+        .output()
+        .unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[12], "{r}");
     let e = err(&queens().args(["db", "export", &url]).arg(&back).output().unwrap());
     assert!(e.contains("N = [11, 12]") && e.contains("--n"), "{e}");
     let done = dir.path().join("q12.done");
-    ok(&queens().args(["db", "export", &url, "--n", "12"]).arg(&done).output().unwrap());
+    ok(&queens()
+        .args(["db", "export", &url, "--n", "12"])
+        .arg(&done)
+        .output()
+        .unwrap());
     let v = ok(&queens()
         .args(["db", "verify", "--json", "--sample", "100000"])
         .arg(&done)
@@ -251,19 +318,37 @@ fn bad_urls_and_servers_are_named() {
         .args(["run", "10", "--campaign", "postgres://queens@127.0.0.1:1/x"])
         .output()
         .unwrap());
-    assert!(e.contains("postgres://queens@127.0.0.1:1/x") && e.contains("connecting"), "{e}");
+    assert!(
+        e.contains("postgres://queens@127.0.0.1:1/x") && e.contains("connecting"),
+        "{e}"
+    );
     // A password in the URL works when right, is warned about, and never printed.
     let with_pw = base.replacen("queens@", "queens:wrong-pw@", 1) + "/q_errors";
-    let e = err(&queens().args(["run", "10", "--campaign", &with_pw]).env_remove("PGPASSWORD").output().unwrap());
+    let e = err(&queens()
+        .args(["run", "10", "--campaign", &with_pw])
+        .env_remove("PGPASSWORD")
+        .output()
+        .unwrap());
     assert!(e.contains("password") && !e.contains("wrong-pw"), "{e}");
     let e = err(&queens()
-        .args(["run", "10", "--campaign", "postgres://queens@127.0.0.1:notaport/x"])
+        .args([
+            "run",
+            "10",
+            "--campaign",
+            "postgres://queens@127.0.0.1:notaport/x",
+        ])
         .output()
         .unwrap());
     assert!(e.contains("campaign URL"), "{e}");
-    let e = err(&queens().args(["db", "export", &url, "/nonexistent/x"]).output().unwrap());
+    let e = err(&queens()
+        .args(["db", "export", &url, "/nonexistent/x"])
+        .output()
+        .unwrap());
     assert!(e.contains("holds no campaign"), "{e}");
-    let e = err(&queens().args(["run", "10", "--lease", "0", "--campaign", &url]).output().unwrap());
+    let e = err(&queens()
+        .args(["run", "10", "--lease", "0", "--campaign", &url])
+        .output()
+        .unwrap());
     assert!(e.contains("--lease"), "{e}");
 }
 
@@ -295,11 +380,16 @@ impl Cable {
                 if !up.load(Ordering::SeqCst) {
                     continue; // dropped: closed at once
                 }
-                let Ok(db) = TcpStream::connect(("127.0.0.1", port)) else { continue };
+                let Ok(db) = TcpStream::connect(("127.0.0.1", port)) else {
+                    continue;
+                };
                 let mut list = conns.lock().unwrap();
                 list.push(client.try_clone().unwrap());
                 list.push(db.try_clone().unwrap());
-                for (mut from, mut to) in [(client.try_clone().unwrap(), db.try_clone().unwrap()), (db, client)] {
+                for (mut from, mut to) in [
+                    (client.try_clone().unwrap(), db.try_clone().unwrap()),
+                    (db, client),
+                ] {
                     std::thread::spawn(move || {
                         let _ = std::io::copy(&mut from, &mut to);
                         let _ = to.shutdown(std::net::Shutdown::Both);
@@ -339,7 +429,11 @@ fn a_pulled_database_cable_costs_only_time() {
         cable.pull();
         let at_pull = solved(&mut c, 13);
         std::thread::sleep(Duration::from_millis(pause));
-        assert_eq!(solved(&mut c, 13), at_pull, "nothing reaches the database while unplugged");
+        assert_eq!(
+            solved(&mut c, 13),
+            at_pull,
+            "nothing reaches the database while unplugged"
+        );
         cable.plug();
         std::thread::sleep(Duration::from_millis(700));
     }
@@ -361,9 +455,17 @@ fn a_pulled_database_cable_costs_only_time() {
 fn a_campaign_over_the_servers_unix_socket() {
     database("q_socket");
     let dir = std::env::var("QUEENS_TEST_POSTGRES_DIR").expect("set with QUEENS_TEST_POSTGRES");
-    let port = *Target::parse(&server()).unwrap().config.get_ports().first().unwrap();
+    let port = *Target::parse(&server())
+        .unwrap()
+        .config
+        .get_ports()
+        .first()
+        .unwrap();
     let url = format!("postgres:///q_socket?host={dir}&port={port}&user=queens");
-    let r = ok(&queens().args(["run", "8", "--json", "--campaign", &url]).output().unwrap());
+    let r = ok(&queens()
+        .args(["run", "8", "--json", "--campaign", &url])
+        .output()
+        .unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[8], "{r}");
 }
 
@@ -383,12 +485,18 @@ fn a_restarted_host_takes_back_the_blocks_of_the_one_killed() {
     first.kill().unwrap();
     first.wait().unwrap();
     let held: i64 = c
-        .query_one("SELECT count(*) FROM queens_block WHERE n = 13 AND lease_until > now()", &[])
+        .query_one(
+            "SELECT count(*) FROM queens_block WHERE n = 13 AND lease_until > now()",
+            &[],
+        )
         .unwrap()
         .get(0);
     assert!(held > 0, "the killed host held blocks");
     let t = Instant::now();
     let r = ok(&host(13, &url, "sim:16", &extra[..2]).wait_with_output().unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[13], "{r}");
-    assert!(t.elapsed() < Duration::from_secs(300), "waited for the dead host's leases");
+    assert!(
+        t.elapsed() < Duration::from_secs(300),
+        "waited for the dead host's leases"
+    );
 }

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const Q: [u128; 15] = [1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596];
+const Q: [u128; 15] = [
+    1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
+];
 
 fn queens() -> Command {
     Command::new(env!("CARGO_BIN_EXE_queens"))
@@ -69,7 +71,8 @@ impl Drop for Board {
 
 fn run(n: u32, campaign: &Path, links: &[&str], extra: &[&str]) -> Output {
     let mut c = queens();
-    c.args(["run", &n.to_string(), "--json", "--campaign"]).arg(campaign);
+    c.args(["run", &n.to_string(), "--json", "--campaign"])
+        .arg(campaign);
     for l in links {
         c.args(["--link", l]);
     }
@@ -96,7 +99,11 @@ fn exact_on(boards: impl Fn(u32) -> Vec<Board>) {
         // (harmlessly) resend work, which the assertion below is not about.
         let extra = ["--solvers", &units, "--timeout", "60"];
         let r = report(&run(n, &dir.path().join(format!("q{n}")), &links, &extra));
-        assert_eq!(r["total"].as_u64().unwrap() as u128, Q[n as usize], "N = {n} on {links:?}");
+        assert_eq!(
+            r["total"].as_u64().unwrap() as u128,
+            Q[n as usize],
+            "N = {n} on {links:?}"
+        );
         assert_eq!(r["complete"], true);
         assert_eq!(r["solved"], r["subproblems"]);
         // A board is never sent more than it holds, so nothing is sent twice.
@@ -183,10 +190,19 @@ fn fault_campaign_survives_resets_and_two_kills() {
     );
     let host = || {
         let mut c = queens();
-        c.args(["run", "13", "--json", "--solvers", "8", "--link", &board.link, "--campaign"])
-            .arg(&campaign)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        c.args([
+            "run",
+            "13",
+            "--json",
+            "--solvers",
+            "8",
+            "--link",
+            &board.link,
+            "--campaign",
+        ])
+        .arg(&campaign)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
         c
     };
     let mut solved_at_kill = Vec::new();
@@ -199,7 +215,10 @@ fn fault_campaign_survives_resets_and_two_kills() {
         solved_at_kill.push(s["solved"].as_u64().unwrap());
     }
     assert!(solved_at_kill[0] > 0, "work was done before the first kill");
-    assert!(solved_at_kill[1] > solved_at_kill[0], "and resumed after it: {solved_at_kill:?}");
+    assert!(
+        solved_at_kill[1] > solved_at_kill[0],
+        "and resumed after it: {solved_at_kill:?}"
+    );
     let start = Instant::now();
     let out = host().output().unwrap();
     let r = report(&out);
@@ -213,10 +232,16 @@ fn fault_campaign_survives_resets_and_two_kills() {
     );
     assert_eq!(r["total"], 73_712);
     assert_eq!(r["solved_before"], solved_at_kill[1]);
-    assert!(r["reissued"].as_u64().unwrap() > 0 && r["rejected_frames"].as_u64().unwrap() > 0, "{r}");
+    assert!(
+        r["reissued"].as_u64().unwrap() > 0 && r["rejected_frames"].as_u64().unwrap() > 0,
+        "{r}"
+    );
     // Every entry is solved once with the count software finds.
     let s = stats(&campaign);
-    assert_eq!((s["solved"].as_u64(), s["pending"].as_u64()), (Some(164_043), Some(0)));
+    assert_eq!(
+        (s["solved"].as_u64(), s["pending"].as_u64()),
+        (Some(164_043), Some(0))
+    );
     let v = queens()
         .args(["db", "verify", "--sample", "200000", "--json"])
         .arg(&campaign)
@@ -236,7 +261,16 @@ fn a_lost_link_is_reopened() {
     let first = Board::tcp(12, &slow);
     let addr = first.link.strip_prefix("tcp:").unwrap().to_string();
     let mut host = queens()
-        .args(["run", "12", "--json", "--solvers", "4", "--link", &first.link, "--campaign"])
+        .args([
+            "run",
+            "12",
+            "--json",
+            "--solvers",
+            "4",
+            "--link",
+            &first.link,
+            "--campaign",
+        ])
         .arg(dir.path().join("c"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -258,11 +292,18 @@ fn a_lost_link_is_reopened() {
     assert!(out.0.success());
     let r: serde_json::Value = serde_json::from_str(&out.1).unwrap();
     assert_eq!(r["total"], 14_200);
-    assert!(r["reissued"].as_u64().unwrap() > 0, "the lost board's work was sent again: {r}");
+    assert!(
+        r["reissued"].as_u64().unwrap() > 0,
+        "the lost board's work was sent again: {r}"
+    );
 }
 
 fn stats(campaign: &Path) -> serde_json::Value {
-    let out = queens().args(["db", "stats", "--json"]).arg(campaign).output().unwrap();
+    let out = queens()
+        .args(["db", "stats", "--json"])
+        .arg(campaign)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -313,7 +354,16 @@ fn a_campaign_in_use_is_refused() {
     let c = dir.path().join("c");
     let board = Board::tcp(12, &["--solvers", "2", "--clock", "10kHz"]);
     let mut first = queens()
-        .args(["run", "12", "--json", "--solvers", "2", "--link", &board.link, "--campaign"])
+        .args([
+            "run",
+            "12",
+            "--json",
+            "--solvers",
+            "2",
+            "--link",
+            &board.link,
+            "--campaign",
+        ])
         .arg(&c)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -337,8 +387,14 @@ fn missing_and_busy_ports_are_named() {
         &["serial:/dev/ttyQUEENS9", "no such serial port"],
     );
     let b = Board::pty(9);
-    fails_with(&run(9, &dir.path().join("b"), &[&b.link, &b.link], &[]), &["cannot open", "busy"]);
-    fails_with(&run(9, &dir.path().join("c"), &["usb:3"], &[]), &["usb:3", "expected serial:"]);
+    fails_with(
+        &run(9, &dir.path().join("b"), &[&b.link, &b.link], &[]),
+        &["cannot open", "busy"],
+    );
+    fails_with(
+        &run(9, &dir.path().join("c"), &["usb:3"], &[]),
+        &["usb:3", "expected serial:"],
+    );
 }
 
 #[test]
@@ -347,25 +403,43 @@ fn db_commands_report_verify_and_draw() {
     let c = dir.path().join("c");
     report(&run(10, &c, &["sim:4"], &[]));
     let s = stats(&c);
-    assert_eq!((s["n"].as_u64(), s["total"].as_u64(), s["complete"].as_bool()), (Some(10), Some(724), Some(true)));
+    assert_eq!(
+        (s["n"].as_u64(), s["total"].as_u64(), s["complete"].as_bool()),
+        (Some(10), Some(724), Some(true))
+    );
     assert_eq!(s["classes"]["NONE"]["solutions"], 89);
     assert_eq!(s["sessions"].as_array().unwrap().len(), 1);
     // A solved count altered (digits kept consistent) is found by verify.
     let mut bytes = std::fs::read(&c).unwrap();
     let k = (0..bytes.len() / 16)
-        .find(|&k| u64::from_be_bytes(bytes[16 * k + 8..16 * k + 16].try_into().unwrap()) & 0xFFF_FFFF_FFFF > 0)
+        .find(|&k| {
+            u64::from_be_bytes(bytes[16 * k + 8..16 * k + 16].try_into().unwrap()) & 0xFFF_FFFF_FFFF > 0
+        })
         .unwrap();
     let w2 = u64::from_be_bytes(bytes[16 * k + 8..16 * k + 16].try_into().unwrap());
     let count = (w2 & 0xFFF_FFFF_FFFF) + 1;
     let w2 = (w2 >> 52) << 52 | (count % 13) << 48 | (count % 15) << 44 | count;
     bytes[16 * k + 8..16 * k + 16].copy_from_slice(&w2.to_be_bytes());
     std::fs::write(&c, &bytes).unwrap();
-    let v = queens().args(["db", "verify", "--sample", "5000"]).arg(&c).output().unwrap();
+    let v = queens()
+        .args(["db", "verify", "--sample", "5000"])
+        .arg(&c)
+        .output()
+        .unwrap();
     assert!(!v.status.success());
     let text = String::from_utf8_lossy(&v.stdout);
-    assert!(text.contains(&format!("entry {k} ")) && text.contains("solver 1 (sim:4)"), "{text}");
+    assert!(
+        text.contains(&format!("entry {k} ")) && text.contains("solver 1 (sim:4)"),
+        "{text}"
+    );
     let svg = dir.path().join("c.svg");
-    let p = queens().args(["db", "plot"]).arg(&c).arg("--out").arg(&svg).output().unwrap();
+    let p = queens()
+        .args(["db", "plot"])
+        .arg(&c)
+        .arg("--out")
+        .arg(&svg)
+        .output()
+        .unwrap();
     assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
     let doc = std::fs::read_to_string(&svg).unwrap();
     assert!(doc.contains("solutions per subproblem") && doc.contains("cycles per subproblem"));

@@ -140,7 +140,8 @@ fn view(a: &StatsArgs) -> anyhow::Result<View> {
     if !pg_conn::is_url(&a.campaign) {
         let file = PathBuf::from(&a.campaign);
         let store = open(&file)?;
-        let mut solvers: Vec<(u16, String)> = store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
+        let mut solvers: Vec<(u16, String)> =
+            store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
         solvers.sort();
         return Ok(View {
             name: file.display().to_string(),
@@ -222,7 +223,11 @@ fn sessions(events: &[Event]) -> Vec<Session> {
                     let b = *base.get_or_insert(*solved);
                     s.seconds = t - s.start;
                     s.solved = solved.saturating_sub(b);
-                    s.per_second = if s.seconds > 0.0 { s.solved as f64 / s.seconds } else { 0.0 };
+                    s.per_second = if s.seconds > 0.0 {
+                        s.solved as f64 / s.seconds
+                    } else {
+                        0.0
+                    };
                 }
             }
             _ => {}
@@ -254,7 +259,12 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&j)?);
         return Ok(());
     }
-    println!("{}: campaign of N = {}, {} subproblems", v.name, v.n, grouped(s.subproblems as u128));
+    println!(
+        "{}: campaign of N = {}, {} subproblems",
+        v.name,
+        v.n,
+        grouped(s.subproblems as u128)
+    );
     println!(
         "solved {} ({:.2}%), pending {}",
         grouped(s.solved.subproblems() as u128),
@@ -292,7 +302,10 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
         println!("solver {id:>4}: {link}");
     }
     for l in &v.leases {
-        println!("lease: {} holds {} block(s), renewal due within {:.0} s", l.holder, l.blocks, l.expires_in);
+        println!(
+            "lease: {} holds {} block(s), renewal due within {:.0} s",
+            l.holder, l.blocks, l.expires_in
+        );
     }
     for d in &v.disputes {
         println!(
@@ -428,7 +441,11 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
         panels.push(cyc.into_panel("cycles"));
     }
     let n = store.size().n();
-    let doc = plot::render(&format!("Campaign of N = {n}: {}", a.file.display()), len, &panels);
+    let doc = plot::render(
+        &format!("Campaign of N = {n}: {}", a.file.display()),
+        len,
+        &panels,
+    );
     svg::save(&a.out, &doc).with_context(|| format!("writing {}", a.out.display()))?;
     println!("wrote {}", a.out.display());
     Ok(())

@@ -242,7 +242,11 @@ fn fit_cmd(a: FitArgs) -> anyhow::Result<()> {
         clock.output_divide
     );
     if let Some(r) = &b.reference {
-        println!("  Queens@TUD ran {} units at {:.1} MHz on this board", r.units, r.clock_hz as f64 / 1e6);
+        println!(
+            "  Queens@TUD ran {} units at {:.1} MHz on this board",
+            r.units,
+            r.clock_hz as f64 / 1e6
+        );
     }
     Ok(())
 }
@@ -267,7 +271,15 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
         }
     };
     let core = CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?;
-    let dir = build_dir(&b, &BuildOptions { core, clock, baud: a.baud, link: a.link })?;
+    let dir = build_dir(
+        &b,
+        &BuildOptions {
+            core,
+            clock,
+            baud: a.baud,
+            link: a.link,
+        },
+    )?;
     let design = DesignJson {
         board: &b.name,
         n,
@@ -277,10 +289,18 @@ fn emit_board(a: EmitArgs) -> anyhow::Result<()> {
         baud: a.baud,
         uart_cycles_per_sample: dir.uart_cycles_per_sample,
         result_cycles: core.with_cycles,
-        top: if a.link == Link::Pcie { "queens_pcie" } else { "queens_board" },
+        top: if a.link == Link::Pcie {
+            "queens_pcie"
+        } else {
+            "queens_board"
+        },
         files: dir.files.iter().map(|f| f.0.as_str()).collect(),
     };
-    write_dir(&a.out, dir.files.iter().map(|(n, t)| (n.as_str(), t.as_str())), &design)?;
+    write_dir(
+        &a.out,
+        dir.files.iter().map(|(n, t)| (n.as_str(), t.as_str())),
+        &design,
+    )?;
     println!(
         "{} ({}): N = {n}, {units} solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
         b.name,
@@ -342,7 +362,10 @@ fn write_dir<'a>(
     for (name, text) in files {
         write_new(&out.join(name), text)?;
     }
-    write_new(&out.join("design.json"), &(serde_json::to_string_pretty(design)? + "\n"))
+    write_new(
+        &out.join("design.json"),
+        &(serde_json::to_string_pretty(design)? + "\n"),
+    )
 }
 
 /// Writes a file whole: to a temporary name first, then renamed over the old one.

@@ -50,7 +50,10 @@ struct Figures {
 
 pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
     let size = board(a.n)?;
-    anyhow::ensure!(a.hosts > 0 && a.batch > 0, "--hosts and --batch must be at least 1");
+    anyhow::ensure!(
+        a.hosts > 0 && a.batch > 0,
+        "--hosts and --batch must be at least 1"
+    );
     let target = Target::parse(&a.url)?;
     let mut client = pg::connect(&target)?;
     anyhow::ensure!(
@@ -82,11 +85,20 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
     let lease_seconds = t.elapsed().as_secs_f64();
     let n = a.n as i32;
     let leased = client
-        .query_one("SELECT count(*) FROM queens_block WHERE n = $1 AND lease IS NOT NULL", &[&n])?
+        .query_one(
+            "SELECT count(*) FROM queens_block WHERE n = $1 AND lease IS NOT NULL",
+            &[&n],
+        )?
         .get::<_, i64>(0) as u64;
-    anyhow::ensure!(leased == subproblems.div_ceil(pg::BLOCK as u64), "{leased} blocks leased, not all");
+    anyhow::ensure!(
+        leased == subproblems.div_ceil(pg::BLOCK as u64),
+        "{leased} blocks leased, not all"
+    );
     // Those leases are abandoned: let them lapse so the results phase can take them again.
-    client.execute("UPDATE queens_block SET lease_until = now() - interval '1 second' WHERE n = $1", &[&n])?;
+    client.execute(
+        "UPDATE queens_block SET lease_until = now() - interval '1 second' WHERE n = $1",
+        &[&n],
+    )?;
     // Results: each host leases, solves everything it got, commits every `batch` results.
     let t = Instant::now();
     let (results, commits) = std::thread::scope(|s| {
@@ -103,7 +115,11 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
                             break;
                         }
                         for c in &got {
-                            st.solve(c.index, Solution::new(solver, c.index % 1000)?, Some(1 + c.index % 977))?;
+                            st.solve(
+                                c.index,
+                                Solution::new(solver, c.index % 1000)?,
+                                Some(1 + c.index % 977),
+                            )?;
                         }
                         st.sync()?;
                         results += got.len() as u64;
@@ -121,7 +137,10 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
     let bytes_solved = pg::disk_bytes(&mut client, &target)?.saturating_sub(before);
     // The rows themselves, without the old versions that wait for vacuum.
     let bytes_live = client
-        .query_one("SELECT sum(pg_column_size(b.*))::bigint FROM queens_block b WHERE n = $1", &[&n])?
+        .query_one(
+            "SELECT sum(pg_column_size(b.*))::bigint FROM queens_block b WHERE n = $1",
+            &[&n],
+        )?
         .get::<_, i64>(0) as u64;
     // Every entry solved exactly once, by the campaign's own totals.
     let (st, _) = PgStore::open(&target, size, lease)?;
@@ -166,7 +185,10 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         a.hosts
     );
     println!("  created in {:.1} s", create_seconds);
-    println!("  leases:  {:.0} blocks/s ({} leased in {:.2} s)", f.leases_per_second, leased, lease_seconds);
+    println!(
+        "  leases:  {:.0} blocks/s ({} leased in {:.2} s)",
+        f.leases_per_second, leased, lease_seconds
+    );
     println!(
         "  results: {:.0}/s in {:.0} commits/s of up to {} (a Q(27) campaign makes tens per second)",
         f.results_per_second, f.commits_per_second, a.batch

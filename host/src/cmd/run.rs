@@ -75,14 +75,23 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         }
     };
     if pg_conn::is_url(&campaign) {
-        if !(a.lease.is_finite() && a.lease >= 1.0) {
-            anyhow::bail!("--lease {}: expected at least 1 second", a.lease);
+        // Renewed every second: a shorter lease would lapse between renewals.
+        if !(a.lease.is_finite() && a.lease >= 2.0) {
+            anyhow::bail!(
+                "--lease {}: expected at least 2 seconds (leases are renewed every second)",
+                a.lease
+            );
         }
         let target = Target::parse(&campaign)?;
         let (store, created) = PgStore::open(&target, size, Duration::from_secs_f64(a.lease))?;
         let s = store.summary();
         if created {
-            say(format!("new campaign of N = {} in {}: {} subproblems", a.n, target.shown, grouped(s.subproblems as u128)));
+            say(format!(
+                "new campaign of N = {} in {}: {} subproblems",
+                a.n,
+                target.shown,
+                grouped(s.subproblems as u128)
+            ));
         }
         resumed(&target.shown, &s);
         let cfg = config(&a, size)?;
@@ -92,7 +101,11 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let path = PathBuf::from(&campaign);
     if !path.exists() {
         let entries = FileStore::create(&path, size, false, &AtomicU64::new(0))?;
-        say(format!("new campaign {}: {} subproblems", path.display(), grouped(entries as u128)));
+        say(format!(
+            "new campaign {}: {} subproblems",
+            path.display(),
+            grouped(entries as u128)
+        ));
     }
     let store = FileStore::open(&path, Some(size), Access::Write)?;
     resumed(&path.display().to_string(), &store.summary());

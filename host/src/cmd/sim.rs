@@ -193,15 +193,26 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{estimate, BoardSpeed};
     let (n, solvers, clock) = if a.board == "generic" {
-        (a.n.unwrap_or(27), a.solvers.unwrap_or(360), a.clock.unwrap_or(250e6))
+        (
+            a.n.unwrap_or(27),
+            a.solvers.unwrap_or(360),
+            a.clock.unwrap_or(250e6),
+        )
     } else {
         let b = queens_hdl::board::Board::load(&a.board)?;
         let units = match (a.solvers, &b.reference) {
             (Some(k), _) => k,
             (None, Some(r)) => r.units,
-            (None, None) => bail!("{}: the board file has no reference units; give --solvers", b.name),
+            (None, None) => bail!(
+                "{}: the board file has no reference units; give --solvers",
+                b.name
+            ),
         };
-        (a.n.unwrap_or(b.defaults.n as u32), units, a.clock.unwrap_or(b.defaults.clock_hz as f64))
+        (
+            a.n.unwrap_or(b.defaults.n as u32),
+            units,
+            a.clock.unwrap_or(b.defaults.clock_hz as f64),
+        )
     };
     let size = board(n)?;
     anyhow::ensure!(solvers > 0, "--solvers must be at least 1");

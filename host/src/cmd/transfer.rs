@@ -68,7 +68,9 @@ pub fn export(a: ExportArgs) -> anyhow::Result<()> {
     let mut client = pg::connect(&target)?;
     let n = which(&mut client, &target, a.n)?;
     let size = board(n)?;
-    FileStore::write_blocks(&a.file, a.force, |block| pg::export(&mut client, &target, size, block))?;
+    FileStore::write_blocks(&a.file, a.force, |block| {
+        pg::export(&mut client, &target, size, block)
+    })?;
     // Read back as any campaign file is opened: every entry checked, the solved ones summed.
     let store = FileStore::open(&a.file, Some(size), Access::Read)?;
     let s = store.summary();
@@ -87,9 +89,15 @@ pub fn which(client: &mut postgres::Client, target: &Target, n: Option<u32>) -> 
     let all = pg::campaigns(client, target)?;
     Ok(match (n, all.as_slice()) {
         (Some(n), _) if all.contains(&n) => n,
-        (Some(n), _) => anyhow::bail!("{}: holds no campaign of N = {n} (it holds N = {all:?})", target.shown),
+        (Some(n), _) => anyhow::bail!(
+            "{}: holds no campaign of N = {n} (it holds N = {all:?})",
+            target.shown
+        ),
         (None, [n]) => *n,
         (None, []) => anyhow::bail!("{}: holds no campaign", target.shown),
-        (None, _) => anyhow::bail!("{}: holds campaigns of N = {all:?}; choose one with --n", target.shown),
+        (None, _) => anyhow::bail!(
+            "{}: holds campaigns of N = {all:?}; choose one with --n",
+            target.shown
+        ),
     })
 }

@@ -72,7 +72,11 @@ impl std::str::FromStr for LinkSpec {
                     .rsplit_once(':')
                     .ok_or_else(|| field("address", rest, "expected HOST:PORT".into()))?;
                 if host.is_empty() || port.parse::<u16>().is_err() {
-                    return Err(field("address", rest, "expected HOST:PORT with a port 0..=65535".into()));
+                    return Err(field(
+                        "address",
+                        rest,
+                        "expected HOST:PORT with a port 0..=65535".into(),
+                    ));
                 }
                 Ok(LinkSpec::Tcp { addr: rest.into() })
             }
@@ -156,7 +160,13 @@ mod tests {
 
     #[test]
     fn specs_parse_and_print_back() {
-        for s in ["serial:/dev/ttyUSB0@115200", "pcie:/dev/xdma0", "tcp:127.0.0.1:7027", "sim:64", "sim"] {
+        for s in [
+            "serial:/dev/ttyUSB0@115200",
+            "pcie:/dev/xdma0",
+            "tcp:127.0.0.1:7027",
+            "sim:64",
+            "sim",
+        ] {
             assert_eq!(s.parse::<LinkSpec>().unwrap().to_string(), s);
         }
         assert_eq!(

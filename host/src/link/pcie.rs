@@ -17,13 +17,22 @@ pub fn open(base: &Path) -> Result<Connection, String> {
     let c2h = channel(base, "_c2h_0");
     let why = |p: &Path, e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!("{} does not exist (is the XDMA driver loaded and the board enumerated?)", p.display())
+            format!(
+                "{} does not exist (is the XDMA driver loaded and the board enumerated?)",
+                p.display()
+            )
         } else {
             format!("{}: {e}", p.display())
         }
     };
-    let writer = OpenOptions::new().write(true).open(&h2c).map_err(|e| why(&h2c, e))?;
-    let reader = OpenOptions::new().read(true).open(&c2h).map_err(|e| why(&c2h, e))?;
+    let writer = OpenOptions::new()
+        .write(true)
+        .open(&h2c)
+        .map_err(|e| why(&h2c, e))?;
+    let reader = OpenOptions::new()
+        .read(true)
+        .open(&c2h)
+        .map_err(|e| why(&c2h, e))?;
     Ok(Connection {
         reader: Box::new(reader),
         writer: Box::new(writer),

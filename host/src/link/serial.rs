@@ -21,9 +21,7 @@ pub fn open(path: &Path, baud: u32) -> Result<Connection, String> {
             serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => format!("{name}: no such serial port"),
             _ => format!("{name}: {e}"),
         })?;
-    let reader = port
-        .try_clone_native()
-        .map_err(|e| format!("{name}: {e}"))?;
+    let reader = port.try_clone_native().map_err(|e| format!("{name}: {e}"))?;
     Ok(Connection {
         reader: Box::new(Patient(reader)),
         writer: Box::new(port),

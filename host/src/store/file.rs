@@ -55,7 +55,6 @@ fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> 
     }
 }
 
-
 /// The file that holds the cycle counts of a campaign.
 pub fn cycles_path(campaign: &Path) -> PathBuf {
     super::beside(campaign, ".cycles")
@@ -186,7 +185,8 @@ impl FileStore {
             // Sparse up to the full length: entries without a count read as unknown.
             f.set_len(written * 8).map_err(io(&tmp_cycles, "sizing"))?;
             f.sync_all().map_err(io(&tmp_cycles, "syncing"))?;
-            std::fs::rename(&tmp_cycles, cycles_path(path)).map_err(io(path, "renaming the cycle counts beside"))?;
+            std::fs::rename(&tmp_cycles, cycles_path(path))
+                .map_err(io(path, "renaming the cycle counts beside"))?;
         }
         std::fs::rename(&tmp, path).map_err(io(path, "renaming the new campaign to"))?;
         let hpath = history::path_of(path);
@@ -224,7 +224,10 @@ impl FileStore {
         }
         let bytes = file.metadata().map_err(io(path, "reading the size of"))?.len();
         if bytes % ENTRY_BYTES as u64 != 0 || bytes == 0 {
-            return Err(StoreError::Length { path: path.into(), bytes });
+            return Err(StoreError::Length {
+                path: path.into(),
+                bytes,
+            });
         }
         let len = bytes / ENTRY_BYTES as u64;
         let layout = match expect.map(Layout::of) {
@@ -304,7 +307,11 @@ impl FileStore {
         debug_assert!(index < self.len && k < 2);
         // SAFETY: in bounds (index < len, the map has 2 * len words); the map is page-aligned
         // so every word is 8-byte aligned; volatile because another process may write it.
-        u64::from_be(unsafe { (self.map.as_ptr() as *const u64).add((2 * index + k) as usize).read_volatile() })
+        u64::from_be(unsafe {
+            (self.map.as_ptr() as *const u64)
+                .add((2 * index + k) as usize)
+                .read_volatile()
+        })
     }
 
     fn set_word(&mut self, index: u64, k: u64, value: u64) {
@@ -376,7 +383,8 @@ impl FileStore {
     /// One entry against the subproblem the canonical order puts at its index: its count
     /// when solved.
     fn check(&self, index: u64, sp: Subproblem) -> Result<Option<u64>, StoreError> {
-        let entry = Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))?;
+        let entry =
+            Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))?;
         if entry.pre != sp.pre || entry.sym != sp.sym {
             return Err(self.corrupt(
                 index,
@@ -397,13 +405,15 @@ impl FileStore {
                 .ok()
                 .filter(|&c| c == s.count || crate::validate::possible(self.size, c, self.cycles(index)))
                 .map(Some)
-                .ok_or_else(|| self.corrupt(
-                index,
-                format!(
-                    "count {} disagrees with its digits mod 13 = {}, mod 15 = {}",
-                    s.count, s.mod13, s.mod15
-                ),
-            )),
+                .ok_or_else(|| {
+                    self.corrupt(
+                        index,
+                        format!(
+                            "count {} disagrees with its digits mod 13 = {}, mod 15 = {}",
+                            s.count, s.mod13, s.mod15
+                        ),
+                    )
+                }),
         }
     }
 
@@ -442,7 +452,6 @@ impl FileStore {
         }
         Ok(())
     }
-
 
     pub fn history(&self) -> Result<Vec<Event>, StoreError> {
         let p = history::path_of(&self.path);
@@ -513,7 +522,8 @@ impl Store for FileStore {
                 count: w2 & ((1 << 44) - 1),
             });
         }
-        let sym = Symmetry::from_code(self.word(index, 0) >> 23 & 3).map_err(|x| self.corrupt(index, x.to_string()))?;
+        let sym = Symmetry::from_code(self.word(index, 0) >> 23 & 3)
+            .map_err(|x| self.corrupt(index, x.to_string()))?;
         if let Some(c) = cycles {
             self.record_cycles(index, c)?;
         }

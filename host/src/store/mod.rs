@@ -38,7 +38,9 @@ pub fn fresh_entries<E>(
             .par_iter()
             .map(|&p| {
                 let mut v = Vec::new();
-                e.for_each_in(p, |sp| v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode()));
+                e.for_each_in(p, |sp| {
+                    v.extend_from_slice(&Entry::fresh(sp.pre, sp.sym).encode())
+                });
                 v
             })
             .collect();

@@ -143,9 +143,12 @@ fn block_of(index: u64) -> (i32, usize) {
 }
 
 fn word2(entries: &[u8], off: usize) -> u64 {
-    u64::from_be_bytes(entries[off * ENTRY_BYTES + 8..(off + 1) * ENTRY_BYTES].try_into().expect("8 bytes"))
+    u64::from_be_bytes(
+        entries[off * ENTRY_BYTES + 8..(off + 1) * ENTRY_BYTES]
+            .try_into()
+            .expect("8 bytes"),
+    )
 }
-
 
 fn tally_of(solved: &[i64], solutions: &[i64]) -> Tally {
     let mut t = Tally::default();
@@ -175,11 +178,15 @@ pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
         .config
         .connect(postgres::NoTls)
         .map_err(db_err(target, "connecting"))?;
-    let mut tx = client.transaction().map_err(db_err(target, "starting a transaction"))?;
+    let mut tx = client
+        .transaction()
+        .map_err(db_err(target, "starting a transaction"))?;
     tx.execute("SELECT pg_advisory_xact_lock($1::bigint)", &[&LOCK_SCHEMA])
         .map_err(db_err(target, "locking the schema"))?;
-    tx.batch_execute(SCHEMA).map_err(db_err(target, "creating the campaign tables"))?;
-    tx.commit().map_err(db_err(target, "creating the campaign tables"))?;
+    tx.batch_execute(SCHEMA)
+        .map_err(db_err(target, "creating the campaign tables"))?;
+    tx.commit()
+        .map_err(db_err(target, "creating the campaign tables"))?;
     Ok(client)
 }
 
@@ -202,9 +209,14 @@ pub fn create(
 ) -> Result<u64, StoreError> {
     let n = size.n() as i32;
     let e = db_err;
-    let mut tx = client.transaction().map_err(e(target, "starting a transaction"))?;
-    tx.execute("SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)", &[&LOCK_CAMPAIGN, &(n as i64)])
-        .map_err(e(target, "locking the campaign"))?;
+    let mut tx = client
+        .transaction()
+        .map_err(e(target, "starting a transaction"))?;
+    tx.execute(
+        "SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)",
+        &[&LOCK_CAMPAIGN, &(n as i64)],
+    )
+    .map_err(e(target, "locking the campaign"))?;
     let exists = tx
         .query_opt("SELECT subproblems FROM queens_campaign WHERE n = $1", &[&n])
         .map_err(e(target, "reading the campaign"))?;
@@ -212,7 +224,9 @@ pub fn create(
         if !replace {
             return Err(StoreError::Campaign {
                 db: target.shown.clone(),
-                what: format!("N = {n} has a campaign already (it may hold results); pass --force to replace it"),
+                what: format!(
+                    "N = {n} has a campaign already (it may hold results); pass --force to replace it"
+                ),
             });
         }
         tx.execute("DELETE FROM queens_campaign WHERE n = $1", &[&n])
@@ -236,12 +250,16 @@ pub fn create(
         .map_err(e(target, "preparing the insert"))?;
     let mut batch: (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = Default::default();
     let mut tally = Tally::default();
-    let flush = |tx: &mut postgres::Transaction, batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>)| {
+    let flush = |tx: &mut postgres::Transaction,
+                 batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>)| {
         if batch.0.is_empty() {
             return Ok(());
         }
-        tx.execute(&insert, &[&n, &(BLOCK as i64), &batch.0, &batch.1, &batch.2, &batch.3])
-            .map_err(e(target, "writing entries"))?;
+        tx.execute(
+            &insert,
+            &[&n, &(BLOCK as i64), &batch.0, &batch.1, &batch.2, &batch.3],
+        )
+        .map_err(e(target, "writing entries"))?;
         *batch = Default::default();
         Ok::<(), StoreError>(())
     };
@@ -299,7 +317,13 @@ pub fn create(
                     }
                     entries.extend_from_slice(&raw);
                 }
-                batch_push(&mut batch, b as i32, solved, entries, any_cycles.then_some(cycles));
+                batch_push(
+                    &mut batch,
+                    b as i32,
+                    solved,
+                    entries,
+                    any_cycles.then_some(cycles),
+                );
                 if batch.0.len() == INSERT_BATCH {
                     flush(&mut tx, &mut batch)?;
                 }
@@ -369,7 +393,9 @@ pub fn export(
         .map_err(e(target, "reading entries"))?;
     let mut next = 0u64;
     loop {
-        let rows = tx.query_portal(&portal, 16).map_err(e(target, "reading entries"))?;
+        let rows = tx
+            .query_portal(&portal, 16)
+            .map_err(e(target, "reading entries"))?;
         if rows.is_empty() {
             break;
         }
@@ -397,7 +423,10 @@ pub fn export(
         });
     }
     let solvers = tx
-        .query("SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id", &[&n])
+        .query(
+            "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
+            &[&n],
+        )
         .map_err(e(target, "reading solver ids"))?
         .iter()
         .map(|r| (r.get::<_, i32>(0) as u16, r.get::<_, String>(1)))
@@ -443,7 +472,10 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
     let summary = read_summary(client, target, n)?;
     let e = db_err;
     let events = client
-        .query("SELECT host, event::text FROM queens_event WHERE n = $1 ORDER BY host, t", &[&n])
+        .query(
+            "SELECT host, event::text FROM queens_event WHERE n = $1 ORDER BY host, t",
+            &[&n],
+        )
         .map_err(e(target, "reading the history"))?
         .iter()
         .filter_map(|r| {
@@ -452,7 +484,10 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
         })
         .collect();
     let solvers = client
-        .query("SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id", &[&n])
+        .query(
+            "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
+            &[&n],
+        )
         .map_err(e(target, "reading solver ids"))?
         .iter()
         .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
@@ -468,7 +503,10 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
         .map(|r| (r.get(0), r.get(1), r.get(2)))
         .collect();
     let disputes = client
-        .query("SELECT entry, kept, other, host FROM queens_dispute WHERE n = $1 ORDER BY t", &[&n])
+        .query(
+            "SELECT entry, kept, other, host FROM queens_dispute WHERE n = $1 ORDER BY t",
+            &[&n],
+        )
         .map_err(e(target, "reading disputes"))?
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3)))
@@ -509,7 +547,12 @@ impl PgStore {
             client,
             size,
             n,
-            who: format!("{} pid {}.{}", hostname(), std::process::id(), STORES.fetch_add(1, Ordering::Relaxed)),
+            who: format!(
+                "{} pid {}.{}",
+                hostname(),
+                std::process::id(),
+                STORES.fetch_add(1, Ordering::Relaxed)
+            ),
             host: hostname(),
             lease_ttl,
             summary: Summary::default(),
@@ -562,7 +605,10 @@ impl PgStore {
                     &[&self.n, &dead],
                 )
                 .map_err(self.err("releasing leases"))?;
-            tracing::info!(blocks = freed, "leases of ended processes on this workstation released: {dead:?}");
+            tracing::info!(
+                blocks = freed,
+                "leases of ended processes on this workstation released: {dead:?}"
+            );
         }
         Ok(())
     }
@@ -585,7 +631,9 @@ impl PgStore {
     /// call), anything else is fatal.
     fn transient(&mut self, e: StoreError) -> Result<(), StoreError> {
         let lost = match &e {
-            StoreError::Db { source, .. } => source.is_closed() || self.client.is_closed() || source.code().is_none(),
+            StoreError::Db { source, .. } => {
+                source.is_closed() || self.client.is_closed() || source.code().is_none()
+            }
             _ => false,
         };
         if !lost {
@@ -649,9 +697,11 @@ impl PgStore {
         let entries: Vec<u8> = row.get(3);
         for (k, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
             let index = first as u64 + k as u64;
-            let entry = Entry::decode(self.size, raw.try_into().expect("16 bytes")).map_err(|x| StoreError::Campaign {
-                db: self.target.shown.clone(),
-                what: format!("entry {index} (block {block}) is corrupted: {x}"),
+            let entry = Entry::decode(self.size, raw.try_into().expect("16 bytes")).map_err(|x| {
+                StoreError::Campaign {
+                    db: self.target.shown.clone(),
+                    what: format!("entry {index} (block {block}) is corrupted: {x}"),
+                }
             })?;
             if entry.solution.is_none() && !self.buffered.contains(&index) {
                 let sub = Subproblem {
@@ -679,13 +729,16 @@ impl PgStore {
         let lease_ids: Vec<i64> = self.leases.values().map(|l| l.id).collect();
         let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
         // Locked in block order, so two hosts committing at once never deadlock.
-        let rows = tx
-            .query(
+        let rows = if touched.is_empty() {
+            Vec::new()
+        } else {
+            tx.query(
                 "SELECT block, len, solved, entries, cycles, lease FROM queens_block
                  WHERE n = $1 AND block = ANY($2) ORDER BY block FOR UPDATE",
                 &[&n, &touched],
             )
-            .map_err(e("locking blocks"))?;
+            .map_err(e("locking blocks"))?
+        };
         let mut delta = Tally::default();
         let mut minus = Tally::default();
         let mut checks = CrossChecks::default();
@@ -699,12 +752,17 @@ impl PgStore {
             let mut cycles: Option<Vec<u8>> = r.get(4);
             let first = block as u64 * BLOCK as u64;
             let sym = |entries: &[u8], off: usize| {
-                Entry::decode(self.size, entries[off * ENTRY_BYTES..][..ENTRY_BYTES].try_into().expect("16 bytes"))
-                    .map(|x| x.sym)
-                    .map_err(|x| StoreError::Campaign {
-                        db: self.target.shown.clone(),
-                        what: format!("entry {} is corrupted: {x}", first + off as u64),
-                    })
+                Entry::decode(
+                    self.size,
+                    entries[off * ENTRY_BYTES..][..ENTRY_BYTES]
+                        .try_into()
+                        .expect("16 bytes"),
+                )
+                .map(|x| x.sym)
+                .map_err(|x| StoreError::Campaign {
+                    db: self.target.shown.clone(),
+                    what: format!("entry {} is corrupted: {x}", first + off as u64),
+                })
             };
             for &(off, w2, cyc) in self.results.get(&block).into_iter().flatten() {
                 let stored = word2(&entries, off);
@@ -749,17 +807,19 @@ impl PgStore {
             }
             batch_push(&mut upd, block, solved, entries, cycles);
         }
-        tx.execute(
-            "UPDATE queens_block b
+        if !upd.0.is_empty() {
+            tx.execute(
+                "UPDATE queens_block b
              SET solved = u.s, entries = u.e, cycles = u.c,
                  lease = CASE WHEN u.s = b.len THEN NULL ELSE b.lease END,
                  holder = CASE WHEN u.s = b.len THEN NULL ELSE b.holder END,
                  lease_until = CASE WHEN u.s = b.len THEN NULL ELSE b.lease_until END
              FROM unnest($2::int[], $3::int[], $4::bytea[], $5::bytea[]) AS u(b, s, e, c)
              WHERE b.n = $1 AND b.block = u.b",
-            &[&n, &upd.0, &upd.1, &upd.2, &upd.3],
-        )
-        .map_err(e("writing results"))?;
+                &[&n, &upd.0, &upd.1, &upd.2, &upd.3],
+            )
+            .map_err(e("writing results"))?;
+        }
         let kept: Vec<i64> = tx
             .query(
                 "UPDATE queens_block SET lease_until = now() + make_interval(secs => $3)
@@ -773,15 +833,24 @@ impl PgStore {
         let dsolved: Vec<i64> = (0..3)
             .map(|i| delta.preplacements[i] as i64 - minus.preplacements[i] as i64)
             .collect();
-        let dsums: Vec<i64> = (0..3).map(|i| delta.solutions[i] as i64 - minus.solutions[i] as i64).collect();
+        let dsums: Vec<i64> = (0..3)
+            .map(|i| delta.solutions[i] as i64 - minus.solutions[i] as i64)
+            .collect();
+        // Nothing to add: read the totals without writing (and locking) the campaign's row.
+        let unchanged = dsolved.iter().chain(&dsums).all(|&d| d == 0);
         let row = tx
             .query_one(
-                "UPDATE queens_campaign
+                if unchanged {
+                    "SELECT subproblems, census, solved, solutions FROM queens_campaign
+                     WHERE n = $1 AND $2::bigint[] IS NOT NULL AND $3::bigint[] IS NOT NULL"
+                } else {
+                    "UPDATE queens_campaign
                  SET solved = ARRAY[solved[1] + ($2::bigint[])[1], solved[2] + ($2::bigint[])[2],
                                     solved[3] + ($2::bigint[])[3]],
                      solutions = ARRAY[solutions[1] + ($3::bigint[])[1], solutions[2] + ($3::bigint[])[2],
                                        solutions[3] + ($3::bigint[])[3]]
-                 WHERE n = $1 RETURNING subproblems, census, solved, solutions",
+                 WHERE n = $1 RETURNING subproblems, census, solved, solutions"
+                },
                 &[&n, &dsolved, &dsums],
             )
             .map_err(e("adding to the totals"))?;
@@ -821,7 +890,11 @@ impl PgStore {
             self.queue.retain(|(qb, _)| *qb != b);
             let dropped = before - self.queue.len();
             if dropped > 0 {
-                tracing::warn!(block = b, dropped, "lease expired and taken by another host; its unsent entries dropped");
+                tracing::warn!(
+                    block = b,
+                    dropped,
+                    "lease expired and taken by another host; its unsent entries dropped"
+                );
             }
         }
         Ok(())
@@ -868,7 +941,10 @@ impl Store for PgStore {
         }
         // The totals learn of it at the commit, which is where counting happens.
         let (block, off) = block_of(index);
-        self.results.entry(block).or_default().push((off, solution.word(), cycles));
+        self.results
+            .entry(block)
+            .or_default()
+            .push((off, solution.word(), cycles));
         self.buffered.insert(index);
         Ok(())
     }
@@ -898,16 +974,25 @@ impl Store for PgStore {
         let target = self.target.clone();
         let e = |what| db_err(&target, what);
         let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
-        tx.execute("SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)", &[&LOCK_CAMPAIGN, &(self.n as i64)])
-            .map_err(e("locking the campaign"))?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)",
+            &[&LOCK_CAMPAIGN, &(self.n as i64)],
+        )
+        .map_err(e("locking the campaign"))?;
         let id: i32 = match tx
-            .query_opt("SELECT id FROM queens_solver WHERE n = $1 AND link = $2", &[&self.n, &name])
+            .query_opt(
+                "SELECT id FROM queens_solver WHERE n = $1 AND link = $2",
+                &[&self.n, &name],
+            )
             .map_err(e("reading solver ids"))?
         {
             Some(r) => r.get(0),
             None => {
                 let id: i32 = tx
-                    .query_one("SELECT coalesce(max(id), 0) + 1 FROM queens_solver WHERE n = $1", &[&self.n])
+                    .query_one(
+                        "SELECT coalesce(max(id), 0) + 1 FROM queens_solver WHERE n = $1",
+                        &[&self.n],
+                    )
                     .map_err(e("reading solver ids"))?
                     .get(0);
                 if id > 0xFFF {
@@ -957,7 +1042,11 @@ impl Store for PgStore {
 }
 
 /// Deletes the campaign of `size` and everything that belongs to it.
-pub fn drop_campaign(client: &mut postgres::Client, target: &Target, size: BoardSize) -> Result<(), StoreError> {
+pub fn drop_campaign(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: BoardSize,
+) -> Result<(), StoreError> {
     client
         .execute("DELETE FROM queens_campaign WHERE n = $1", &[&(size.n() as i32)])
         .map_err(db_err(target, "deleting the campaign"))?;

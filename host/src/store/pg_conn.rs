@@ -97,7 +97,9 @@ impl Target {
             c.port(port);
         }
         if c.get_user().is_none() {
-            let user = env("PGUSER").or_else(os_user).ok_or_else(|| bad("no user: give one in the URL or PGUSER".into()))?;
+            let user = env("PGUSER")
+                .or_else(os_user)
+                .ok_or_else(|| bad("no user: give one in the URL or PGUSER".into()))?;
             c.user(&user);
         }
         if c.get_dbname().is_none() {
@@ -132,7 +134,8 @@ impl Target {
                         return Err(ConnError::Env {
                             var: "PGSSLMODE",
                             value: mode,
-                            reason: "not an sslmode (disable, allow, prefer, require, verify-ca, verify-full)",
+                            reason:
+                                "not an sslmode (disable, allow, prefer, require, verify-ca, verify-full)",
                         })
                     }
                 });
@@ -183,7 +186,11 @@ fn show(c: &postgres::Config) -> String {
     format!(
         "postgres://{}@{}:{port}/{}",
         c.get_user().unwrap_or(""),
-        if host.starts_with('/') { format!("[{host}]") } else { host },
+        if host.starts_with('/') {
+            format!("[{host}]")
+        } else {
+            host
+        },
         c.get_dbname().unwrap_or("")
     )
 }
@@ -274,17 +281,30 @@ mod tests {
     fn the_environment_completes_the_url() {
         let t = parse(
             "postgres:///queens",
-            &[("PGHOST", "db.lab"), ("PGPORT", "5433"), ("PGUSER", "ann"), ("PGPASSWORD", "s3cret")],
+            &[
+                ("PGHOST", "db.lab"),
+                ("PGPORT", "5433"),
+                ("PGUSER", "ann"),
+                ("PGPASSWORD", "s3cret"),
+            ],
         )
         .unwrap();
         assert_eq!(t.shown, "postgres://ann@db.lab:5433/queens");
         assert_eq!(t.config.get_password(), Some(&b"s3cret"[..]));
         assert!(!t.password_in_url);
         // A Unix socket directory, as a query parameter.
-        let t = parse("postgres:///queens?host=/var/run/postgresql", &[("PGUSER", "ann")]).unwrap();
+        let t = parse(
+            "postgres:///queens?host=/var/run/postgresql",
+            &[("PGUSER", "ann")],
+        )
+        .unwrap();
         assert_eq!(t.shown, "postgres://ann@[/var/run/postgresql]:5432/queens");
         // The URL wins over the environment.
-        let t = parse("postgres://bob@h:6000/q", &[("PGHOST", "db.lab"), ("PGUSER", "ann")]).unwrap();
+        let t = parse(
+            "postgres://bob@h:6000/q",
+            &[("PGHOST", "db.lab"), ("PGUSER", "ann")],
+        )
+        .unwrap();
         assert_eq!(t.shown, "postgres://bob@h:6000/q");
     }
 
@@ -292,7 +312,11 @@ mod tests {
     fn a_password_file_is_read_and_a_password_never_shown() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("pass");
-        std::fs::write(&f, "# comment\nother:*:*:*:no\nh:6000:q:bob:pa\\:ss\n*:*:*:*:fallback\n").unwrap();
+        std::fs::write(
+            &f,
+            "# comment\nother:*:*:*:no\nh:6000:q:bob:pa\\:ss\n*:*:*:*:fallback\n",
+        )
+        .unwrap();
         let file = f.to_str().unwrap();
         let t = parse("postgres://bob@h:6000/q", &[("PGPASSFILE", file)]).unwrap();
         assert_eq!(t.config.get_password(), Some(&b"pa:ss"[..]));
