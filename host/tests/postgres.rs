@@ -500,3 +500,23 @@ fn a_restarted_host_takes_back_the_blocks_of_the_one_killed() {
         "waited for the dead host's leases"
     );
 }
+
+#[test]
+fn the_store_benchmark_measures_and_cleans_up() {
+    let url = database("q_bench");
+    let f = ok(&queens()
+        .args(["db", "bench", &url, "--n", "12", "--hosts", "2", "--batch", "500", "--json"])
+        .output()
+        .unwrap());
+    assert_eq!(f["subproblems"], 51_484);
+    assert_eq!(f["leases"], 13, "every block leased once: {f}");
+    assert!(f["results_per_second"].as_f64().unwrap() > 0.0, "{f}");
+    assert!(f["bytes_per_million_live"].as_f64().unwrap() > 1e6, "{f}");
+    let mut c = client(&url);
+    let left: i64 = c.query_one("SELECT count(*) FROM queens_campaign", &[]).unwrap().get(0);
+    assert_eq!(left, 0, "the scratch campaign is deleted");
+    // A real campaign of that N is never touched.
+    ok(&queens().args(["run", "12", "--json", "--campaign", &url]).output().unwrap());
+    let e = err(&queens().args(["db", "bench", &url, "--n", "12"]).output().unwrap());
+    assert!(e.contains("holds a campaign of N = 12"), "{e}");
+}
