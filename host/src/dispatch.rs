@@ -373,10 +373,17 @@ impl<S: Store> Dispatcher<S> {
             self.store_exhausted = batch.len() < 256;
             self.fresh.extend(batch);
         }
-        let Some(c) = self.fresh.pop_front() else {
-            return Ok(None);
+        // A shared store may hand out again what this host already runs (a block whose lease
+        // lapsed and came back to it): one job per subproblem.
+        let (c, wire) = loop {
+            let Some(c) = self.fresh.pop_front() else {
+                return Ok(None);
+            };
+            let wire = word::encode_wire(&c.sub.pre).expect("canonical pre-placements fit their word");
+            if !self.jobs.contains_key(&wire) {
+                break (c, wire);
+            }
         };
-        let wire = word::encode_wire(&c.sub.pre).expect("canonical pre-placements fit their word");
         self.jobs.insert(
             wire,
             Job {

@@ -505,7 +505,9 @@ fn a_restarted_host_takes_back_the_blocks_of_the_one_killed() {
 fn the_store_benchmark_measures_and_cleans_up() {
     let url = database("q_bench");
     let f = ok(&queens()
-        .args(["db", "bench", &url, "--n", "12", "--hosts", "2", "--batch", "500", "--json"])
+        .args([
+            "db", "bench", &url, "--n", "12", "--hosts", "2", "--batch", "500", "--json",
+        ])
         .output()
         .unwrap());
     assert_eq!(f["subproblems"], 51_484);
@@ -513,10 +515,40 @@ fn the_store_benchmark_measures_and_cleans_up() {
     assert!(f["results_per_second"].as_f64().unwrap() > 0.0, "{f}");
     assert!(f["bytes_per_million_live"].as_f64().unwrap() > 1e6, "{f}");
     let mut c = client(&url);
-    let left: i64 = c.query_one("SELECT count(*) FROM queens_campaign", &[]).unwrap().get(0);
+    let left: i64 = c
+        .query_one("SELECT count(*) FROM queens_campaign", &[])
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0, "the scratch campaign is deleted");
     // A real campaign of that N is never touched.
-    ok(&queens().args(["run", "12", "--json", "--campaign", &url]).output().unwrap());
-    let e = err(&queens().args(["db", "bench", &url, "--n", "12"]).output().unwrap());
+    ok(&queens()
+        .args(["run", "12", "--json", "--campaign", &url])
+        .output()
+        .unwrap());
+    let e = err(&queens()
+        .args(["db", "bench", &url, "--n", "12"])
+        .output()
+        .unwrap());
     assert!(e.contains("holds a campaign of N = 12"), "{e}");
+}
+
+/// A host stalled past its own lease takes the block back without handing out twice.
+#[test]
+fn a_lapsed_lease_of_ones_own_is_not_handed_out_twice() {
+    let url = database("q_own_lapse");
+    let target = Target::parse(&url).unwrap();
+    let size = BoardSize::new(10).unwrap();
+    let (mut a, _) = PgStore::open(&target, size, Duration::from_secs(1)).unwrap();
+    let first = a.claim(4, Stamp::now()).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let rest = a.claim(100_000, Stamp::now()).unwrap();
+    assert_eq!(
+        first.len() + rest.len(),
+        3_739,
+        "every entry of the one block, once"
+    );
+    let mut all: Vec<u64> = first.iter().chain(&rest).map(|c| c.index).collect();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len(), 3_739);
 }

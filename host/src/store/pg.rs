@@ -695,6 +695,12 @@ impl PgStore {
         let block: i32 = row.get(0);
         let first: i64 = row.get(1);
         let entries: Vec<u8> = row.get(3);
+        let lease = Lease { id: row.get(2) };
+        tracing::debug!(block, lease = lease.id, "block leased");
+        // Our own lease that lapsed and came back: its entries are queued or running already.
+        if self.leases.insert(block, lease).is_some() {
+            return Ok(true);
+        }
         for (k, raw) in entries.chunks_exact(ENTRY_BYTES).enumerate() {
             let index = first as u64 + k as u64;
             let entry = Entry::decode(self.size, raw.try_into().expect("16 bytes")).map_err(|x| {
@@ -711,8 +717,6 @@ impl PgStore {
                 self.queue.push_back((block, Claim { index, sub }));
             }
         }
-        tracing::debug!(block, lease = row.get::<_, i64>(2), "block leased");
-        self.leases.insert(block, Lease { id: row.get(2) });
         Ok(true)
     }
 
