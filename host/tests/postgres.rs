@@ -156,6 +156,29 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
     assert_eq!(by.len(), 3, "{by:?}");
     assert_eq!(by.values().sum::<u64>(), 473_911);
     assert!(by.values().all(|&k| k > 0), "{by:?}");
+    // The shared campaign read in place: verified against software, drawn.
+    let v = ok(&queens()
+        .args(["db", "verify", "--json", "--sample", "3000", &url])
+        .output()
+        .unwrap());
+    assert_eq!(
+        (
+            v["checked"].as_u64(),
+            v["disagreements"].as_array().map(|d| d.len())
+        ),
+        (Some(3000), Some(0)),
+        "{v}"
+    );
+    let svg = dir.path().join("q14.svg");
+    ok(&queens()
+        .args(["db", "plot", &url, "--out"])
+        .arg(&svg)
+        .output()
+        .unwrap());
+    assert!(
+        std::fs::read_to_string(&svg).unwrap().contains("cycles"),
+        "cycle counts drawn"
+    );
     let open: i64 = c
         .query_one(
             "SELECT count(*) FROM queens_block WHERE n = 14 AND (solved < len OR lease IS NOT NULL)",

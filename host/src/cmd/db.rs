@@ -42,7 +42,11 @@ pub struct StatsArgs {
 
 #[derive(clap::Args)]
 pub struct VerifyArgs {
-    file: PathBuf,
+    /// A campaign file, or a shared campaign's database (postgres://…).
+    campaign: String,
+    /// Which campaign of the database, when it holds several.
+    #[arg(long)]
+    n: Option<u32>,
     /// Solved entries to recompute, drawn at random (all when fewer are solved).
     #[arg(long, default_value_t = 1000)]
     sample: u64,
@@ -56,7 +60,11 @@ pub struct VerifyArgs {
 
 #[derive(clap::Args)]
 pub struct PlotArgs {
-    file: PathBuf,
+    /// A campaign file, or a shared campaign's database (postgres://…).
+    campaign: String,
+    /// Which campaign of the database, when it holds several.
+    #[arg(long)]
+    n: Option<u32>,
     #[arg(long, value_name = "FILE.svg")]
     out: PathBuf,
     /// Columns the subproblems are binned into.
@@ -77,6 +85,77 @@ pub fn run(c: Command) -> anyhow::Result<()> {
 
 fn open(file: &std::path::Path) -> anyhow::Result<FileStore> {
     Ok(FileStore::open(file, None, Access::Read)?)
+}
+
+/// A campaign to read entries from, wherever it is kept.
+enum Campaign {
+    File(FileStore),
+    Shared(pg::Reader, String),
+}
+
+impl Campaign {
+    fn open(campaign: &str, n: Option<u32>) -> anyhow::Result<Self> {
+        if !pg_conn::is_url(campaign) {
+            return Ok(Campaign::File(open(std::path::Path::new(campaign))?));
+        }
+        let target = pg_conn::Target::parse(campaign)?;
+        let mut client = pg::connect(&target)?;
+        let n = super::transfer::which(&mut client, &target, n)?;
+        drop(client);
+        Ok(Campaign::Shared(
+            pg::Reader::open(&target, board(n)?)?,
+            target.shown,
+        ))
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Campaign::File(f) => f.path().display().to_string(),
+            Campaign::Shared(_, shown) => shown.clone(),
+        }
+    }
+
+    fn summary(&self) -> queens_host::store::Summary {
+        match self {
+            Campaign::File(f) => f.summary(),
+            Campaign::Shared(r, _) => r.summary(),
+        }
+    }
+
+    fn n(&self) -> u32 {
+        match self {
+            Campaign::File(f) => f.size().n(),
+            Campaign::Shared(r, _) => r.size().n(),
+        }
+    }
+
+    fn entry(&mut self, i: u64) -> anyhow::Result<queens_core::Entry> {
+        Ok(match self {
+            Campaign::File(f) => f.entry(i)?,
+            Campaign::Shared(r, _) => r.entry(i)?,
+        })
+    }
+
+    fn cycles(&mut self, i: u64) -> anyhow::Result<Option<u64>> {
+        Ok(match self {
+            Campaign::File(f) => f.cycles(i),
+            Campaign::Shared(r, _) => r.cycles(i)?,
+        })
+    }
+
+    fn has_cycles(&self) -> bool {
+        match self {
+            Campaign::File(f) => f.has_cycles(),
+            Campaign::Shared(r, _) => r.has_cycles(),
+        }
+    }
+
+    fn solvers(&self) -> std::collections::HashMap<u16, String> {
+        match self {
+            Campaign::File(f) => f.solvers().iter().map(|(l, &id)| (id, l.clone())).collect(),
+            Campaign::Shared(r, _) => r.solvers().iter().cloned().collect(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -334,7 +413,7 @@ struct VerifyJson<'a> {
 }
 
 fn verify(a: VerifyArgs) -> anyhow::Result<()> {
-    let store = open(&a.file)?;
+    let mut store = Campaign::open(&a.campaign, a.n)?;
     let s = store.summary();
     let solved = s.solved.subproblems();
     anyhow::ensure!(a.sample > 0, "--sample must be at least 1");
@@ -357,6 +436,8 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             }
         }
     }
+    // In index order: a shared campaign is read a block at a time.
+    picks.sort_unstable();
     let entries: Vec<_> = picks
         .iter()
         .map(|&i| store.entry(i).map(|e| (i, e)))
@@ -383,7 +464,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         println!(
             "{}",
             serde_json::to_string(&VerifyJson {
-                n: store.size().n(),
+                n: store.n(),
                 checked,
                 solved,
                 disagreements: &disagreements,
@@ -392,12 +473,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     } else {
         println!(
             "{}: recomputed {} of {} solved entries in software",
-            a.file.display(),
+            store.name(),
             grouped(checked as u128),
             grouped(solved as u128)
         );
-        let names: std::collections::HashMap<u16, &String> =
-            store.solvers().iter().map(|(l, &id)| (id, l)).collect();
+        let names = store.solvers();
         for d in &disagreements {
             println!(
                 "entry {} ({}): stored {} by solver {} ({}), software {}",
@@ -423,7 +503,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
 }
 
 fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
-    let store = open(&a.file)?;
+    let mut store = Campaign::open(&a.campaign, a.n)?;
     let len = store.summary().subproblems;
     let mut sol = Binner::new(len, a.columns);
     let mut cyc = Binner::new(len, a.columns);
@@ -432,7 +512,7 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
         if let Some(s) = e.solution {
             sol.add(i, s.true_count().unwrap_or(s.count));
         }
-        if let Some(c) = store.cycles(i) {
+        if let Some(c) = store.cycles(i)? {
             cyc.add(i, c);
         }
     }
@@ -440,12 +520,8 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
     if store.has_cycles() {
         panels.push(cyc.into_panel("cycles"));
     }
-    let n = store.size().n();
-    let doc = plot::render(
-        &format!("Campaign of N = {n}: {}", a.file.display()),
-        len,
-        &panels,
-    );
+    let n = store.n();
+    let doc = plot::render(&format!("Campaign of N = {n}: {}", store.name()), len, &panels);
     svg::save(&a.out, &doc).with_context(|| format!("writing {}", a.out.display()))?;
     println!("wrote {}", a.out.display());
     Ok(())
