@@ -422,15 +422,7 @@ pub fn export(
             what: format!("its blocks hold {next} entries, the campaign {total}"),
         });
     }
-    let solvers = tx
-        .query(
-            "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
-            &[&n],
-        )
-        .map_err(e(target, "reading solver ids"))?
-        .iter()
-        .map(|r| (r.get::<_, i32>(0) as u16, r.get::<_, String>(1)))
-        .collect();
+    let solvers = read_solvers(&mut tx, target, n)?;
     Ok(solvers)
 }
 
@@ -453,6 +445,23 @@ fn read_summary(client: &mut postgres::Client, target: &Target, n: i32) -> Resul
         .map_err(db_err(target, "reading the campaign"))?
         .ok_or_else(|| missing(target, n))?;
     Ok(summary_of(&row))
+}
+
+/// The campaign's solver ids and the boards ("host link") behind them.
+fn read_solvers(
+    client: &mut impl postgres::GenericClient,
+    target: &Target,
+    n: i32,
+) -> Result<Vec<(u16, String)>, StoreError> {
+    Ok(client
+        .query(
+            "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
+            &[&n],
+        )
+        .map_err(db_err(target, "reading solver ids"))?
+        .iter()
+        .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
+        .collect())
 }
 
 /// Where a shared campaign stands, for `queens db stats`.
@@ -483,15 +492,7 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
             Some((r.get::<_, String>(0), ev))
         })
         .collect();
-    let solvers = client
-        .query(
-            "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
-            &[&n],
-        )
-        .map_err(e(target, "reading solver ids"))?
-        .iter()
-        .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
-        .collect();
+    let solvers = read_solvers(client, target, n)?;
     let leases = client
         .query(
             "SELECT holder, count(*), extract(epoch FROM min(lease_until) - now())::float8 FROM queens_block
@@ -1082,15 +1083,7 @@ impl Reader {
         let mut client = connect(target)?;
         let n = size.n() as i32;
         let summary = read_summary(&mut client, target, n)?;
-        let solvers = client
-            .query(
-                "SELECT id, link FROM queens_solver WHERE n = $1 ORDER BY id",
-                &[&n],
-            )
-            .map_err(db_err(target, "reading solver ids"))?
-            .iter()
-            .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
-            .collect();
+        let solvers = read_solvers(&mut client, target, n)?;
         let has_cycles = client
             .query_one(
                 "SELECT EXISTS (SELECT 1 FROM queens_block WHERE n = $1 AND cycles IS NOT NULL)",
