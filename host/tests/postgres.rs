@@ -373,6 +373,16 @@ fn bad_urls_and_servers_are_named() {
         .output()
         .unwrap());
     assert!(e.contains("--lease"), "{e}");
+    // A campaign laid out in blocks of another size is refused, not misread.
+    ok(&queens()
+        .args(["run", "8", "--json", "--campaign", &url])
+        .output()
+        .unwrap());
+    client(&url)
+        .execute("UPDATE queens_campaign SET block_size = 1024 WHERE n = 8", &[])
+        .unwrap();
+    let e = err(&queens().args(["run", "8", "--campaign", &url]).output().unwrap());
+    assert!(e.contains("blocks of 1024 entries"), "{e}");
 }
 
 /// A TCP relay between hosts and the database whose cable can be pulled: every connection

@@ -439,11 +439,21 @@ fn summary_of(row: &postgres::Row) -> Summary {
 fn read_summary(client: &mut postgres::Client, target: &Target, n: i32) -> Result<Summary, StoreError> {
     let row = client
         .query_opt(
-            "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
+            "SELECT subproblems, census, solved, solutions, block_size FROM queens_campaign WHERE n = $1",
             &[&n],
         )
         .map_err(db_err(target, "reading the campaign"))?
         .ok_or_else(|| missing(target, n))?;
+    // Entry indices map to blocks by this build's block size.
+    let block_size: i32 = row.get(4);
+    if block_size as usize != BLOCK {
+        return Err(StoreError::Campaign {
+            db: target.shown.clone(),
+            what: format!(
+                "the campaign of N = {n} was made with blocks of {block_size} entries; this build uses {BLOCK} (move it with an older build's db export and this one's db import)"
+            ),
+        });
+    }
     Ok(summary_of(&row))
 }
 
