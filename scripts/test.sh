@@ -14,6 +14,8 @@ command -v verilator >/dev/null || need+=(verilator)
 command -v g++ >/dev/null || need+=(g++)
 command -v make >/dev/null || need+=(make)
 command -v tclsh >/dev/null || need+=(tcl)
+# openssl: the test server's throwaway TLS certificates.
+command -v openssl >/dev/null || need+=(openssl)
 # PostgreSQL: the server the shared-campaign tests run against (started below on loopback).
 ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
 if ((${#need[@]})); then

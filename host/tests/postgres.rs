@@ -31,9 +31,7 @@ fn server() -> String {
 
 fn client(url: &str) -> postgres::Client {
     let t = Target::parse(url).unwrap();
-    t.config
-        .connect(postgres::NoTls)
-        .unwrap_or_else(|e| panic!("{}: {e}", t.shown))
+    t.connect().unwrap_or_else(|e| panic!("{}: {e}", t.shown))
 }
 
 /// A fresh database of its own for one test (tests run in parallel; campaigns are per N).
@@ -584,4 +582,34 @@ fn a_lapsed_lease_of_ones_own_is_not_handed_out_twice() {
     all.sort_unstable();
     all.dedup();
     assert_eq!(all.len(), 3_739);
+}
+
+#[test]
+fn a_campaign_over_tls_verifies_the_server() {
+    let url = database("q_tls");
+    let ca = std::env::var("QUEENS_TEST_POSTGRES_CA").expect("set with QUEENS_TEST_POSTGRES");
+    // The server's certificate checked against the test CA, given by variable or in the URL.
+    let r = ok(&queens()
+        .args([
+            "run",
+            "9",
+            "--json",
+            "--campaign",
+            &format!("{url}?sslmode=verify-full"),
+        ])
+        .env("PGSSLROOTCERT", &ca)
+        .output()
+        .unwrap());
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[9], "{r}");
+    let with_root = format!("{url}?sslmode=require&sslrootcert={ca}");
+    ok(&queens().args(["db", "stats", &with_root]).output().unwrap());
+    // The system's roots do not know the test CA: the handshake is refused, and said so.
+    let e = err(&queens()
+        .args(["run", "9", "--campaign", &format!("{url}?sslmode=require")])
+        .env_remove("PGSSLROOTCERT")
+        .env("HOME", "/nonexistent")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap());
+    assert!(e.contains("TLS handshake") && e.contains("UnknownIssuer"), "{e}");
 }

@@ -174,10 +174,7 @@ pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
             "the campaign URL carries a password, which the shell history and `ps` keep; prefer PGPASSWORD or ~/.pgpass"
         );
     }
-    let mut client = target
-        .config
-        .connect(postgres::NoTls)
-        .map_err(db_err(target, "connecting"))?;
+    let mut client = target.connect().map_err(db_err(target, "connecting"))?;
     let mut tx = client
         .transaction()
         .map_err(db_err(target, "starting a transaction"))?;
@@ -662,7 +659,7 @@ impl PgStore {
         if !self.offline && !self.client.is_closed() {
             return true;
         }
-        match self.target.config.connect(postgres::NoTls) {
+        match self.target.connect() {
             Ok(c) => {
                 tracing::warn!(db = %self.target.shown, "database reachable again");
                 self.client = c;

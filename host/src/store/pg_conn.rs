@@ -1,12 +1,21 @@
 //! Where a PostgreSQL campaign lives and how to log in: the campaign URL completed from the
 //! variables libpq reads (PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, PGPASSFILE,
-//! PGCONNECT_TIMEOUT, PGSSLMODE) and the password file, so a password never has to be typed
-//! on a command line, where shell history and `ps` would keep it.
+//! PGCONNECT_TIMEOUT, PGSSLMODE, PGSSLROOTCERT) and the password file, so a password never has
+//! to be typed on a command line, where shell history and `ps` would keep it.
+//!
+//! TLS (rustls): `sslmode=require`, `verify-ca` and `verify-full` all encrypt and verify the
+//! server's certificate and name, against `sslrootcert` / PGSSLROOTCERT /
+//! ~/.postgresql/root.crt when there is one, else the system's roots. `prefer` (the default),
+//! `allow` and `disable` connect without TLS.
 
 use postgres::config::{Host, SslMode};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::CertificateDer;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConnError {
@@ -18,8 +27,10 @@ pub enum ConnError {
         value: String,
         reason: &'static str,
     },
-    #[error("sslmode={0}: this build talks to PostgreSQL without TLS; reach a remote server through an SSH tunnel or a Unix socket")]
-    Tls(&'static str),
+    #[error("sslmode={0}: not an sslmode (disable, allow, prefer, require, verify-ca, verify-full)")]
+    SslMode(String),
+    #[error("root certificates {path}: {reason}")]
+    Roots { path: String, reason: String },
 }
 
 /// A campaign's database: the connection settings and a printable name without the password.
@@ -30,6 +41,8 @@ pub struct Target {
     pub shown: String,
     /// The URL itself carried a password (worth a warning: it is in the shell's history).
     pub password_in_url: bool,
+    /// The TLS connector, when the sslmode asks for TLS.
+    tls: Option<MakeRustlsConnect>,
 }
 
 impl std::fmt::Debug for Target {
@@ -79,7 +92,31 @@ impl Target {
             }
             _ => url.to_owned(),
         };
+        // TLS settings are ours (the URL parser knows no verify-* modes and no sslrootcert).
+        let (url, mode) = take_param(&url, "sslmode");
+        let (url, root) = take_param(&url, "sslrootcert");
+        let mode = mode
+            .or_else(|| env("PGSSLMODE"))
+            .unwrap_or_else(|| "prefer".into());
+        let tls = match mode.as_str() {
+            "disable" | "allow" | "prefer" => None,
+            "require" | "verify-ca" | "verify-full" => Some(connector(
+                root.or_else(|| env("PGSSLROOTCERT"))
+                    .map(PathBuf::from)
+                    .or_else(|| {
+                        env("HOME")
+                            .map(|h| Path::new(&h).join(".postgresql/root.crt"))
+                            .filter(|p| p.is_file())
+                    }),
+            )?),
+            _ => return Err(ConnError::SslMode(mode)),
+        };
         let mut c = postgres::Config::from_str(&url).map_err(|e| bad(e.to_string()))?;
+        c.ssl_mode(if tls.is_some() {
+            SslMode::Require
+        } else {
+            SslMode::Disable
+        });
         let password_in_url = c.get_password().is_some();
         if c.get_hosts().is_empty() {
             // libpq's default on Debian: the server's Unix socket directory.
@@ -124,26 +161,6 @@ impl Target {
             };
             c.connect_timeout(Duration::from_secs(secs.max(2)));
         }
-        if let Some(mode) = env("PGSSLMODE") {
-            if !url.contains("sslmode=") {
-                c.ssl_mode(match mode.as_str() {
-                    "disable" => SslMode::Disable,
-                    "allow" | "prefer" => SslMode::Prefer,
-                    "require" | "verify-ca" | "verify-full" => SslMode::Require,
-                    _ => {
-                        return Err(ConnError::Env {
-                            var: "PGSSLMODE",
-                            value: mode,
-                            reason:
-                                "not an sslmode (disable, allow, prefer, require, verify-ca, verify-full)",
-                        })
-                    }
-                });
-            }
-        }
-        if c.get_ssl_mode() == SslMode::Require {
-            return Err(ConnError::Tls("require"));
-        }
         if c.get_application_name().is_none() {
             c.application_name("queens");
         }
@@ -154,8 +171,88 @@ impl Target {
             config: c,
             shown,
             password_in_url,
+            tls,
         })
     }
+
+    /// Opens a connection, with TLS when the sslmode asks for it.
+    pub fn connect(&self) -> Result<postgres::Client, postgres::Error> {
+        match &self.tls {
+            Some(t) => self.config.connect(t.clone()),
+            None => self.config.connect(postgres::NoTls),
+        }
+    }
+
+    pub fn uses_tls(&self) -> bool {
+        self.tls.is_some()
+    }
+}
+
+/// The URL without the query parameter `key`, and its value.
+fn take_param(url: &str, key: &str) -> (String, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.into(), None);
+    };
+    let mut value = None;
+    let rest: Vec<&str> = query
+        .split('&')
+        .filter(|kv| match kv.split_once('=') {
+            Some((k, v)) if k == key => {
+                value = Some(v.to_owned());
+                false
+            }
+            _ => true,
+        })
+        .collect();
+    let url = if rest.is_empty() {
+        base.to_owned()
+    } else {
+        format!("{base}?{}", rest.join("&"))
+    };
+    (url, value)
+}
+
+/// A rustls connector trusting the certificates of `root` (PEM), or the system's roots.
+fn connector(root: Option<PathBuf>) -> Result<MakeRustlsConnect, ConnError> {
+    let mut roots = rustls::RootCertStore::empty();
+    match &root {
+        Some(path) => {
+            let bad = |reason: String| ConnError::Roots {
+                path: path.display().to_string(),
+                reason,
+            };
+            let certs = CertificateDer::pem_file_iter(path)
+                .map_err(|e| bad(e.to_string()))?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| bad(e.to_string()))?;
+            if certs.is_empty() {
+                return Err(bad("no certificate in it".into()));
+            }
+            for cert in certs {
+                roots.add(cert).map_err(|e| bad(e.to_string()))?;
+            }
+        }
+        None => {
+            let found = rustls_native_certs::load_native_certs();
+            roots.add_parsable_certificates(found.certs);
+            if roots.is_empty() {
+                return Err(ConnError::Roots {
+                    path: "of the system".into(),
+                    reason: "none found; give sslrootcert or PGSSLROOTCERT".into(),
+                });
+            }
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ConnError::Roots {
+            path: "-".into(),
+            reason: e.to_string(),
+        })?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    Ok(MakeRustlsConnect::new(config))
 }
 
 /// Where the host part of a URL's authority starts and ends (after any `user@`).
@@ -334,8 +431,23 @@ mod tests {
         assert_eq!(e.to_string(), "PGPORT=fifty: not a port number");
         let t = parse("postgres://u@h/q", &[("PGPORT", "6001")]).unwrap();
         assert_eq!(t.shown, "postgres://u@h:6001/q");
-        let e = parse("postgres://u@h/q?sslmode=require", &[]).unwrap_err();
-        assert!(e.to_string().starts_with("sslmode=require"), "{e}");
+        let e = parse("postgres://u@h/q?sslmode=sure", &[]).unwrap_err();
+        assert!(e.to_string().starts_with("sslmode=sure: not an sslmode"), "{e}");
+        let e = parse(
+            "postgres://u@h/q?sslmode=verify-full&sslrootcert=/nonexistent/ca.crt",
+            &[],
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().starts_with("root certificates /nonexistent/ca.crt"),
+            "{e}"
+        );
+        let t = parse(
+            "postgres://u@h/q?sslmode=disable&application_name=x",
+            &[("PGSSLMODE", "require")],
+        )
+        .unwrap();
+        assert!(!t.uses_tls(), "the URL's sslmode wins over PGSSLMODE");
         let e = parse("postgres://u:pw@h:notaport/q", &[]).unwrap_err();
         assert!(e.to_string().contains("u:***@h"), "{e}");
         assert!(!e.to_string().contains("pw"), "{e}");
