@@ -128,6 +128,8 @@ fn board_over_tcp(engine: &str) {
             "4",
             "--listen",
             "127.0.0.1:0",
+            "--engine",
+            engine,
         ])
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -162,6 +164,7 @@ fn board_over_tcp(engine: &str) {
         });
     }
     child.kill().unwrap();
+    child.wait().unwrap();
     for sp in &subs {
         let w = word::encode_wire(&sp.pre).unwrap();
         let r = got

@@ -607,7 +607,12 @@ fn a_campaign_over_tls_verifies_the_server() {
     // signed): the handshake is refused, and said so.
     let leaf = ca.replace("ca.crt", "server.crt");
     let e = err(&queens()
-        .args(["run", "9", "--campaign", &format!("{url}?sslmode=require&sslrootcert={leaf}")])
+        .args([
+            "run",
+            "9",
+            "--campaign",
+            &format!("{url}?sslmode=require&sslrootcert={leaf}"),
+        ])
         .env("RUST_BACKTRACE", "0")
         .output()
         .unwrap());

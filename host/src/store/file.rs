@@ -373,8 +373,8 @@ impl FileStore {
         for r in results {
             let (t, c) = r?;
             s.solved = s.solved.merge(&t);
-            for i in 0..3 {
-                s.census[i] += c[i];
+            for (total, n) in s.census.iter_mut().zip(c) {
+                *total += n;
             }
         }
         Ok(s)

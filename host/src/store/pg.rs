@@ -245,10 +245,9 @@ pub fn create(
              FROM unnest($3::int[], $4::int[], $5::bytea[], $6::bytea[]) AS u(b, s, e, c)",
         )
         .map_err(e(target, "preparing the insert"))?;
-    let mut batch: (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = Default::default();
+    let mut batch: Rows = Default::default();
     let mut tally = Tally::default();
-    let flush = |tx: &mut postgres::Transaction,
-                 batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>)| {
+    let flush = |tx: &mut postgres::Transaction, batch: &mut Rows| {
         if batch.0.is_empty() {
             return Ok(());
         }
@@ -347,13 +346,12 @@ pub fn create(
     Ok(written)
 }
 
-fn batch_push(
-    batch: &mut (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>),
-    block: i32,
-    solved: i32,
-    entries: Vec<u8>,
-    cycles: Option<Vec<u8>>,
-) {
+/// Block rows to write in one statement, as the columns `unnest` takes: block, solved,
+/// entries, cycles.
+#[derive(Default)]
+struct Rows(Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>);
+
+fn batch_push(batch: &mut Rows, block: i32, solved: i32, entries: Vec<u8>, cycles: Option<Vec<u8>>) {
     batch.0.push(block);
     batch.1.push(solved);
     batch.2.push(entries);
@@ -755,7 +753,7 @@ impl PgStore {
         let mut minus = Tally::default();
         let mut checks = CrossChecks::default();
         let mut disputes: Vec<(i64, i64, i64)> = Vec::new();
-        let mut upd: (Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>) = Default::default();
+        let mut upd: Rows = Default::default();
         for r in &rows {
             let block: i32 = r.get(0);
             let len: i32 = r.get(1);
