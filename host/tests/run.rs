@@ -340,7 +340,7 @@ fn a_corrupted_campaign_names_the_entry() {
     );
     // A solved count whose digits no longer fit it.
     bytes[16 * 40 + 2] ^= 0x08;
-    bytes[16 * 41 + 9] = (bytes[16 * 41 + 9] & 0xF0) | ((bytes[16 * 41 + 9] & 0x0F) + 1) % 13;
+    bytes[16 * 41 + 9] = (bytes[16 * 41 + 9] & 0xF0) | (((bytes[16 * 41 + 9] & 0x0F) + 1) % 13);
     std::fs::write(&c, &bytes).unwrap();
     fails_with(
         &queens().args(["db", "stats"]).arg(&c).output().unwrap(),

@@ -90,7 +90,7 @@ fn open(file: &std::path::Path) -> anyhow::Result<FileStore> {
 /// A campaign to read entries from, wherever it is kept.
 enum Campaign {
     File(FileStore),
-    Shared(pg::Reader, String),
+    Shared(Box<pg::Reader>, String),
 }
 
 impl Campaign {

@@ -139,7 +139,7 @@ fn config(a: &Args, size: queens_core::BoardSize) -> anyhow::Result<RunConfig> {
             units: a.solvers,
             with_cycles: true,
             clock_hz: a.sim_clock,
-            faults: a.sim_faults.clone(),
+            faults: a.sim_faults,
             seed: fastrand::u64(..),
         },
         sync_every: Duration::from_secs(1),
