@@ -103,7 +103,7 @@ impl Campaign {
         let n = super::transfer::which(&mut client, &target, n)?;
         drop(client);
         Ok(Campaign::Shared(
-            pg::Reader::open(&target, board(n)?)?,
+            Box::new(pg::Reader::open(&target, board(n)?)?),
             target.shown,
         ))
     }
