@@ -188,6 +188,16 @@ impl Bars {
     }
 }
 
+/// A progress sample: what this session solved on top of `base`, where the campaign stood
+/// at its start (a shared campaign's other hosts record their own).
+fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
+    let solved = base + d.totals().solved;
+    d.store_mut().record(&Event::Progress {
+        t: history::now(),
+        solved,
+    });
+}
+
 /// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
 pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let start = Instant::now();
@@ -199,10 +209,8 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
         n: size.n(),
         links: cfg.links.iter().map(|l| l.to_string()).collect(),
     });
-    d.store_mut().record(&Event::Progress {
-        t: history::now(),
-        solved: before.solved.subproblems(),
-    });
+    let base = before.solved.subproblems();
+    record_progress(&mut d, base);
     let (ev_tx, ev_rx) = mpsc::channel();
     let mut wires = Vec::new();
     for spec in &cfg.links {
@@ -281,13 +289,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             last_sync = now;
         }
         if now - last_history >= Duration::from_secs(10) {
-            // What this session solved on top of where the campaign stood at its start (a
-            // shared campaign's other hosts record their own).
-            let solved = before.solved.subproblems() + d.totals().solved;
-            d.store_mut().record(&Event::Progress {
-                t: history::now(),
-                solved,
-            });
+            record_progress(&mut d, base);
             last_history = now;
         }
         if now - last_bars >= Duration::from_millis(100) {
@@ -326,21 +328,18 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             break Some(e);
         }
     };
-    // Results counted so far are kept whatever happens next.
-    d.store_mut().sync()?;
+    // The summary is current: the loop ends after a sync, or on a fatal error (when the
+    // Finished event is not recorded anyway).
     let summary = d.store().summary();
-    let solved = before.solved.subproblems() + d.totals().solved;
-    d.store_mut().record(&Event::Progress {
-        t: history::now(),
-        solved,
-    });
+    record_progress(&mut d, base);
     if fatal.is_none() && summary.complete() {
         d.store_mut().record(&Event::Finished {
             t: history::now(),
             total: summary.solved.total().to_string(),
         });
     }
-    // A shared store writes its history with the results.
+    // Results counted so far are kept whatever happens next; a shared store writes its
+    // history with them.
     let synced = d.store_mut().sync();
     bars.multi.clear().ok();
     if let Some(e) = fatal {

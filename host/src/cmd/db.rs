@@ -101,9 +101,8 @@ impl Campaign {
         let target = pg_conn::Target::parse(campaign)?;
         let mut client = pg::connect(&target)?;
         let n = super::transfer::which(&mut client, &target, n)?;
-        drop(client);
         Ok(Campaign::Shared(
-            Box::new(pg::Reader::open(&target, board(n)?)?),
+            Box::new(pg::Reader::open(client, &target, board(n)?)?),
             target.shown,
         ))
     }

@@ -86,11 +86,6 @@ CREATE TABLE IF NOT EXISTS queens_dispute (
 const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
 const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
 
-/// A block this host holds a lease on.
-struct Lease {
-    id: i64,
-}
-
 /// Results waiting for the next sync, by block: (offset, word 2, cycles).
 type Pending = BTreeMap<i32, Vec<(usize, u64, Option<u64>)>>;
 
@@ -106,7 +101,8 @@ pub struct PgStore {
     who: String,
     lease_ttl: Duration,
     summary: Summary,
-    leases: BTreeMap<i32, Lease>,
+    /// Leases this store holds: block → lease id.
+    leases: BTreeMap<i32, i64>,
     /// Unsolved entries of leased blocks not yet handed out.
     queue: VecDeque<(i32, Claim)>,
     results: Pending,
@@ -209,11 +205,7 @@ pub fn create(
     let mut tx = client
         .transaction()
         .map_err(e(target, "starting a transaction"))?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)",
-        &[&LOCK_CAMPAIGN, &(n as i64)],
-    )
-    .map_err(e(target, "locking the campaign"))?;
+    lock_campaign(&mut tx, target, n)?;
     let exists = tx
         .query_opt("SELECT subproblems FROM queens_campaign WHERE n = $1", &[&n])
         .map_err(e(target, "reading the campaign"))?;
@@ -263,8 +255,8 @@ pub fn create(
         None => {
             let mut block = Vec::with_capacity(BLOCK * ENTRY_BYTES);
             let mut next = 0i32;
-            let mut push = |tx: &mut postgres::Transaction, block: &mut Vec<u8>, batch: &mut _| {
-                batch_push(batch, next, 0, std::mem::take(block), None);
+            let mut push = |tx: &mut postgres::Transaction, block: &mut Vec<u8>, batch: &mut Rows| {
+                batch.push(next, 0, std::mem::take(block), None);
                 next += 1;
                 if batch.0.len() == INSERT_BATCH {
                     flush(tx, batch)?;
@@ -313,13 +305,7 @@ pub fn create(
                     }
                     entries.extend_from_slice(&raw);
                 }
-                batch_push(
-                    &mut batch,
-                    b as i32,
-                    solved,
-                    entries,
-                    any_cycles.then_some(cycles),
-                );
+                batch.push(b as i32, solved, entries, any_cycles.then_some(cycles));
                 if batch.0.len() == INSERT_BATCH {
                     flush(&mut tx, &mut batch)?;
                 }
@@ -346,16 +332,29 @@ pub fn create(
     Ok(written)
 }
 
+/// Serialises, until the transaction ends, what must not race for one N: creating its
+/// campaign, giving out solver ids.
+fn lock_campaign(tx: &mut postgres::Transaction, target: &Target, n: i32) -> Result<(), StoreError> {
+    tx.execute(
+        "SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)",
+        &[&LOCK_CAMPAIGN, &(n as i64)],
+    )
+    .map_err(db_err(target, "locking the campaign"))?;
+    Ok(())
+}
+
 /// Block rows to write in one statement, as the columns `unnest` takes: block, solved,
 /// entries, cycles.
 #[derive(Default)]
 struct Rows(Vec<i32>, Vec<i32>, Vec<Vec<u8>>, Vec<Option<Vec<u8>>>);
 
-fn batch_push(batch: &mut Rows, block: i32, solved: i32, entries: Vec<u8>, cycles: Option<Vec<u8>>) {
-    batch.0.push(block);
-    batch.1.push(solved);
-    batch.2.push(entries);
-    batch.3.push(cycles);
+impl Rows {
+    fn push(&mut self, block: i32, solved: i32, entries: Vec<u8>, cycles: Option<Vec<u8>>) {
+        self.0.push(block);
+        self.1.push(solved);
+        self.2.push(entries);
+        self.3.push(cycles);
+    }
 }
 
 /// Hands every block of a campaign to `block` in canonical order, (first entry, entries,
@@ -548,18 +547,18 @@ impl PgStore {
                 Err(x) => return Err(x),
             }
         }
+        let host = hostname();
         let mut s = Self {
             target: target.clone(),
             client,
             size,
             n,
             who: format!(
-                "{} pid {}.{}",
-                hostname(),
+                "{host} pid {}.{}",
                 std::process::id(),
                 STORES.fetch_add(1, Ordering::Relaxed)
             ),
-            host: hostname(),
+            host,
             lease_ttl,
             summary: Summary::default(),
             leases: BTreeMap::new(),
@@ -619,10 +618,6 @@ impl PgStore {
         Ok(())
     }
 
-    pub fn target(&self) -> &Target {
-        &self.target
-    }
-
     fn err(&self, what: &'static str) -> impl FnOnce(postgres::Error) -> StoreError {
         db_err(&self.target, what)
     }
@@ -675,7 +670,7 @@ impl PgStore {
     /// Leases the next open block (unleased, or its lease expired) and queues its unsolved
     /// entries. False when no block is free now.
     fn lease_block(&mut self) -> Result<bool, StoreError> {
-        let held: Vec<i64> = self.leases.values().map(|l| l.id).collect();
+        let held: Vec<i64> = self.leases.values().copied().collect();
         let row = self
             .client
             .query_opt(
@@ -701,8 +696,8 @@ impl PgStore {
         let block: i32 = row.get(0);
         let first: i64 = row.get(1);
         let entries: Vec<u8> = row.get(3);
-        let lease = Lease { id: row.get(2) };
-        tracing::debug!(block, lease = lease.id, "block leased");
+        let lease: i64 = row.get(2);
+        tracing::debug!(block, lease, "block leased");
         // Our own lease that lapsed and came back: its entries are queued or running already.
         if self.leases.insert(block, lease).is_some() {
             return Ok(true);
@@ -736,21 +731,22 @@ impl PgStore {
         touched.extend(self.corrections.iter().map(|c| c.0));
         touched.sort_unstable();
         touched.dedup();
-        let lease_ids: Vec<i64> = self.leases.values().map(|l| l.id).collect();
+        let lease_ids: Vec<i64> = self.leases.values().copied().collect();
         let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
         // Locked in block order, so two hosts committing at once never deadlock.
         let rows = if touched.is_empty() {
             Vec::new()
         } else {
             tx.query(
-                "SELECT block, len, solved, entries, cycles, lease FROM queens_block
+                "SELECT block, len, solved, entries, cycles FROM queens_block
                  WHERE n = $1 AND block = ANY($2) ORDER BY block FOR UPDATE",
                 &[&n, &touched],
             )
             .map_err(e("locking blocks"))?
         };
-        let mut delta = Tally::default();
-        let mut minus = Tally::default();
+        // What the totals gain, per class: solved entries and summed counts.
+        let mut dsolved = [0i64; 3];
+        let mut dsums = [0i64; 3];
         let mut checks = CrossChecks::default();
         let mut disputes: Vec<(i64, i64, i64)> = Vec::new();
         let mut upd: Rows = Default::default();
@@ -776,25 +772,28 @@ impl PgStore {
             };
             for &(off, w2, cyc) in self.results.get(&block).into_iter().flatten() {
                 let stored = word2(&entries, off);
+                let (old, new) = (Solution::from_word(stored), Solution::from_word(w2));
                 if stored == 0 {
                     entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
-                    delta.add(sym(&entries, off)?, Solution::from_word(w2).whole());
+                    let slot = sym(&entries, off)?.slot();
+                    dsolved[slot] += 1;
+                    dsums[slot] += new.whole() as i64;
                     solved += 1;
                     if let Some(c) = cyc {
                         let cs = cycles.get_or_insert_with(|| vec![0; len as usize * 8]);
                         cs[off * 8..][..8].copy_from_slice(&c.max(1).to_le_bytes());
                     }
-                } else if Solution::from_word(stored).whole() == Solution::from_word(w2).whole() {
+                } else if old.whole() == new.whole() {
                     checks.agreed += 1;
                 } else {
                     checks.disputed += 1;
                     let index = first + off as u64;
                     tracing::error!(
                         index,
-                        kept = Solution::from_word(stored).whole(),
-                        kept_solver = Solution::from_word(stored).solver,
-                        other = Solution::from_word(w2).whole(),
-                        other_solver = Solution::from_word(w2).solver,
+                        kept = old.whole(),
+                        kept_solver = old.solver,
+                        other = new.whole(),
+                        other_solver = new.solver,
                         "another host solved this subproblem with a different count: the first is kept, the dispute recorded"
                     );
                     disputes.push((index as i64, stored as i64, w2 as i64));
@@ -805,17 +804,18 @@ impl PgStore {
                     continue;
                 }
                 let stored = word2(&entries, off);
-                let s = sym(&entries, off)?;
+                let slot = sym(&entries, off)?.slot();
                 if stored == 0 {
                     solved += 1;
+                    dsolved[slot] += 1;
                 } else {
                     // Still solved: the old count comes off, the entry count stays.
-                    minus.add(s, Solution::from_word(stored).whole());
+                    dsums[slot] -= Solution::from_word(stored).whole() as i64;
                 }
-                delta.add(s, Solution::from_word(w2).whole());
+                dsums[slot] += Solution::from_word(w2).whole() as i64;
                 entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
             }
-            batch_push(&mut upd, block, solved, entries, cycles);
+            upd.push(block, solved, entries, cycles);
         }
         if !upd.0.is_empty() {
             tx.execute(
@@ -840,30 +840,24 @@ impl PgStore {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        let dsolved: Vec<i64> = (0..3)
-            .map(|i| delta.preplacements[i] as i64 - minus.preplacements[i] as i64)
-            .collect();
-        let dsums: Vec<i64> = (0..3)
-            .map(|i| delta.solutions[i] as i64 - minus.solutions[i] as i64)
-            .collect();
         // Nothing to add: read the totals without writing (and locking) the campaign's row.
-        let unchanged = dsolved.iter().chain(&dsums).all(|&d| d == 0);
-        let row = tx
-            .query_one(
-                if unchanged {
-                    "SELECT subproblems, census, solved, solutions FROM queens_campaign
-                     WHERE n = $1 AND $2::bigint[] IS NOT NULL AND $3::bigint[] IS NOT NULL"
-                } else {
-                    "UPDATE queens_campaign
+        let row = if dsolved.iter().chain(&dsums).all(|&d| d == 0) {
+            tx.query_one(
+                "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
+                &[&n],
+            )
+        } else {
+            tx.query_one(
+                "UPDATE queens_campaign
                  SET solved = ARRAY[solved[1] + ($2::bigint[])[1], solved[2] + ($2::bigint[])[2],
                                     solved[3] + ($2::bigint[])[3]],
                      solutions = ARRAY[solutions[1] + ($3::bigint[])[1], solutions[2] + ($3::bigint[])[2],
                                        solutions[3] + ($3::bigint[])[3]]
-                 WHERE n = $1 RETURNING subproblems, census, solved, solutions"
-                },
-                &[&n, &dsolved, &dsums],
+                 WHERE n = $1 RETURNING subproblems, census, solved, solutions",
+                &[&n, &&dsolved[..], &&dsums[..]],
             )
-            .map_err(e("adding to the totals"))?;
+        }
+        .map_err(e("adding to the totals"))?;
         if !self.events.is_empty() {
             tx.execute(
                 "INSERT INTO queens_event (n, host, event) SELECT $1, $2, v::jsonb FROM unnest($3::text[]) AS v",
@@ -891,7 +885,7 @@ impl PgStore {
         let lost: Vec<i32> = self
             .leases
             .iter()
-            .filter(|(_, l)| !kept.contains(&l.id))
+            .filter(|(_, id)| !kept.contains(id))
             .map(|(&b, _)| b)
             .collect();
         for b in lost {
@@ -984,11 +978,7 @@ impl Store for PgStore {
         let target = self.target.clone();
         let e = |what| db_err(&target, what);
         let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
-        tx.execute(
-            "SELECT pg_advisory_xact_lock($1::bigint + $2::bigint)",
-            &[&LOCK_CAMPAIGN, &(self.n as i64)],
-        )
-        .map_err(e("locking the campaign"))?;
+        lock_campaign(&mut tx, &target, self.n)?;
         let id: i32 = match tx
             .query_opt(
                 "SELECT id FROM queens_solver WHERE n = $1 AND link = $2",
@@ -1084,8 +1074,8 @@ pub struct Reader {
 }
 
 impl Reader {
-    pub fn open(target: &Target, size: BoardSize) -> Result<Self, StoreError> {
-        let mut client = connect(target)?;
+    /// Reads the campaign of `size` through `client` (from [`connect`]).
+    pub fn open(mut client: postgres::Client, target: &Target, size: BoardSize) -> Result<Self, StoreError> {
         let n = size.n() as i32;
         let summary = read_summary(&mut client, target, n)?;
         let solvers = read_solvers(&mut client, target, n)?;
