@@ -151,7 +151,7 @@ impl Campaign {
 
     fn solvers(&self) -> std::collections::HashMap<u16, String> {
         match self {
-            Campaign::File(f) => f.solvers().iter().map(|(l, &id)| (id, l.clone())).collect(),
+            Campaign::File(f) => f.solvers().into_iter().collect(),
             Campaign::Shared(r, _) => r.solvers().iter().cloned().collect(),
         }
     }
@@ -218,9 +218,7 @@ fn view(a: &StatsArgs) -> anyhow::Result<View> {
     if !pg_conn::is_url(&a.campaign) {
         let file = PathBuf::from(&a.campaign);
         let store = open(&file)?;
-        let mut solvers: Vec<(u16, String)> =
-            store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
-        solvers.sort();
+        let solvers = store.solvers();
         return Ok(View {
             name: file.display().to_string(),
             n: store.size().n(),

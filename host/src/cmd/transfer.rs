@@ -38,8 +38,7 @@ pub fn import(a: ImportArgs) -> anyhow::Result<()> {
     let size = store.size();
     let target = Target::parse(&a.url)?;
     let mut client = pg::connect(&target)?;
-    let mut solvers: Vec<(u16, String)> = store.solvers().iter().map(|(l, &id)| (id, l.clone())).collect();
-    solvers.sort();
+    let solvers = store.solvers();
     let entries = pg::create(
         &mut client,
         &target,

@@ -471,9 +471,11 @@ impl FileStore {
         self.raw(index)
     }
 
-    /// The solver ids and the links they stand for.
-    pub fn solvers(&self) -> &HashMap<String, u16> {
-        &self.solvers
+    /// The solver ids and the links they stand for, by id.
+    pub fn solvers(&self) -> Vec<(u16, String)> {
+        let mut v: Vec<(u16, String)> = self.solvers.iter().map(|(l, &id)| (id, l.clone())).collect();
+        v.sort();
+        v
     }
 }
 

@@ -80,16 +80,24 @@ impl Target {
         if !is_url(url) {
             return Err(bad("expected postgres://[user@]host[:port]/database".into()));
         }
+        // Read only where the URL leaves the port open, as libpq does.
+        let pgport = || {
+            env("PGPORT")
+                .map(|p| {
+                    p.parse::<u16>().map_err(|_| ConnError::Env {
+                        var: "PGPORT",
+                        value: p,
+                        reason: "not a port number",
+                    })
+                })
+                .transpose()
+        };
         // The URL parser fills in 5432 for a host without a port, so PGPORT goes in first.
-        let url = match (env("PGPORT"), authority(url)) {
-            (Some(port), Some((start, end))) if !has_port(&url[start..end]) && start < end => {
-                port.parse::<u16>().map_err(|_| ConnError::Env {
-                    var: "PGPORT",
-                    value: port.clone(),
-                    reason: "not a port number",
-                })?;
-                format!("{}:{port}{}", &url[..end], &url[end..])
-            }
+        let url = match authority(url) {
+            Some((start, end)) if !has_port(&url[start..end]) && start < end => match pgport()? {
+                Some(port) => format!("{}:{port}{}", &url[..end], &url[end..]),
+                None => url.to_owned(),
+            },
             _ => url.to_owned(),
         };
         // TLS settings are ours (the URL parser knows no verify-* modes and no sslrootcert).
@@ -123,15 +131,7 @@ impl Target {
             c.host(&env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
         }
         if c.get_ports().is_empty() {
-            let port = match env("PGPORT") {
-                Some(p) => p.parse().map_err(|_| ConnError::Env {
-                    var: "PGPORT",
-                    value: p,
-                    reason: "not a port number",
-                })?,
-                None => 5432,
-            };
-            c.port(port);
+            c.port(pgport()?.unwrap_or(5432));
         }
         if c.get_user().is_none() {
             let user = env("PGUSER")
