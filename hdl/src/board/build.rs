@@ -58,7 +58,7 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
         (SOURCES[2].to_string(), top_verilog(b, &o.clock, o.core.units, TOP, "queens_top")),
     ];
     files.extend(tc.constraints.iter().cloned());
-    files.push(("build.tcl".into(), tc.script.clone()));
+    files.push((tc.script_name.into(), tc.script.clone()));
     files.extend(tc.extra.iter().cloned());
     let readme = readme(
         &b.name,
@@ -102,7 +102,7 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         (PCIE_SOURCES[2].to_string(), pcie_top_verilog(b, o.core.units, "queens_pcie", "queens_stream")),
     ];
     files.extend(tc.constraints.iter().cloned());
-    files.push(("build.tcl".into(), tc.script.clone()));
+    files.push((tc.script_name.into(), tc.script.clone()));
     files.extend(tc.extra.iter().cloned());
     let readme = readme(
         &format!("{}, PCIe", b.name),

@@ -2,8 +2,12 @@
 //! clock primitive, f_out = f_in / D * M / O, kept inside the primitive's ranges.
 //!
 //! The ranges are those of the speed grades of our boards' parts (Virtex-7 / Kintex-7 -2,
-//! data sheets DS182 / DS183; Virtex-6 -1, DS152; Stratix IV GX C2, the device handbook),
+//! data sheets DS182 / DS183; Virtex-6 -1, DS152; Stratix IV GX C2, the device handbook;
+//! ECP5 EHXPLLL, Lattice TN1263 and the limits Project Trellis' `ecppll` searches within),
 //! rounded to the safe side where grades differ.
+//!
+//! The ECP5 PLL is fed back from its own output (FEEDBK_PATH "CLKOP", as `ecppll` writes
+//! it), so there f_out = f_in / D * M and the VCO runs at f_out * O.
 
 /// A clock primitive and the ranges it works in (MHz, and counter values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,6 +18,8 @@ pub enum Primitive {
     MmcmBase,
     /// Stratix IV PLL megafunction.
     Altpll,
+    /// ECP5 PLL: D = CLKI_DIV, M = CLKFB_DIV, O = CLKOP_DIV.
+    Ehxplll,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -33,6 +39,7 @@ impl Primitive {
             Primitive::Plle2Base => "PLLE2_BASE",
             Primitive::MmcmBase => "MMCM_BASE",
             Primitive::Altpll => "altpll",
+            Primitive::Ehxplll => "EHXPLLL",
         }
     }
 
@@ -64,6 +71,15 @@ impl Primitive {
                 divide: (1, 512),
                 multiply: (1, 512),
                 output_divide: (1, 512),
+            },
+            Primitive::Ehxplll => Limits {
+                fin: (8.0, 400.0),
+                pfd: (3.125, 400.0),
+                vco: (400.0, 800.0),
+                fout_max: 400.0,
+                divide: (1, 128),
+                multiply: (1, 80),
+                output_divide: (1, 128),
             },
         }
     }
@@ -112,11 +128,17 @@ pub enum ClockError {
 
 impl Settings {
     pub fn vco_hz(&self, fin: f64) -> f64 {
-        fin / self.divide as f64 * self.multiply as f64
+        match self.primitive {
+            Primitive::Ehxplll => self.output_hz(fin) * self.output_divide as f64,
+            _ => fin / self.divide as f64 * self.multiply as f64,
+        }
     }
 
     pub fn output_hz(&self, fin: f64) -> f64 {
-        self.vco_hz(fin) / self.output_divide as f64
+        match self.primitive {
+            Primitive::Ehxplll => fin / self.divide as f64 * self.multiply as f64,
+            _ => self.vco_hz(fin) / self.output_divide as f64,
+        }
     }
 
     /// Every counter and frequency inside the primitive's ranges.
@@ -170,6 +192,9 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
             max: l.fout_max,
         });
     }
+    if primitive == Primitive::Ehxplll {
+        return solve_ehxplll(fin, want);
+    }
     let mut best: Option<(f64, f64, Settings)> = None;
     for divide in l.divide.0..=l.divide.1 {
         for multiply in l.multiply.0..=l.multiply.1 {
@@ -208,6 +233,47 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
     }
 }
 
+/// The ECP5 PLL as `ecppll` picks it: the nearest output, then the VCO nearest 600 MHz
+/// (mid-range), then the smaller divides.
+fn solve_ehxplll(fin: f64, want: f64) -> Result<Settings, ClockError> {
+    let primitive = Primitive::Ehxplll;
+    let l = primitive.limits();
+    let mut best: Option<(f64, f64, Settings)> = None;
+    for divide in l.divide.0..=l.divide.1 {
+        for multiply in l.multiply.0..=l.multiply.1 {
+            for output_divide in l.output_divide.0..=l.output_divide.1 {
+                let s = Settings {
+                    primitive,
+                    divide,
+                    multiply,
+                    output_divide,
+                };
+                if s.check(fin).is_err() {
+                    continue;
+                }
+                let err = (s.output_hz(fin) - want).abs();
+                let off = (s.vco_hz(fin) - 600e6).abs();
+                let better = match &best {
+                    None => true,
+                    Some((e, o, _)) => err < *e - 1e-6 || ((err - *e).abs() <= 1e-6 && off < *o - 1e-6),
+                };
+                if better {
+                    best = Some((err, off, s));
+                }
+            }
+        }
+    }
+    match best {
+        Some((err, _, s)) if err / want <= 0.01 => Ok(s),
+        other => Err(ClockError::NoSetting {
+            primitive: primitive.name(),
+            want_mhz: want / 1e6,
+            fin_mhz: fin / 1e6,
+            best_mhz: other.map_or(0.0, |(_, _, s)| s.output_hz(fin) / 1e6),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,8 +284,12 @@ mod tests {
             (Primitive::Plle2Base, 200e6),
             (Primitive::MmcmBase, 200e6),
             (Primitive::Altpll, 50e6),
+            (Primitive::Ehxplll, 25e6),
         ] {
             for mhz in [100.0, 125.0, 171.4, 200.0, 248.0, 250.0, 284.4, 300.0, 333.3] {
+                if mhz > p.limits().fout_max {
+                    continue;
+                }
                 let s = solve(p, fin, mhz * 1e6).unwrap();
                 s.check(fin).unwrap();
                 let got = s.output_hz(fin) / 1e6;

@@ -14,11 +14,12 @@ use std::path::{Path, PathBuf};
 
 /// The boards that come with the project (their files are compiled in, so an installed
 /// binary needs no source tree); `--board path/to/my.toml` adds any other.
-pub const BUILTIN: [(&str, &str); 4] = [
+pub const BUILTIN: [(&str, &str); 5] = [
     ("vc707", include_str!("../../../boards/vc707.toml")),
     ("kc705", include_str!("../../../boards/kc705.toml")),
     ("ml605", include_str!("../../../boards/ml605.toml")),
     ("de4", include_str!("../../../boards/de4.toml")),
+    ("ulx3s", include_str!("../../../boards/ulx3s.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -26,6 +27,7 @@ pub const BUILTIN: [(&str, &str); 4] = [
 pub enum Vendor {
     Xilinx,
     Altera,
+    Lattice,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -35,6 +37,7 @@ pub enum Family {
     Kintex7,
     Virtex6,
     Stratix4,
+    Ecp5,
 }
 
 impl Family {
@@ -42,6 +45,7 @@ impl Family {
         match self {
             Family::Virtex7 | Family::Kintex7 | Family::Virtex6 => Vendor::Xilinx,
             Family::Stratix4 => Vendor::Altera,
+            Family::Ecp5 => Vendor::Lattice,
         }
     }
 
@@ -51,6 +55,7 @@ impl Family {
             Family::Virtex7 | Family::Kintex7 => clock::Primitive::Plle2Base,
             Family::Virtex6 => clock::Primitive::MmcmBase,
             Family::Stratix4 => clock::Primitive::Altpll,
+            Family::Ecp5 => clock::Primitive::Ehxplll,
         }
     }
 
@@ -59,6 +64,7 @@ impl Family {
             Family::Virtex7 | Family::Kintex7 => Toolchain::Vivado,
             Family::Virtex6 => Toolchain::Ise,
             Family::Stratix4 => Toolchain::Quartus,
+            Family::Ecp5 => Toolchain::Trellis,
         }
     }
 }
@@ -69,6 +75,8 @@ pub enum Toolchain {
     Vivado,
     Ise,
     Quartus,
+    /// The open flow: yosys, nextpnr-ecp5 and Project Trellis' ecppack.
+    Trellis,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -102,9 +110,10 @@ pub struct PllFile {
 pub struct Uart {
     pub rx: String,
     pub tx: String,
-    /// Request to send from the host (an input); looped back to `cts`.
-    pub rts: String,
-    pub cts: String,
+    /// Request to send from the host (an input); looped back to `cts`. Boards whose USB
+    /// UART has no such pair leave both out.
+    pub rts: Option<String>,
+    pub cts: Option<String>,
     pub standard: String,
 }
 
@@ -161,6 +170,27 @@ pub struct Reference {
     pub clock_hz: u64,
 }
 
+/// A pin the board needs held at a fixed level (e.g. a companion chip's boot strap).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tie {
+    /// The top's port name (a Verilog identifier).
+    pub name: String,
+    pub pin: String,
+    pub standard: String,
+    pub high: bool,
+}
+
+/// Board-specific bitstream and loading settings (as LiteX keeps them with the board).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bitstream {
+    /// ECP5: the LPF's SYSCONFIG settings (configuration I/O voltage, compression, ...).
+    pub sysconfig: Option<String>,
+    /// openFPGALoader's name for the board (`openFPGALoader -b NAME`).
+    pub openfpgaloader: Option<String>,
+}
+
 /// One board file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -174,17 +204,20 @@ pub struct Board {
     pub clock: RefClock,
     pub pll: PllFile,
     pub uart: Uart,
-    pub fan: Fan,
+    pub fan: Option<Fan>,
+    #[serde(default)]
+    pub tie: Vec<Tie>,
     pub reset: Option<Reset>,
     pub pcie: Option<Pcie>,
     pub device: Device,
+    pub bitstream: Option<Bitstream>,
     pub defaults: Defaults,
     pub reference: Option<Reference>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum BoardError {
-    #[error("board {0:?}: no such board (built in: vc707, kc705, ml605, de4) and no such file")]
+    #[error("board {0:?}: no such board (built in: vc707, kc705, ml605, de4, ulx3s) and no such file")]
     Unknown(String),
     #[error("{file}: {source}")]
     Read { file: PathBuf, source: std::io::Error },
@@ -265,17 +298,18 @@ impl Board {
                 format!("a {} clock has {want} pin(s), found {}", if want == 2 { "differential" } else { "single-ended" }, self.clock.pins.len()),
             );
         }
-        let mut pins: Vec<(&'static str, &str)> = vec![
-            ("uart.rx", &self.uart.rx),
-            ("uart.tx", &self.uart.tx),
-            ("uart.rts", &self.uart.rts),
-            ("uart.cts", &self.uart.cts),
-            ("fan.pin", &self.fan.pin),
-        ];
+        if self.uart.rts.is_some() != self.uart.cts.is_some() {
+            return bad("uart.rts", "rts and cts come as a pair (rts is looped back to cts), or neither".into());
+        }
+        let mut pins: Vec<(&'static str, &str)> = vec![("uart.rx", &self.uart.rx), ("uart.tx", &self.uart.tx)];
+        pins.extend(self.uart.rts.iter().map(|p| ("uart.rts", p.as_str())));
+        pins.extend(self.uart.cts.iter().map(|p| ("uart.cts", p.as_str())));
+        pins.extend(self.fan.iter().map(|f| ("fan.pin", f.pin.as_str())));
         pins.extend(self.clock.pins.iter().map(|p| ("clock.pins", p.as_str())));
         if let Some(r) = &self.reset {
             pins.push(("reset.pin", &r.pin));
         }
+        pins.extend(self.tie.iter().map(|t| ("tie.pin", t.pin.as_str())));
         for (i, (field, p)) in pins.iter().enumerate() {
             if !is_pin(p) {
                 return bad(field, format!("{p:?} is not a pin name (letters then digits, e.g. AU33)"));
@@ -283,9 +317,29 @@ impl Board {
             if let Some((other, _)) = pins[..i].iter().find(|(_, q)| q == p) {
                 return bad(field, format!("pin {p} is also {other}"));
             }
+            if self.family == Family::Ecp5 {
+                if let Err(reason) = toolchain::trellis::check_pin(&self.part, p) {
+                    return bad(field, reason);
+                }
+            }
         }
-        if !(0.0..=1.0).contains(&self.fan.duty) {
-            return bad("fan.duty", format!("{} is not a share between 0 and 1", self.fan.duty));
+        for t in &self.tie {
+            let ident = t.name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+                && t.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            let taken = top::ports(self).iter().filter(|p| p.name == t.name).count() > 1;
+            if !ident || taken {
+                return bad("tie.name", format!("{:?} is not a free port name (lower case, digits, _)", t.name));
+            }
+        }
+        if self.family == Family::Ecp5 {
+            if let Err(reason) = toolchain::trellis::Device::from_part(&self.part) {
+                return bad("part", reason);
+            }
+        }
+        if let Some(f) = &self.fan {
+            if !(0.0..=1.0).contains(&f.duty) {
+                return bad("fan.duty", format!("{} is not a share between 0 and 1", f.duty));
+            }
         }
         if !(self.defaults.fill > 0.0 && self.defaults.fill <= 1.0) {
             return bad("defaults.fill", format!("{} is not a share between 0 and 1", self.defaults.fill));

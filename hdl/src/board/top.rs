@@ -14,40 +14,77 @@ pub enum Dir {
     Out,
 }
 
+/// What a pin of the top is for: the constraint writers go by this, never by position or name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The reference oscillator (one pin, or P and N).
+    RefClock,
+    UartRx,
+    UartTx,
+    UartRts,
+    UartCts,
+    Fan,
+    Reset,
+    /// Held at a fixed level.
+    Tie,
+    PcieRefClock,
+    PcieReset,
+}
+
+impl Role {
+    /// Clock pins are timed; every other pin is asynchronous to the compute clock.
+    pub fn is_clock(self) -> bool {
+        matches!(self, Role::RefClock | Role::PcieRefClock)
+    }
+}
+
 /// A pin of the top level, as the constraints name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Port {
-    pub name: &'static str,
+    pub name: String,
+    pub role: Role,
     pub dir: Dir,
     pub pin: String,
     pub standard: String,
 }
 
-/// The top's pins, in port order.
-pub fn ports(b: &Board) -> Vec<Port> {
-    let port = |name, dir, pin: &str, standard: &str| Port {
-        name,
+fn port(name: &str, role: Role, dir: Dir, pin: &str, standard: &str) -> Port {
+    Port {
+        name: name.into(),
+        role,
         dir,
         pin: pin.into(),
         standard: standard.into(),
-    };
+    }
+}
+
+/// The top's pins, in port order.
+pub fn ports(b: &Board) -> Vec<Port> {
     let c = &b.clock;
     let mut v = if c.differential {
         vec![
-            port("clk_p", Dir::In, &c.pins[0], &c.standard),
-            port("clk_n", Dir::In, &c.pins[1], &c.standard),
+            port("clk_p", Role::RefClock, Dir::In, &c.pins[0], &c.standard),
+            port("clk_n", Role::RefClock, Dir::In, &c.pins[1], &c.standard),
         ]
     } else {
-        vec![port("clk", Dir::In, &c.pins[0], &c.standard)]
+        vec![port("clk", Role::RefClock, Dir::In, &c.pins[0], &c.standard)]
     };
     let u = &b.uart;
-    v.push(port("uart_rx", Dir::In, &u.rx, &u.standard));
-    v.push(port("uart_tx", Dir::Out, &u.tx, &u.standard));
-    v.push(port("uart_rts", Dir::In, &u.rts, &u.standard));
-    v.push(port("uart_cts", Dir::Out, &u.cts, &u.standard));
-    v.push(port("fan_pwm", Dir::Out, &b.fan.pin, &b.fan.standard));
+    v.push(port("uart_rx", Role::UartRx, Dir::In, &u.rx, &u.standard));
+    v.push(port("uart_tx", Role::UartTx, Dir::Out, &u.tx, &u.standard));
+    if let (Some(rts), Some(cts)) = (&u.rts, &u.cts) {
+        v.push(port("uart_rts", Role::UartRts, Dir::In, rts, &u.standard));
+        v.push(port("uart_cts", Role::UartCts, Dir::Out, cts, &u.standard));
+    }
+    if let Some(f) = &b.fan {
+        v.push(port("fan_pwm", Role::Fan, Dir::Out, &f.pin, &f.standard));
+    }
     if let Some(r) = &b.reset {
-        v.push(port(if r.active_low { "reset_n" } else { "reset" }, Dir::In, &r.pin, &r.standard));
+        let name = if r.active_low { "reset_n" } else { "reset" };
+        v.push(port(name, Role::Reset, Dir::In, &r.pin, &r.standard));
+    }
+    for t in &b.tie {
+        v.push(port(&t.name, Role::Tie, Dir::Out, &t.pin, &t.standard));
     }
     v
 }
@@ -57,8 +94,11 @@ const PWM_BITS: u32 = 14;
 
 /// The fan's PWM on clock `clk`: high for the board's duty of every 2^PWM_BITS cycles.
 fn fan_pwm(b: &Board, clk: &str) -> String {
+    let Some(fan) = &b.fan else {
+        return String::new();
+    };
     let period = 1u64 << PWM_BITS;
-    let duty = ((b.fan.duty * period as f64).round() as u64).min(period);
+    let duty = ((fan.duty * period as f64).round() as u64).min(period);
     format!(
         "    // Fan: {PWM_BITS}-bit PWM, high for {duty} of every {period} cycles of {clk}.
     reg [{hi}:0] pwm = 0;
@@ -130,14 +170,46 @@ fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
             vco = s.vco_hz(fin_hz as f64) / 1e6,
             period_ps = (1e12 / fin_hz as f64).round() as u64,
         ),
+        // As Project Trellis' `ecppll` writes it: fed back from CLKOP, the output's coarse
+        // phase at (O - 1) / 2 VCO cycles for no phase shift.
+        Primitive::Ehxplll => format!(
+            "    (* FREQUENCY_PIN_CLKI=\"{fin_mhz}\" *)
+    (* FREQUENCY_PIN_CLKOP=\"{fout_mhz}\" *)
+    (* ICP_CURRENT=\"12\" *) (* LPF_RESISTOR=\"8\" *) (* MFG_ENABLE_FILTEROPAMP=\"1\" *) (* MFG_GMCREF_SEL=\"2\" *)
+    EHXPLLL #(
+        .PLLRST_ENA(\"{rst_ena}\"), .INTFB_WAKE(\"DISABLED\"), .STDBY_ENABLE(\"DISABLED\"),
+        .DPHASE_SOURCE(\"DISABLED\"), .OUTDIVIDER_MUXA(\"DIVA\"), .OUTDIVIDER_MUXB(\"DIVB\"),
+        .OUTDIVIDER_MUXC(\"DIVC\"), .OUTDIVIDER_MUXD(\"DIVD\"),
+        .CLKI_DIV({d}), .CLKFB_DIV({m}), .FEEDBK_PATH(\"CLKOP\"),
+        .CLKOP_ENABLE(\"ENABLED\"), .CLKOP_DIV({o}), .CLKOP_CPHASE({cphase}), .CLKOP_FPHASE(0)
+    ) pll (
+        .RST({pll_reset}), .STDBY(1'b0), .CLKI(clk_ref), .CLKOP(clk_pll), .CLKFB(clk_pll),
+        .CLKINTFB(), .PHASESEL0(1'b0), .PHASESEL1(1'b0), .PHASEDIR(1'b1), .PHASESTEP(1'b1),
+        .PHASELOADREG(1'b1), .PLLWAKESYNC(1'b0), .ENCLKOP(1'b0), .LOCK(locked)
+    );
+",
+            fin_mhz = mhz(fin_hz as f64),
+            fout_mhz = mhz(s.output_hz(fin_hz as f64)),
+            rst_ena = if pll_reset == "1'b0" { "DISABLED" } else { "ENABLED" },
+            d = s.divide,
+            m = s.multiply,
+            o = s.output_divide,
+            cphase = (s.output_divide - 1) / 2,
+        ),
     }
+}
+
+/// A frequency in MHz as `ecppll` writes it: up to three decimals, no trailing zeros.
+fn mhz(hz: f64) -> String {
+    let s = format!("{:.3}", hz / 1e6);
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// The top level `module_name` for board `b`, with clock settings `s`, around the UART top
 /// `core_top` (ports clock, uart_rx, uart_tx, idle).
 pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, core_top: &str) -> String {
     let ps = ports(b);
-    let list: Vec<&str> = ps.iter().map(|p| p.name).collect();
+    let list: Vec<&str> = ps.iter().map(|p| p.name.as_str()).collect();
     let decls: String = ps
         .iter()
         .map(|p| {
@@ -156,36 +228,42 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
     } else {
         "    assign clk_ref = clk;\n".to_string()
     };
+    let ties: String = b
+        .tie
+        .iter()
+        .map(|t| format!("    assign {} = 1'b{};\n", t.name, u8::from(t.high)))
+        .collect();
     let pll_reset = match &b.reset {
         Some(r) if r.active_low => "~reset_n",
         Some(_) => "reset",
         None => "1'b0",
     };
-    let buffers = if xilinx {
-        "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+    let buffers = match b.vendor {
+        Vendor::Xilinx => "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     BUFG free_buf(.I(clk_pll), .O(clk_free));
     BUFGCE run_buf(.I(clk_pll), .CE(start[3]), .O(clk_run));
-"
-        .to_string()
-    } else {
-        "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+",
+        Vendor::Altera => "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     assign clk_free = clk_pll;
     altclkctrl #(
         .intended_device_family(\"Stratix IV\"), .number_of_clocks(1), .clock_type(\"GLOBAL CLOCK\"),
         .ena_register_mode(\"falling edge\"), .lpm_type(\"altclkctrl\")
     ) run_buf (.inclk({3'b000, clk_pll}), .clkselect(2'b00), .ena(start[3]), .outclk(clk_run));
-"
-        .to_string()
+",
+        Vendor::Lattice => "    // An ungated copy runs the start-up gate; the gated one (a global clock's DCC) the array.
+    assign clk_free = clk_pll;
+    DCCA run_buf(.CLKI(clk_pll), .CE(start[3]), .CLKO(clk_run));
+",
     };
     let fin = b.clock.hz as f64;
     format!(
         "// Board top for {name} ({part}): {fin_mhz:.3} MHz reference -> {prim} (divide {d},
 // multiply {m}, output divide {o}; VCO {vco:.1} MHz) -> {fout:.3} MHz compute clock;
-// {units} solver units behind the UART; fan at {duty_pct:.0}% duty.
+// {units} solver units behind the UART; {fan_note}.
 module {module_name}({list});
 {decls}
     wire clk_ref, clk_pll, clk_free, clk_run, locked;
-{clk_in}{prim_inst}
+{clk_in}{ties}{prim_inst}
     // Start-up gate: set asynchronously while the clock is not locked, released in step with
     // the clock four cycles after lock.
     reg [3:0] start = 4'b0000;
@@ -193,10 +271,7 @@ module {module_name}({list});
         if (!locked) start <= 4'b0000;
         else start <= {{start[2:0], 1'b1}};
 {buffers}
-{fan}
-    // No flow control: the host's request to send is looped back as clear to send.
-    assign uart_cts = uart_rts;
-    wire idle;
+{fan}{flow}    wire idle;
     {core_top} core(.clock(clk_run), .uart_rx(uart_rx), .uart_tx(uart_tx), .idle(idle));
 endmodule
 ",
@@ -209,7 +284,17 @@ endmodule
         o = s.output_divide,
         vco = s.vco_hz(fin) / 1e6,
         fout = s.output_hz(fin) / 1e6,
-        duty_pct = b.fan.duty * 100.0,
+        fan_note = match &b.fan {
+            Some(f) => format!("fan at {:.0}% duty", f.duty * 100.0),
+            None => "no fan".into(),
+        },
+        flow = if b.uart.rts.is_some() {
+            "    // No flow control: the host's request to send is looped back as clear to send.
+    assign uart_cts = uart_rts;
+"
+        } else {
+            ""
+        },
         list = list.join(", "),
         prim_inst = primitive(s, b.clock.hz, pll_reset),
         fan = fan_pwm(b, "clk_free"),
@@ -219,18 +304,15 @@ endmodule
 /// The pins of the PCIe top (the lanes are placed by the XDMA IP's own constraints).
 pub fn pcie_ports(b: &Board) -> Vec<Port> {
     let p = b.pcie.as_ref().expect("a board with a [pcie] table");
-    let port = |name, dir, pin: &str, standard: &str| Port {
-        name,
-        dir,
-        pin: pin.into(),
-        standard: standard.into(),
-    };
-    vec![
-        port("pcie_refclk_p", Dir::In, &p.refclk[0], ""),
-        port("pcie_refclk_n", Dir::In, &p.refclk[1], ""),
-        port("pcie_perst_n", Dir::In, &p.perst, &p.perst_standard),
-        port("fan_pwm", Dir::Out, &b.fan.pin, &b.fan.standard),
-    ]
+    let mut v = vec![
+        port("pcie_refclk_p", Role::PcieRefClock, Dir::In, &p.refclk[0], ""),
+        port("pcie_refclk_n", Role::PcieRefClock, Dir::In, &p.refclk[1], ""),
+        port("pcie_perst_n", Role::PcieReset, Dir::In, &p.perst, &p.perst_standard),
+    ];
+    if let Some(f) = &b.fan {
+        v.push(port("fan_pwm", Role::Fan, Dir::Out, &f.pin, &f.standard));
+    }
+    v
 }
 
 /// The PCIe top: Xilinx's XDMA IP (module `xdma_0`, generated by the build script with one
@@ -287,7 +369,7 @@ endmodule
         name = b.name,
         part = b.part,
         gen = p.gen,
-        duty_pct = b.fan.duty * 100.0,
+        duty_pct = b.fan.as_ref().map_or(0.0, |f| f.duty * 100.0),
         fan = fan_pwm(b, "clk"),
     )
 }

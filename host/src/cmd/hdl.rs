@@ -153,7 +153,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
 fn default_arbiter(b: &Board) -> ArbiterKind {
     match b.vendor {
         Vendor::Xilinx => ArbiterKind::Carry4,
-        Vendor::Altera => ArbiterKind::Adder,
+        Vendor::Altera | Vendor::Lattice => ArbiterKind::Adder,
     }
 }
 

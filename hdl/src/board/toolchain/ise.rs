@@ -1,8 +1,7 @@
 //! ISE 14.7 (Virtex-6): UCF constraints and a Tcl build (xtclsh) that runs xst, ngdbuild,
 //! map, par, trce and bitgen, and fails when timing is not met.
 
-use super::vivado::async_paths;
-use super::{ref_period_ns, Files, SOURCES, TOP};
+use super::{async_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
 use crate::board::top::{Dir, Port};
 use crate::board::Board;
 
@@ -11,7 +10,7 @@ fn ucf(b: &Board, ports: &[Port]) -> String {
     for p in ports {
         s += &format!("NET \"{}\" LOC = \"{}\" | IOSTANDARD = \"{}\";\n", p.name, p.pin, p.standard);
     }
-    let clk = ports[0].name;
+    let clk = &ref_clock(ports).name;
     s += &format!(
         "NET \"{clk}\" TNM_NET = \"clk_ref\";\nTIMESPEC \"TS_clk_ref\" = PERIOD \"clk_ref\" {:.3} ns HIGH 50%;\n",
         ref_period_ns(b)
@@ -76,6 +75,7 @@ puts "bitstream: [file join $here out {TOP}.bit]"
     Files {
         constraints: vec![(ucf_name, ucf(b, ports))],
         script,
+        script_name: "build.tcl",
         command: "xtclsh build.tcl",
         program: "impact -batch program.cmd   (the ML605 chain is System ACE, then the FPGA at position 2; `Identify` lists it)".into(),
         extra: vec![("program.cmd".into(), program)],

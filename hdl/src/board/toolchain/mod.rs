@@ -3,17 +3,19 @@
 
 pub mod ise;
 pub mod quartus;
+pub mod trellis;
 pub mod vivado;
 
-use super::top::Port;
+use super::top::{Dir, Port};
 use super::{Board, Toolchain};
 
 /// What a build directory holds for the toolchain.
 pub struct Files {
     /// (file name, contents) of the constraints.
     pub constraints: Vec<(String, String)>,
-    /// The build script, run by `command`.
+    /// The build script (`script_name`), run by `command`.
     pub script: String,
+    pub script_name: &'static str,
     pub command: &'static str,
     /// How to load the bitstream, for the README.
     pub program: String,
@@ -30,7 +32,30 @@ pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
         Toolchain::Vivado => vivado::files(b, ports),
         Toolchain::Ise => ise::files(b, ports),
         Toolchain::Quartus => quartus::files(b, ports, compute_hz),
+        Toolchain::Trellis => trellis::files(b, ports, compute_hz),
     }
+}
+
+/// The reference clock's input pin (the first one of a differential pair).
+pub fn ref_clock(ports: &[Port]) -> &Port {
+    ports.iter().find(|p| p.role.is_clock()).expect("every top has a reference clock")
+}
+
+/// The pins asynchronous to the compute clock (UART, fan, reset, ties): `line(dir, names)`
+/// writes the constraint for the inputs and for the outputs, names joined by spaces.
+pub fn async_paths(ports: &[Port], line: impl Fn(Dir, &str) -> String) -> String {
+    let mut s = String::from("# UART, fan and reset are asynchronous to the compute clock.\n");
+    for dir in [Dir::In, Dir::Out] {
+        let names: Vec<&str> = ports
+            .iter()
+            .filter(|p| p.dir == dir && !p.role.is_clock())
+            .map(|p| p.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            s += &line(dir, &names.join(" "));
+        }
+    }
+    s
 }
 
 /// The constraint files of a board (what `constraints/` holds for the built-in ones).

@@ -1,8 +1,7 @@
 //! Quartus (Stratix IV): QSF pin assignments, SDC clocks, and a Tcl build (quartus_sh -t)
 //! that fails when TimeQuest reports a negative slack.
 
-use super::vivado::async_paths;
-use super::{ref_period_ns, Files, SOURCES, TOP};
+use super::{async_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
 use crate::board::top::{Dir, Port};
 use crate::board::Board;
 
@@ -22,7 +21,7 @@ fn sdc(b: &Board, ports: &[Port]) -> String {
     s += &format!(
         "create_clock -name clk_ref -period {:.3} [get_ports {{{}}}]\nderive_pll_clocks\nderive_clock_uncertainty\n",
         ref_period_ns(b),
-        ports[0].name
+        ref_clock(ports).name
     );
     s += &async_paths(ports, |dir, names| match dir {
         Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
@@ -81,6 +80,7 @@ puts "bitstream: [file join $here out {TOP}.sof]"
     Files {
         constraints: vec![(qsf_name, qsf(b, ports)), (sdc_name, sdc(b, ports))],
         script,
+        script_name: "build.tcl",
         command: "quartus_sh -t build.tcl",
         program: format!("quartus_pgm -c USB-Blaster -m jtag -o \"p;out/{TOP}.sof\""),
         extra: vec![],

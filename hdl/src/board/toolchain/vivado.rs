@@ -1,7 +1,7 @@
 //! Vivado (7-series): XDC constraints and a non-project Tcl build that fails when timing is
 //! not met.
 
-use super::{ref_period_ns, Files, SOURCES, TOP};
+use super::{async_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
 use crate::board::top::{Dir, Port};
 use crate::board::Board;
 
@@ -20,7 +20,7 @@ fn pins_and_clock(ports: &[Port], period_ns: f64) -> String {
     }
     s += &format!(
         "create_clock -period {period_ns:.3} -name clk_ref [get_ports {}]\n",
-        ports[0].name
+        ref_clock(ports).name
     );
     s
 }
@@ -36,22 +36,6 @@ fn xdc(b: &Board, ports: &[Port]) -> String {
         Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
         Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
     });
-    s
-}
-
-/// The UART, fan and reset pins are asynchronous to the compute clock.
-pub(super) fn async_paths(ports: &[Port], line: impl Fn(Dir, &str) -> String) -> String {
-    let mut s = String::from("# UART, fan and reset are asynchronous to the compute clock.\n");
-    for dir in [Dir::In, Dir::Out] {
-        let names: Vec<&str> = ports
-            .iter()
-            .filter(|p| p.dir == dir && !p.name.starts_with("clk"))
-            .map(|p| p.name)
-            .collect();
-        if !names.is_empty() {
-            s += &line(dir, &names.join(" "));
-        }
-    }
     s
 }
 
@@ -111,6 +95,7 @@ close_hw_manager
     Files {
         constraints: vec![(xdc_name, xdc(b, ports))],
         script,
+        script_name: "build.tcl",
         command: "vivado -mode batch -source build.tcl",
         program: "vivado -mode batch -source program.tcl".into(),
         extra: vec![("program.tcl".into(), program)],
@@ -128,7 +113,7 @@ pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
     );
     // The PCIe reference clock runs at 100 MHz.
     x += &pins_and_clock(ports, 10.0);
-    x += &async_paths(&ports[2..], |dir, names| match dir {
+    x += &async_paths(ports, |dir, names| match dir {
         Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
         Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
     });
@@ -159,6 +144,7 @@ synth_ip [get_ips xdma_0]
     Files {
         constraints: vec![(xdc_name, x)],
         script,
+        script_name: "build.tcl",
         command: "vivado -mode batch -source build.tcl",
         program: "vivado -mode batch -source program.tcl   (then reboot the host, or rescan the PCI bus, so that it enumerates the board; load Xilinx's XDMA driver, which makes /dev/xdma0_h2c_0 and /dev/xdma0_c2h_0)".into(),
         extra: vec![("program.tcl".into(), program)],

@@ -1,0 +1,233 @@
+//! The open ECP5 flow: yosys `synth_ecp5`, nextpnr-ecp5 and Project Trellis' `ecppack`.
+//! LPF constraints written from the board file, and a shell build script that stops when the
+//! routed design does not meet the asked clock (nextpnr's own check).
+//!
+//! The tools are the pinned WebAssembly builds from PyPI (`scripts/ecp5-tools.txt`) or native
+//! ones (the OSS CAD Suite); [`Tools`] finds them the same way the build script does.
+
+use super::{ref_clock, Files, SOURCES, TOP};
+use crate::board::top::Port;
+use crate::board::Board;
+use std::process::Command;
+
+/// The pinned tool versions, one requirement per line (comments start with `#`).
+pub const REQUIREMENTS: &str = include_str!("../../../../scripts/ecp5-tools.txt");
+
+/// `pip install ...` for the pinned tools.
+pub fn pip_install() -> String {
+    let reqs: Vec<&str> = REQUIREMENTS
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    format!("pip install {}", reqs.join(" "))
+}
+
+/// An ECP5 part as nextpnr-ecp5 names it, read from the part number (LFE5U-85F-6BG381C:
+/// family and size, speed grade, package, temperature grade).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Device {
+    /// nextpnr's device flag, e.g. `--85k` or `--um5g-45k`.
+    pub flag: String,
+    /// nextpnr's package name, e.g. `CABGA381`.
+    pub package: &'static str,
+    pub speed: u8,
+}
+
+/// Packages by their code in the part number (Lattice DS1044, ordering information).
+const PACKAGES: [(&str, &str); 6] = [
+    ("BG256", "CABGA256"),
+    ("BG381", "CABGA381"),
+    ("BG554", "CABGA554"),
+    ("BG756", "CABGA756"),
+    ("MG285", "CSFBGA285"),
+    ("TG144", "TQFP144"),
+];
+
+impl Device {
+    pub fn from_part(part: &str) -> Result<Device, String> {
+        let bad = |why: &str| Err(format!("{part:?} is not an ECP5 part number ({why}; e.g. LFE5U-85F-6BG381C)"));
+        let fields: Vec<&str> = part.split('-').collect();
+        let [family, size, rest] = fields[..] else {
+            return bad("three fields joined by '-'");
+        };
+        let prefix = match family {
+            "LFE5U" => "",
+            "LFE5UM" => "um-",
+            "LFE5UM5G" => "um5g-",
+            _ => return bad("the family is LFE5U, LFE5UM or LFE5UM5G"),
+        };
+        let kluts = match size {
+            "12F" if prefix.is_empty() => "12",
+            "25F" => "25",
+            "45F" => "45",
+            "85F" => "85",
+            _ => return bad("the size is 12F, 25F, 45F or 85F"),
+        };
+        let mut chars = rest.chars();
+        let speed = match chars.next().and_then(|c| c.to_digit(10)) {
+            Some(s @ 6..=8) => s as u8,
+            _ => return bad("the speed grade is 6, 7 or 8"),
+        };
+        let tail = chars.as_str();
+        let Some(code) = tail.strip_suffix('C').or_else(|| tail.strip_suffix('I')) else {
+            return bad("it ends in the temperature grade C or I");
+        };
+        let Some((_, package)) = PACKAGES.iter().find(|(c, _)| *c == code) else {
+            return bad(&format!("package {code} is not one of BG256, BG381, BG554, BG756, MG285, TG144"));
+        };
+        Ok(Device {
+            flag: format!("--{prefix}{kluts}k"),
+            package,
+            speed,
+        })
+    }
+
+    /// nextpnr-ecp5's arguments for the device.
+    pub fn args(&self) -> Vec<String> {
+        vec![self.flag.clone(), "--package".into(), self.package.into(), "--speed".into(), self.speed.to_string()]
+    }
+}
+
+/// A ball of the part's package. The caBGA256 and caBGA381 grids (rows A.. without I, O, Q,
+/// S, X, Z; columns from 1) are checked here; a ball missing inside a grid, or one of another
+/// package, is named by nextpnr ("IO pin ... does not exist for package ...").
+pub fn check_pin(part: &str, pin: &str) -> Result<(), String> {
+    let device = Device::from_part(part)?;
+    let side = match device.package {
+        "CABGA256" => 16,
+        "CABGA381" => 20,
+        _ => return Ok(()),
+    };
+    let rows: Vec<char> = ('A'..='Z').filter(|c| !"IOQSXZ".contains(*c)).take(side).collect();
+    let row = pin.chars().next().unwrap_or(' ');
+    let col: Option<usize> = pin.get(1..).and_then(|c| c.parse().ok());
+    match col {
+        Some(c) if rows.contains(&row) && (1..=side).contains(&c) && pin[1..].chars().all(|d| d.is_ascii_digit()) => Ok(()),
+        _ => Err(format!(
+            "pin {pin} is not on the {} package of {part} (balls A1..{}{side})",
+            device.package,
+            rows[side - 1]
+        )),
+    }
+}
+
+/// The LPF: bitstream settings, each pin's site and I/O type, and the reference clock.
+/// nextpnr derives the compute clock's constraint through the PLL from the reference clock's
+/// frequency, and does not time paths to and from unconstrained pins (the UART's pins are
+/// asynchronous to the compute clock).
+fn lpf(b: &Board, ports: &[Port]) -> String {
+    let mut s = format!(
+        "# {name} ({part}): pins and clock of the board top `{TOP}`.\nBLOCK RESETPATHS;\nBLOCK ASYNCPATHS;\n",
+        name = b.name,
+        part = b.part
+    );
+    if let Some(sys) = b.bitstream.as_ref().and_then(|x| x.sysconfig.as_ref()) {
+        s += &format!("SYSCONFIG {sys};\n");
+    }
+    for p in ports {
+        s += &format!("LOCATE COMP \"{}\" SITE \"{}\";\n", p.name, p.pin);
+        s += &format!("IOBUF PORT \"{}\" IO_TYPE={};\n", p.name, p.standard);
+    }
+    s += &format!(
+        "FREQUENCY PORT \"{}\" {:.3} MHZ;\n",
+        ref_clock(ports).name,
+        b.clock.hz as f64 / 1e6
+    );
+    s
+}
+
+/// The build script: synthesis, place and route against the LPF (nextpnr stops with an
+/// error when the routed clock is below the asked one), and the bitstream.
+fn script(b: &Board, device: &Device, lpf_name: &str, compute_hz: f64) -> String {
+    let sources = SOURCES.join(" ");
+    let args = device.args().join(" ");
+    format!(
+        r#"#!/bin/sh
+# Open ECP5 build of the queens accelerator for {name} ({part}), {mhz:.3} MHz compute clock.
+# Run: sh build.sh    Tools: {pip}
+# (or the OSS CAD Suite on PATH; YOSYS, NEXTPNR and ECPPACK name others).
+set -eu
+cd "$(dirname "$0")"
+tool() {{
+    for t in "yowasp-$1" "$1"; do
+        if command -v "$t" >/dev/null 2>&1; then echo "$t"; return 0; fi
+    done
+    echo "build.sh: $1 not found: {pip}, or put the OSS CAD Suite on PATH" >&2
+    return 127
+}}
+YOSYS=${{YOSYS:-$(tool yosys)}}
+NEXTPNR=${{NEXTPNR:-$(tool nextpnr-ecp5)}}
+ECPPACK=${{ECPPACK:-$(tool ecppack)}}
+mkdir -p out
+echo "synthesis: $YOSYS synth_ecp5 (log: out/yosys.log)"
+$YOSYS -q -l out/yosys.log -p "read_verilog {sources}; synth_ecp5 -top {TOP} -json out/{TOP}.json"
+echo "place and route: $NEXTPNR {args} (log: out/nextpnr.log)"
+if ! $NEXTPNR -q -l out/nextpnr.log {args} --json out/{TOP}.json --lpf {lpf_name} \
+        --textcfg out/{TOP}.config --report out/report.json; then
+    grep -E "ERROR|Max frequency" out/nextpnr.log >&2 || true
+    echo "build.sh: place and route failed (above: timing not met at the asked clock, a design too big for the device, or a pin not on the package); see out/nextpnr.log" >&2
+    exit 1
+fi
+grep "Max frequency" out/nextpnr.log | tail -n 1
+$ECPPACK --compress out/{TOP}.config queens.bit
+echo "bitstream: queens.bit"
+"#,
+        name = b.name,
+        part = b.part,
+        mhz = compute_hz / 1e6,
+        pip = pip_install(),
+    )
+}
+
+pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
+    let device = Device::from_part(&b.part).expect("the board file's part was checked on load");
+    let lpf_name = format!("{}.lpf", b.name);
+    let script = script(b, &device, &lpf_name, compute_hz);
+    Files {
+        constraints: vec![(lpf_name, lpf(b, ports))],
+        script,
+        script_name: "build.sh",
+        command: "sh build.sh",
+        program: match b.bitstream.as_ref().and_then(|x| x.openfpgaloader.as_ref()) {
+            Some(board) => format!(
+                "openFPGALoader -b {board} queens.bit   (into the FPGA's configuration RAM; add -f to write the flash)"
+            ),
+            None => "openFPGALoader -c CABLE queens.bit   (name your JTAG cable; add -f to write the flash)".into(),
+        },
+        extra: vec![],
+    }
+}
+
+/// The open tools as this machine has them: the pinned PyPI builds (`yowasp-*`) first, then
+/// native ones.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    pub yosys: String,
+    pub nextpnr: String,
+    pub ecppack: String,
+    pub ecppll: String,
+}
+
+impl Tools {
+    pub fn find() -> Result<Tools, String> {
+        let find = |name: &str| -> Result<String, String> {
+            for t in [format!("yowasp-{name}"), name.to_string()] {
+                let found = Command::new("sh")
+                    .args(["-c", &format!("command -v {t}")])
+                    .output()
+                    .is_ok_and(|o| o.status.success());
+                if found {
+                    return Ok(t);
+                }
+            }
+            Err(format!("{name} not found: {}, or put the OSS CAD Suite on PATH", pip_install()))
+        };
+        Ok(Tools {
+            yosys: find("yosys")?,
+            nextpnr: find("nextpnr-ecp5")?,
+            ecppack: find("ecppack")?,
+            ecppll: find("ecppll")?,
+        })
+    }
+}
