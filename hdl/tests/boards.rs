@@ -1,4 +1,4 @@
-//! The four boards' build directories: Verilog that yosys accepts with the vendors'
+//! The boards' build directories: Verilog that yosys accepts with the vendors'
 //! primitives as black boxes, Tcl that parses, constraints whose every port exists in the top
 //! and whose every pin and clock agrees with the board file, and committed constraint files
 //! that are what `emit` writes.
@@ -71,6 +71,7 @@ fn board_verilog_passes_yosys_with_vendor_primitives_as_black_boxes() {
                 std::fs::write(dir.path().join("altclkctrl_bb.v"), ALTCLKCTRL_BB).unwrap();
                 "read_verilog -lib -DNO_CLEARBOX +/intel/common/altpll_bb.v altclkctrl_bb.v".to_string()
             }
+            Vendor::Lattice => "read_verilog -lib +/ecp5/cells_bb.v".to_string(),
         };
         let script = format!(
             "{libs}; read_verilog queens_core.v queens_top.v queens_board.v; \
@@ -196,6 +197,16 @@ fn parse(file: &Path) -> Constraints {
                 let pin = w[1].strip_prefix("PIN_").unwrap().to_string();
                 c.pins.insert(after(&w, "-to").unwrap(), (pin, String::new()));
             }
+            ("lpf", "LOCATE") => {
+                c.pins.insert(after(&w, "COMP").unwrap(), (after(&w, "SITE").unwrap(), String::new()));
+            }
+            ("lpf", "IOBUF") => {
+                standards.insert(after(&w, "PORT").unwrap(), after(&w, "IO_TYPE").unwrap());
+            }
+            ("lpf", "FREQUENCY") => {
+                let mhz: f64 = after(&w, "PORT").and_then(|p| after(&w, &p)).unwrap().parse().unwrap();
+                c.clock = Some((after(&w, "PORT").unwrap(), 1e3 / mhz));
+            }
             ("qsf", "set_instance_assignment") => {
                 // The standard is quoted and may hold a space: take it between the quotes.
                 let std = line.split('"').nth(1).unwrap().to_string();
@@ -212,7 +223,7 @@ fn parse(file: &Path) -> Constraints {
 
 fn committed(name: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../constraints");
-    ["xdc", "ucf", "qsf", "sdc"]
+    ["xdc", "ucf", "qsf", "sdc", "lpf"]
         .iter()
         .map(|e| dir.join(format!("{name}.{e}")))
         .filter(|p| p.exists())

@@ -2,7 +2,7 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::{word, Blocking, BoardSize, Enumerator, Subproblem};
-use queens_hdl::decoder::Decoder;
+use queens_hdl::decoder::{Decoder, LATENCY};
 use rust_hdl::prelude::*;
 
 fn check<const M: usize, const D: usize, const W: usize>(subs: &[Subproblem]) {
@@ -12,7 +12,13 @@ fn check<const M: usize, const D: usize, const W: usize>(subs: &[Subproblem]) {
     for sp in subs {
         let wire = word::encode_wire(&sp.pre).unwrap();
         dec.word.next = wire.to_bits();
-        assert!(simulate(&mut dec, 100));
+        // The word held for the pipeline's latency: settle, then a rising and a falling edge.
+        for _ in 0..LATENCY {
+            for level in [false, true, false] {
+                dec.clock.next = Clock { clk: level };
+                assert!(simulate(&mut dec, 100));
+            }
+        }
         let b = Blocking::new(&sp.pre);
         let got = (
             dec.rows.val().to_u64() as u32,

@@ -22,6 +22,8 @@ pub struct BuildOptions {
 pub enum BuildError {
     #[error(transparent)]
     Emit(#[from] EmitError),
+    #[error("{board}: {reason}")]
+    Board { board: String, reason: String },
     #[error("{board} has no {link:?} link (it offers {offers:?})")]
     NoLink { board: String, link: Link, offers: Vec<Link> },
 }

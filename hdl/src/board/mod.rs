@@ -298,6 +298,11 @@ impl Board {
                 format!("a {} clock has {want} pin(s), found {}", if want == 2 { "differential" } else { "single-ended" }, self.clock.pins.len()),
             );
         }
+        if self.family == Family::Ecp5 {
+            if let Err(reason) = toolchain::trellis::Device::from_part(&self.part) {
+                return bad("part", reason);
+            }
+        }
         if self.uart.rts.is_some() != self.uart.cts.is_some() {
             return bad("uart.rts", "rts and cts come as a pair (rts is looped back to cts), or neither".into());
         }
@@ -329,11 +334,6 @@ impl Board {
             let taken = top::ports(self).iter().filter(|p| p.name == t.name).count() > 1;
             if !ident || taken {
                 return bad("tie.name", format!("{:?} is not a free port name (lower case, digits, _)", t.name));
-            }
-        }
-        if self.family == Family::Ecp5 {
-            if let Err(reason) = toolchain::trellis::Device::from_part(&self.part) {
-                return bad("part", reason);
             }
         }
         if let Some(f) = &self.fan {

@@ -3,7 +3,7 @@
 use super::board;
 use anyhow::Context;
 use queens_hdl::board::fit::{fit, Fit};
-use queens_hdl::board::{Board, Link, Vendor};
+use queens_hdl::board::{Board, Family, Link, Vendor};
 use queens_hdl::report::{synthesize, Cost};
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
@@ -101,11 +101,45 @@ pub struct ReportArgs {
     /// Board size, 6..=32.
     #[arg(long, default_value_t = 27)]
     n: u32,
-    /// Arbiter implementation: adder, carry4 or prefix.
-    #[arg(long, default_value = "carry4", value_parser = parse_kind)]
-    arbiter: ArbiterKind,
+    /// Arbiter implementation: adder, carry4 or prefix (default: carry4 for the xc7 figures,
+    /// adder with --pnr).
+    #[arg(long, value_parser = parse_kind)]
+    arbiter: Option<ArbiterKind>,
+    /// Place and route on an ECP5 with the open tools (yosys synth_ecp5, nextpnr-ecp5): the
+    /// unit and the stage out of context, and the whole board top with --solvers units.
+    /// Takes minutes.
+    #[arg(long)]
+    pnr: bool,
+    /// With --pnr: the arrays to route, units each, comma-separated; `fit` = as many as
+    /// `hdl fit` puts on the board.
+    #[arg(long, value_delimiter = ',', default_value = "8", value_parser = parse_units)]
+    solvers: Vec<Units>,
+    /// With --pnr: the ECP5 board whose top is routed.
+    #[arg(long, default_value = "ulx3s")]
+    board: String,
+    /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
+    /// that each is pushed as hard as the others).
+    #[arg(long, default_value_t = 125.0)]
+    target_mhz: f64,
     #[arg(long)]
     json: bool,
+}
+
+/// An array size for `report --pnr`.
+#[derive(Debug, Clone, Copy)]
+pub enum Units {
+    Count(usize),
+    Fit,
+}
+
+fn parse_units(s: &str) -> Result<Units, String> {
+    match s {
+        "fit" => Ok(Units::Fit),
+        _ => match s.parse::<usize>() {
+            Ok(k) if (1..=1024).contains(&k) => Ok(Units::Count(k)),
+            _ => Err(format!("{s:?}: a unit count 1..=1024, or fit")),
+        },
+    }
 }
 
 pub fn parse_kind(s: &str) -> Result<ArbiterKind, String> {
@@ -150,7 +184,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
-fn default_arbiter(b: &Board) -> ArbiterKind {
+pub(super) fn default_arbiter(b: &Board) -> ArbiterKind {
     match b.vendor {
         Vendor::Xilinx => ArbiterKind::Carry4,
         Vendor::Altera | Vendor::Lattice => ArbiterKind::Adder,
@@ -158,8 +192,12 @@ fn default_arbiter(b: &Board) -> ArbiterKind {
 }
 
 /// Synthesizes one stage and the front end for `n` and fits them into the board.
-fn fit_board(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit, Cost, Cost)> {
+pub(super) fn fit_board(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit, Cost, Cost)> {
     use queens_hdl::emit::{front_verilog, stage_verilog, CoreConfig};
+    if b.family == Family::Ecp5 {
+        let (f, stage, front) = super::pnr::fit_ecp5(b, n, arbiter)?;
+        return Ok((f, super::pnr::cost(&stage), super::pnr::cost(&front)));
+    }
     let size = board(n)?;
     let m = size.inner() as usize;
     let stage = synthesize(&stage_verilog(m, arbiter, "queens_stage"), "queens_stage")
@@ -221,11 +259,16 @@ fn fit_cmd(a: FitArgs) -> anyhow::Result<()> {
         b.defaults.fill * 100.0
     );
     println!(
-        "  stage {} LUT / {} FF, front end {} LUT / {} FF (yosys synth_xilinx): {} of {} LUTs ({:.0}%), {} of {} FFs ({:.0}%)",
+        "  stage {} LUT / {} FF, front end {} LUT / {} FF ({}): {} of {} LUTs ({:.0}%), {} of {} FFs ({:.0}%)",
         stage.lut_sites(),
         stage.ff,
         front.lut_sites(),
         front.ff,
+        if b.family == Family::Ecp5 {
+            "LUT4 sites, RAM included, placed and routed out of context by nextpnr-ecp5"
+        } else {
+            "yosys synth_xilinx"
+        },
         f.luts,
         b.device.luts,
         f.lut_share * 100.0,
@@ -378,16 +421,20 @@ fn write_new(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
 }
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {
+    if a.pnr {
+        return super::pnr::report(a.n, a.arbiter.unwrap_or(ArbiterKind::Adder), &a.board, &a.solvers, a.target_mhz, a.json);
+    }
+    let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     let size = board(a.n)?;
     let m = size.inner() as usize;
-    let v = queens_hdl::emit::unit_verilog(m, a.arbiter, "queens_unit");
+    let v = queens_hdl::emit::unit_verilog(m, arbiter, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
-    let v = queens_hdl::emit::stage_verilog(m, a.arbiter, "queens_stage");
+    let v = queens_hdl::emit::stage_verilog(m, arbiter, "queens_stage");
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
         let r = Report {
             n: a.n,
-            arbiter: a.arbiter.name(),
+            arbiter: arbiter.name(),
             unit: (&unit).into(),
             stage: (&stage).into(),
         };
@@ -395,9 +442,9 @@ fn report(a: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "N = {} (inner {m} x {m}), {} arbiter, yosys synth_xilinx -family xc7 -flatten",
+        "N = {} (inner {m} x {m}), {} arbiter, yosys synth_xilinx -family xc7 -flatten (synthesized, not placed; `--pnr` for routed ECP5 figures)",
         a.n,
-        a.arbiter.name()
+        arbiter.name()
     );
     for (what, c) in [("unit", &unit), ("stage", &stage)] {
         println!(

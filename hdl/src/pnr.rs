@@ -1,0 +1,415 @@
+//! Routed figures on an ECP5: a design synthesized with yosys `synth_ecp5`, placed and routed
+//! with nextpnr-ecp5, and read back from nextpnr's report: the cells it takes, the clock it
+//! reaches after routing, and the critical path as nextpnr reports it.
+//!
+//! The tools run in a scratch directory with relative file names (the PyPI builds see only
+//! their working directory).
+
+use crate::board::toolchain::trellis::{Device, Tools};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum PnrError {
+    #[error("the open ECP5 tools: {0}")]
+    Tools(String),
+    #[error("{what}: {reason}")]
+    Io { what: String, reason: String },
+    #[error("yosys synth_ecp5 failed on {top}:\n{log_tail}")]
+    Synthesis { top: String, log_tail: String },
+    #[error("{top} does not fit the {device} device: {detail}")]
+    DoesNotFit { top: String, device: String, detail: String },
+    #[error("{top}: a pin is not on the package: {detail}")]
+    Pin { top: String, detail: String },
+    #[error("{top}: timing not met: the routed clock reaches {achieved_mhz:.2} MHz, {wanted_mhz:.2} MHz was asked")]
+    Timing { top: String, achieved_mhz: f64, wanted_mhz: f64 },
+    #[error("nextpnr-ecp5 failed on {top}:\n{log_tail}")]
+    Route { top: String, log_tail: String },
+    #[error("reading nextpnr's report of {top}: {reason}")]
+    Report { top: String, reason: String },
+}
+
+/// What to place and route.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Verilog sources, (file name, text), read in this order.
+    pub sources: Vec<(String, String)>,
+    pub top: String,
+    /// Pin constraints, (file name, text); none = out of context (no I/O placed, the top's
+    /// ports left to the fabric).
+    pub lpf: Option<(String, String)>,
+    /// The clock to ask for (out of context; with an LPF the LPF's clocks rule).
+    pub target_mhz: f64,
+    pub device: Device,
+    /// Fail with [`PnrError::Timing`] when the routed clock is below the target.
+    pub require_timing: bool,
+    pub seed: u64,
+}
+
+/// One step of the critical path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    /// clk-to-q, logic, routing, setup.
+    pub kind: String,
+    pub cell: String,
+    pub delay_ns: f64,
+}
+
+/// The critical path of the slowest clock.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CriticalPath {
+    pub from: String,
+    pub to: String,
+    pub total_ns: f64,
+    pub logic_ns: f64,
+    pub routing_ns: f64,
+    /// Logic steps: LUT4s, carry cells, wide multiplexers, RAM reads (a carry chain's
+    /// ripple through one CCU2C counts as one).
+    pub logic_levels: usize,
+    #[serde(skip)]
+    pub steps: Vec<Step>,
+}
+
+/// A routed design.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Routed {
+    /// Every LUT4 site taken (nextpnr's TRELLIS_COMB): logic, the halves of carry cells, and
+    /// the read ports of distributed RAM.
+    pub lut4: u64,
+    /// Carry cells (CCU2C, two LUT4 sites each), from yosys.
+    pub carry: u64,
+    /// Distributed RAM write ports (TRELLIS_RAMW); each takes a slice whose two LUT4s then
+    /// serve no logic.
+    pub ramw: u64,
+    /// LUT4 sites, RAM included: `lut4 + 2 ramw`.
+    pub lut4_sites: u64,
+    pub ff: u64,
+    /// Block RAMs (DP16KD).
+    pub bram: u64,
+    /// The routed clock, the slowest clock of the design.
+    pub fmax_mhz: f64,
+    pub target_mhz: f64,
+    pub critical_path: CriticalPath,
+    /// nextpnr's "Max frequency" line.
+    #[serde(skip)]
+    pub summary: String,
+}
+
+/// Synthesizes, places and routes `job`; `phase` hears what is being done.
+pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
+    let tools = Tools::find().map_err(PnrError::Tools)?;
+    let dir = Scratch::new()?;
+    for (name, text) in job.sources.iter().chain(job.lpf.iter()) {
+        dir.write(name, text)?;
+    }
+    let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
+    phase("synthesis (yosys synth_ecp5)");
+    let script = format!(
+        "read_verilog {}; synth_ecp5 -top {top} -json net.json; tee -q -o stat.json stat -json",
+        names.join(" "),
+        top = job.top
+    );
+    let out = Command::new(&tools.yosys)
+        .args(["-q", "-l", "yosys.log", "-p", &script])
+        .current_dir(&dir.0)
+        .output()
+        .map_err(|e| PnrError::Tools(format!("running {}: {e}", tools.yosys)))?;
+    if !out.status.success() {
+        return Err(PnrError::Synthesis {
+            top: job.top.clone(),
+            log_tail: tail(&(dir.read("yosys.log") + &String::from_utf8_lossy(&out.stderr)), 12),
+        });
+    }
+    let carry = carry_cells(&dir.read("stat.json"));
+
+    phase("place and route (nextpnr-ecp5)");
+    let mut args = job.device.args();
+    args.extend(["--json", "net.json", "--report", "report.json", "-l", "nextpnr.log", "-q"].map(String::from));
+    args.extend(["--seed".into(), job.seed.to_string()]);
+    match &job.lpf {
+        Some((name, _)) => args.extend(["--lpf".into(), name.clone()]),
+        None => args.extend([
+            "--out-of-context".into(),
+            "--freq".into(),
+            format!("{}", job.target_mhz),
+        ]),
+    }
+    args.push("--timing-allow-fail".into());
+    let out = Command::new(&tools.nextpnr)
+        .args(&args)
+        .current_dir(&dir.0)
+        .output()
+        .map_err(|e| PnrError::Tools(format!("running {}: {e}", tools.nextpnr)))?;
+    let log = dir.read("nextpnr.log") + &String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(route_failure(job, &log));
+    }
+    let report: Report = serde_json::from_str(&dir.read("report.json")).map_err(|e| PnrError::Report {
+        top: job.top.clone(),
+        reason: e.to_string(),
+    })?;
+    let routed = read_report(&report, carry, job.target_mhz, &log).map_err(|reason| PnrError::Report {
+        top: job.top.clone(),
+        reason,
+    })?;
+    if job.require_timing && routed.fmax_mhz < job.target_mhz {
+        return Err(PnrError::Timing {
+            top: job.top.clone(),
+            achieved_mhz: routed.fmax_mhz,
+            wanted_mhz: job.target_mhz,
+        });
+    }
+    Ok(routed)
+}
+
+/// Names the cause of a failed run: an overfull device, a pin the package lacks, or the log.
+fn route_failure(job: &Job, log: &str) -> PnrError {
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
+    let detail = errors.join("; ");
+    let top = job.top.clone();
+    if log.contains("no BELs remaining") || log.contains("utilisation limit") || log.contains("utilization limit") {
+        let over: Vec<String> = log
+            .lines()
+            .filter_map(|l| {
+                // "Info:     TRELLIS_COMB: 35628/24288   146%"
+                let (kind, rest) = l.trim_start_matches("Info:").trim().split_once(':')?;
+                let (used, avail) = rest.split_whitespace().next()?.split_once('/')?;
+                let (u, a): (u64, u64) = (used.parse().ok()?, avail.parse().ok()?);
+                (u > a).then(|| format!("{kind} {u} of {a}"))
+            })
+            .collect();
+        return PnrError::DoesNotFit {
+            top,
+            device: format!("{} {}", job.device.flag, job.device.package),
+            detail: if over.is_empty() { detail } else { over.join(", ") },
+        };
+    }
+    if log.contains("does not exist for package") {
+        return PnrError::Pin { top, detail };
+    }
+    PnrError::Route {
+        top,
+        log_tail: tail(log, 12),
+    }
+}
+
+#[derive(Deserialize)]
+struct Report {
+    utilization: BTreeMap<String, Use>,
+    fmax: BTreeMap<String, Fmax>,
+    critical_paths: Vec<Path_>,
+}
+
+#[derive(Deserialize)]
+struct Use {
+    used: u64,
+}
+
+#[derive(Deserialize)]
+struct Fmax {
+    achieved: f64,
+}
+
+#[derive(Deserialize)]
+struct Path_ {
+    from: String,
+    to: String,
+    path: Vec<PathStep>,
+}
+
+#[derive(Deserialize)]
+struct PathStep {
+    #[serde(rename = "type")]
+    kind: String,
+    from: End,
+    to: End,
+    delay: f64,
+}
+
+#[derive(Deserialize)]
+struct End {
+    cell: String,
+    port: String,
+}
+
+fn read_report(r: &Report, carry: u64, target_mhz: f64, log: &str) -> Result<Routed, String> {
+    let used = |k: &str| r.utilization.get(k).map_or(0, |u| u.used);
+    let (clock, fmax) = r
+        .fmax
+        .iter()
+        .min_by(|a, b| a.1.achieved.total_cmp(&b.1.achieved))
+        .ok_or("no clock in the report")?;
+    // The critical path of that clock (a path between two edges of it).
+    let path = r
+        .critical_paths
+        .iter()
+        .filter(|p| p.from.ends_with(clock.as_str()) && p.to.ends_with(clock.as_str()))
+        .max_by(|a, b| total(a).total_cmp(&total(b)))
+        .or_else(|| r.critical_paths.iter().max_by(|a, b| total(a).total_cmp(&total(b))))
+        .map(critical)
+        .unwrap_or_default();
+    let summary = log.lines().rfind(|l| l.contains("Max frequency")).unwrap_or("").trim().to_string();
+    Ok(Routed {
+        lut4: used("TRELLIS_COMB"),
+        carry,
+        ramw: used("TRELLIS_RAMW"),
+        lut4_sites: used("TRELLIS_COMB") + 2 * used("TRELLIS_RAMW"),
+        ff: used("TRELLIS_FF"),
+        bram: used("DP16KD"),
+        fmax_mhz: fmax.achieved,
+        target_mhz,
+        critical_path: path,
+        summary,
+    })
+}
+
+fn total(p: &Path_) -> f64 {
+    p.path.iter().map(|s| s.delay).sum()
+}
+
+fn critical(p: &Path_) -> CriticalPath {
+    let steps: Vec<Step> = p
+        .path
+        .iter()
+        .map(|s| Step {
+            kind: s.kind.clone(),
+            cell: format!("{}.{}", s.to.cell, s.to.port),
+            delay_ns: s.delay,
+        })
+        .collect();
+    // A ripple from carry-in to carry-out stays inside one carry chain: count it once.
+    let logic_levels = p
+        .path
+        .iter()
+        .filter(|s| s.kind == "logic" && !(s.from.port == "FCI" && s.to.port == "FCO"))
+        .count();
+    let sum = |k: &str| p.path.iter().filter(|s| s.kind == k).map(|s| s.delay).sum::<f64>();
+    CriticalPath {
+        from: p.path.first().map_or(String::new(), |s| s.from.cell.clone()),
+        to: p.path.last().map_or(String::new(), |s| s.to.cell.clone()),
+        total_ns: total(p),
+        logic_ns: sum("logic"),
+        routing_ns: sum("routing"),
+        logic_levels,
+        steps,
+    }
+}
+
+/// CCU2C cells in yosys' `stat -json` output.
+fn carry_cells(stat: &str) -> u64 {
+    let v: serde_json::Value = serde_json::from_str(stat).unwrap_or_default();
+    v.pointer("/design/num_cells_by_type/CCU2C").and_then(|c| c.as_u64()).unwrap_or(0)
+}
+
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A scratch directory, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, PnrError> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "queens-pnr-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&d).map_err(|e| PnrError::Io {
+            what: d.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        Ok(Scratch(d))
+    }
+
+    fn write(&self, name: &str, text: &str) -> Result<(), PnrError> {
+        let p: &Path = &self.0.join(name);
+        std::fs::write(p, text).map_err(|e| PnrError::Io {
+            what: p.display().to_string(),
+            reason: e.to_string(),
+        })
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name)).unwrap_or_default()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The designs `queens hdl report --pnr` routes.
+pub mod jobs {
+    use super::Job;
+    use crate::board::build::{build_dir, BuildError, BuildOptions};
+    use crate::board::toolchain::trellis::Device;
+    use crate::board::{Board, Link};
+    use crate::emit::{stage_verilog, unit_verilog, CoreConfig};
+    use crate::ArbiterKind;
+
+    fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
+        Job {
+            sources: vec![(format!("{top}.v"), verilog)],
+            top: top.into(),
+            lpf: None,
+            target_mhz,
+            device: device.clone(),
+            require_timing: false,
+            seed: 1,
+        }
+    }
+
+    /// The bare unit for inner size `m`, out of context.
+    pub fn unit(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        ooc(unit_verilog(m, arbiter, "queens_unit"), "queens_unit", device, target_mhz)
+    }
+
+    /// One solver stage (unit, result record, chain registers), out of context.
+    pub fn stage(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        ooc(stage_verilog(m, arbiter, "queens_stage"), "queens_stage", device, target_mhz)
+    }
+
+    /// The whole board top of an ECP5 board with `core.units` units, in context (its pins,
+    /// its PLL set to the target clock), as `hdl emit` writes it.
+    pub fn array(b: &Board, core: CoreConfig, target_mhz: f64) -> Result<Job, BuildError> {
+        let device = Device::from_part(&b.part).map_err(|reason| BuildError::Board {
+            board: b.name.clone(),
+            reason,
+        })?;
+        let clock = b
+            .clock_for((target_mhz * 1e6).round() as u64)
+            .map_err(|e| BuildError::Board {
+                board: b.name.clone(),
+                reason: e.to_string(),
+            })?;
+        let d = build_dir(
+            b,
+            &BuildOptions {
+                core,
+                clock,
+                baud: 115_200,
+                link: Link::Uart,
+            },
+        )?;
+        let sources: Vec<(String, String)> = d.files.iter().filter(|f| f.0.ends_with(".v")).cloned().collect();
+        let lpf = d.files.iter().find(|f| f.0.ends_with(".lpf")).cloned();
+        Ok(Job {
+            sources,
+            top: crate::board::toolchain::TOP.into(),
+            lpf,
+            target_mhz: clock.output_hz(b.clock.hz as f64) / 1e6,
+            device,
+            require_timing: false,
+            seed: 1,
+        })
+    }
+}

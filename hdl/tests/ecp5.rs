@@ -1,0 +1,140 @@
+//! The open ECP5 flow, run for real: a ULX3S bitstream built from scratch with timing met,
+//! the PLL settings against Project Trellis' own `ecppll`, and failed runs that name their
+//! cause. Needs yosys, nextpnr-ecp5, ecppack and ecppll (scripts/test.sh installs the pinned
+//! PyPI builds into a virtual environment and puts them on PATH).
+
+use queens_hdl::board::build::{build_dir, BuildOptions};
+use queens_hdl::board::clock::{solve, Primitive};
+use queens_hdl::board::toolchain::trellis::{Device, Tools};
+use queens_hdl::board::{Board, Link};
+use queens_hdl::emit::CoreConfig;
+use queens_hdl::pnr::{route, Job, PnrError};
+use queens_hdl::ArbiterKind;
+use std::path::Path;
+use std::process::Command;
+
+fn tools() -> Tools {
+    Tools::find().unwrap_or_else(|e| panic!("the open ECP5 tools are needed here (scripts/test.sh installs them): {e}"))
+}
+
+#[test]
+fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
+    tools();
+    let b = Board::load("ulx3s").unwrap();
+    let core = CoreConfig::new(27, 2, ArbiterKind::Adder, true).unwrap();
+    let clock = b.clock_for(b.defaults.clock_hz).unwrap();
+    let d = build_dir(&b, &BuildOptions { core, clock, baud: 115_200, link: Link::Uart }).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (f, text) in &d.files {
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    assert_eq!(d.command, "sh build.sh");
+    let out = Command::new("sh").arg("build.sh").current_dir(dir.path()).output().unwrap();
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "build.sh failed:\n{log}");
+    // nextpnr stops the script when timing fails; its report says so too.
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap()).unwrap();
+    let asked = d.compute_hz / 1e6;
+    let fmax = report["fmax"].as_object().expect("clocks in the report");
+    assert!(!fmax.is_empty());
+    for (clock, f) in fmax {
+        let achieved = f["achieved"].as_f64().unwrap();
+        assert!(achieved >= asked, "{clock}: {achieved} MHz routed, {asked} MHz asked\n{log}");
+    }
+    // An LFE5U-85F bitstream, compressed: hundreds of kilobytes, starting with the preamble.
+    let bit = std::fs::read(dir.path().join("queens.bit")).unwrap();
+    assert!(bit.len() > 100_000, "queens.bit is {} bytes", bit.len());
+    assert!(bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]), "no ECP5 preamble in queens.bit");
+}
+
+/// Our EHXPLLL settings are those `ecppll` picks, for clocks a design asks for.
+#[test]
+fn pll_settings_agree_with_ecppll() {
+    let t = tools();
+    let dir = tempfile::tempdir().unwrap();
+    for mhz in [48.0, 50.0, 62.5, 75.0, 80.0, 90.0, 100.0, 110.0, 125.0, 133.333, 150.0] {
+        let out = Command::new(&t.ecppll)
+            .args(["-i", "25", "-o", &mhz.to_string(), "-f", "pll.v"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "ecppll -o {mhz}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let field = |key: &str| -> u32 {
+            let line = text.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{key} in {text}"));
+            line[key.len()..].trim().parse().unwrap()
+        };
+        let theirs = (field("Refclk divisor:"), field("Feedback divisor:"), field("clkout0 divisor:"));
+        let ours = solve(Primitive::Ehxplll, 25e6, mhz * 1e6).unwrap();
+        assert_eq!((ours.divide, ours.multiply, ours.output_divide), theirs, "{mhz} MHz");
+        // And the Verilog says the same.
+        let v = std::fs::read_to_string(dir.path().join("pll.v")).unwrap();
+        assert!(v.contains(&format!(".CLKOP_CPHASE({})", (ours.output_divide - 1) / 2)), "{mhz} MHz: {v}");
+    }
+}
+
+fn small_job(verilog: &str, top: &str, part: &str, target_mhz: f64) -> Job {
+    Job {
+        sources: vec![(format!("{top}.v"), verilog.into())],
+        top: top.into(),
+        lpf: None,
+        target_mhz,
+        device: Device::from_part(part).unwrap(),
+        require_timing: true,
+        seed: 1,
+    }
+}
+
+#[test]
+fn a_clock_the_design_cannot_meet_is_named_with_what_it_reaches() {
+    // A 64-bit accumulator cannot run at 390 MHz.
+    let v = "module acc(input clock, input [63:0] d, output reg [63:0] q);
+    always @(posedge clock) q <= q + d;
+endmodule\n";
+    let e = route(&small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0), &|_| {}).unwrap_err();
+    match &e {
+        PnrError::Timing { achieved_mhz, wanted_mhz, .. } => {
+            assert!(*achieved_mhz > 50.0 && *achieved_mhz < 390.0 && *wanted_mhz == 390.0, "{e}")
+        }
+        other => panic!("expected a timing failure, got {other}"),
+    }
+    let msg = e.to_string();
+    assert!(msg.contains("timing not met") && msg.contains("390.00 MHz was asked"), "{msg}");
+}
+
+#[test]
+fn a_design_too_big_for_the_device_is_named() {
+    // 14,000 flip-flops on a 12k device (12,096 of them).
+    let v = "module big(input clock, input d, output q);
+    reg [13999:0] r;
+    always @(posedge clock) r <= {r[13998:0], d};
+    assign q = r[13999];
+endmodule\n";
+    let e = route(&small_job(v, "big", "LFE5U-12F-6BG256C", 50.0), &|_| {}).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, PnrError::DoesNotFit { .. }), "{msg}");
+    assert!(msg.contains("does not fit the --12k CABGA256 device") && msg.contains("TRELLIS_FF 14000 of 12096"), "{msg}");
+}
+
+#[test]
+fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
+    let text = queens_hdl::board::BUILTIN.iter().find(|(n, _)| *n == "ulx3s").unwrap().1;
+    let broken = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        Board::parse(Path::new("my.toml"), &text.replace(from, to)).unwrap_err().to_string()
+    };
+    let e = broken("pins = [\"G2\"]", "pins = [\"Z2\"]");
+    assert!(e.contains("my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C"), "{e}");
+    let e = broken("tx = \"L4\"", "tx = \"L21\"");
+    assert!(e.contains("field uart.tx: pin L21 is not on the CABGA381 package"), "{e}");
+    let e = broken("multiply = 4", "multiply = 90");
+    assert!(e.contains("field pll: EHXPLLL: multiply = 90 is outside 1..=80"), "{e}");
+    let e = broken("output_divide = 6", "output_divide = 1");
+    assert!(e.contains("field pll: EHXPLLL: VCO of 100.000 MHz is outside 400..=800 MHz"), "{e}");
+    let e = broken("part = \"LFE5U-85F-6BG381C\"", "part = \"LFE5U-85F-6BG999C\"");
+    assert!(e.contains("field part") && e.contains("package BG999"), "{e}");
+    let b = Board::load("ulx3s").unwrap();
+    let e = b.clock_for(450_000_000).unwrap_err().to_string();
+    assert!(e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"), "{e}");
+}

@@ -1,0 +1,155 @@
+//! `queens hdl report --pnr`: routed figures of the unit, the stage and whole arrays on an
+//! ECP5, and `hdl fit`'s figures for ECP5 boards.
+
+use super::board;
+use super::hdl::Units;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use queens_hdl::board::fit::{fit, Fit};
+use queens_hdl::board::toolchain::trellis::Device;
+use queens_hdl::board::{Board, Family};
+use queens_hdl::emit::{front_verilog, CoreConfig};
+use queens_hdl::pnr::{jobs, route, Job, Routed};
+use queens_hdl::report::Cost;
+use queens_hdl::ArbiterKind;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Routes `job`, with a spinner that says what is being done and for how long.
+pub fn route_shown(what: &str, job: &Job) -> anyhow::Result<Routed> {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template("{spinner} {prefix}: {msg} {elapsed}").expect("valid template"));
+    bar.set_prefix(what.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    let r = route(job, &|phase| bar.set_message(phase.to_string()));
+    bar.finish_and_clear();
+    r.with_context(|| format!("placing and routing {what}"))
+}
+
+/// A routed figure as `hdl fit` counts: LUT4 sites (RAM included) and flip-flops.
+pub fn cost(r: &Routed) -> Cost {
+    Cost {
+        lut: r.lut4,
+        lutram: 2 * r.ramw,
+        ff: r.ff,
+        ..Cost::default()
+    }
+}
+
+/// The fit of an ECP5 board from routed figures: one stage and the front end, each out of
+/// context. Also returns the stage's routed figures.
+pub fn fit_ecp5(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit, Routed, Routed)> {
+    let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
+    let m = board(n)?.inner() as usize;
+    let target = b.defaults.clock_hz as f64 / 1e6;
+    let stage = route_shown("one stage", &jobs::stage(m, arbiter, &device, target))?;
+    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let front_job = Job {
+        sources: vec![("queens_front.v".into(), front_verilog(&cfg, "queens_front"))],
+        top: "queens_front".into(),
+        lpf: None,
+        target_mhz: target,
+        device,
+        require_timing: false,
+        seed: 1,
+    };
+    let front = route_shown("the front end", &front_job)?;
+    Ok((fit(b, &cost(&stage), &cost(&front)), stage, front))
+}
+
+#[derive(Serialize)]
+struct Array {
+    units: usize,
+    #[serde(flatten)]
+    routed: Routed,
+    /// The array's routed clock over the stage's.
+    fmax_vs_stage: f64,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    n: u32,
+    arbiter: &'static str,
+    board: &'a str,
+    part: &'a str,
+    flow: &'static str,
+    target_mhz: f64,
+    unit: Routed,
+    stage: Routed,
+    /// The first array asked for.
+    array: &'a Array,
+    arrays: &'a [Array],
+}
+
+pub fn report(n: u32, arbiter: ArbiterKind, board_name: &str, solvers: &[Units], target_mhz: f64, json: bool) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
+        "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
+    );
+    anyhow::ensure!(
+        arbiter != ArbiterKind::Carry4,
+        "--arbiter carry4 is made of Xilinx CARRY4 cells; an ECP5 takes adder or prefix"
+    );
+    let b = Board::load(board_name)?;
+    anyhow::ensure!(b.family == Family::Ecp5, "{}: --pnr routes ECP5 boards, this is a {:?} board", b.name, b.family);
+    let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
+    let m = board(n)?.inner() as usize;
+    let unit = route_shown("the unit", &jobs::unit(m, arbiter, &device, target_mhz))?;
+    let stage = route_shown("one stage", &jobs::stage(m, arbiter, &device, target_mhz))?;
+    let mut arrays = Vec::new();
+    for k in solvers {
+        let units = match k {
+            Units::Count(k) => *k,
+            Units::Fit => fit_ecp5(&b, n, arbiter)?.0.units,
+        };
+        let core = CoreConfig::new(n as usize, units, arbiter, true)?;
+        let job = jobs::array(&b, core, target_mhz)?;
+        let routed = route_shown(&format!("{} top, {units} units", b.name), &job)?;
+        arrays.push(Array {
+            units,
+            fmax_vs_stage: routed.fmax_mhz / stage.fmax_mhz,
+            routed,
+        });
+    }
+    if json {
+        let r = Report {
+            n,
+            arbiter: arbiter.name(),
+            board: &b.name,
+            part: &b.part,
+            flow: "yosys synth_ecp5, nextpnr-ecp5 (routed)",
+            target_mhz,
+            unit,
+            stage,
+            array: &arrays[0],
+            arrays: &arrays,
+        };
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(());
+    }
+    println!(
+        "N = {n}, {} arbiter, routed on {} ({} {}) with yosys synth_ecp5 and nextpnr-ecp5, asked for {target_mhz} MHz",
+        arbiter.name(),
+        b.part,
+        device.flag,
+        device.package
+    );
+    let line = |what: &str, r: &Routed| {
+        println!(
+            "{what}: {} LUT4 ({} carry cells) + {} RAMW = {} LUT4 sites, {} FF, {} DP16KD, {:.1} MHz",
+            r.lut4, r.carry, r.ramw, r.lut4_sites, r.ff, r.bram, r.fmax_mhz
+        );
+        let p = &r.critical_path;
+        println!(
+            "  critical path {:.2} ns ({} logic levels, {:.2} ns logic, {:.2} ns routing): {} -> {}",
+            p.total_ns, p.logic_levels, p.logic_ns, p.routing_ns, p.from, p.to
+        );
+    };
+    line("unit (out of context)", &unit);
+    line("stage (out of context)", &stage);
+    for a in &arrays {
+        line(&format!("{} top with {} units", b.name, a.units), &a.routed);
+        println!("  array / stage fmax: {:.3}", a.fmax_vs_stage);
+    }
+    Ok(())
+}
