@@ -174,10 +174,10 @@ fn route_failure(job: &Job, log: &str) -> PnrError {
         let over: Vec<String> = log
             .lines()
             .filter_map(|l| {
-                // "Info:     TRELLIS_COMB: 35628/24288   146%"
+                // "Info:     MULT18X18D:      80/     28   285%"
                 let (kind, rest) = l.trim_start_matches("Info:").trim().split_once(':')?;
-                let (used, avail) = rest.split_whitespace().next()?.split_once('/')?;
-                let (u, a): (u64, u64) = (used.parse().ok()?, avail.parse().ok()?);
+                let mut nums = rest.split(|c: char| c == '/' || c.is_whitespace()).filter(|w| !w.is_empty());
+                let (u, a): (u64, u64) = (nums.next()?.parse().ok()?, nums.next()?.parse().ok()?);
                 (u > a).then(|| format!("{kind} {u} of {a}"))
             })
             .collect();

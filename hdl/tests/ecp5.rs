@@ -53,7 +53,7 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
 fn pll_settings_agree_with_ecppll() {
     let t = tools();
     let dir = tempfile::tempdir().unwrap();
-    for mhz in [48.0, 50.0, 62.5, 75.0, 80.0, 90.0, 100.0, 110.0, 125.0, 133.333, 150.0] {
+    for mhz in [37.5, 40.0, 50.0, 60.0, 62.5, 66.6667, 75.0, 80.0, 85.7143, 90.0, 100.0, 110.0, 125.0, 133.333, 150.0, 160.0] {
         let out = Command::new(&t.ecppll)
             .args(["-i", "25", "-o", &mhz.to_string(), "-f", "pll.v"])
             .current_dir(dir.path())
@@ -70,8 +70,11 @@ fn pll_settings_agree_with_ecppll() {
         assert_eq!((ours.divide, ours.multiply, ours.output_divide), theirs, "{mhz} MHz");
         // And the Verilog says the same.
         let v = std::fs::read_to_string(dir.path().join("pll.v")).unwrap();
-        assert!(v.contains(&format!(".CLKOP_CPHASE({})", (ours.output_divide - 1) / 2)), "{mhz} MHz: {v}");
+        assert!(v.contains(&format!(".CLKOP_CPHASE({})", ours.ehxplll_cphase(25e6))), "{mhz} MHz: {v}");
     }
+    // Where nothing comes within 1% (ecppll settles for 46.875 MHz), we refuse and name it.
+    let e = solve(Primitive::Ehxplll, 25e6, 48e6).unwrap_err().to_string();
+    assert!(e.contains("no legal setting gives 48.000 MHz") && e.contains("nearest: 46.875 MHz"), "{e}");
 }
 
 fn small_job(verilog: &str, top: &str, part: &str, target_mhz: f64) -> Job {
@@ -105,16 +108,23 @@ endmodule\n";
 
 #[test]
 fn a_design_too_big_for_the_device_is_named() {
-    // 14,000 flip-flops on a 12k device (12,096 of them).
-    let v = "module big(input clock, input d, output q);
-    reg [13999:0] r;
-    always @(posedge clock) r <= {r[13998:0], d};
-    assign q = r[13999];
+    // 80 multipliers on a 12k device (28 multiplier blocks).
+    let v = "module big(input clock, input [17:0] a, input [17:0] b, output reg q);
+    reg [35:0] p [0:79];
+    reg [79:0] x;
+    genvar i;
+    generate for (i = 0; i < 80; i = i + 1) begin : m
+        always @(posedge clock) begin
+            p[i] <= (a + i) * (b ^ i);
+            x[i] <= ^p[i];
+        end
+    end endgenerate
+    always @(posedge clock) q <= ^x;
 endmodule\n";
     let e = route(&small_job(v, "big", "LFE5U-12F-6BG256C", 50.0), &|_| {}).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, PnrError::DoesNotFit { .. }), "{msg}");
-    assert!(msg.contains("does not fit the --12k CABGA256 device") && msg.contains("TRELLIS_FF 14000 of 12096"), "{msg}");
+    assert!(msg.contains("big does not fit the --12k CABGA256 device: MULT18X18D 80 of 28"), "{msg}");
 }
 
 #[test]
@@ -128,10 +138,10 @@ fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
     assert!(e.contains("my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C"), "{e}");
     let e = broken("tx = \"L4\"", "tx = \"L21\"");
     assert!(e.contains("field uart.tx: pin L21 is not on the CABGA381 package"), "{e}");
-    let e = broken("multiply = 4", "multiply = 90");
+    let e = broken("multiply = 3", "multiply = 90");
     assert!(e.contains("field pll: EHXPLLL: multiply = 90 is outside 1..=80"), "{e}");
-    let e = broken("output_divide = 6", "output_divide = 1");
-    assert!(e.contains("field pll: EHXPLLL: VCO of 100.000 MHz is outside 400..=800 MHz"), "{e}");
+    let e = broken("output_divide = 8", "output_divide = 1");
+    assert!(e.contains("field pll: EHXPLLL: VCO of 75.000 MHz is outside 400..=800 MHz"), "{e}");
     let e = broken("part = \"LFE5U-85F-6BG381C\"", "part = \"LFE5U-85F-6BG999C\"");
     assert!(e.contains("field part") && e.contains("package BG999"), "{e}");
     let b = Board::load("ulx3s").unwrap();

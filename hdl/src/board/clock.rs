@@ -141,6 +141,16 @@ impl Settings {
         }
     }
 
+    /// EHXPLLL: the output's coarse phase (CLKOP_CPHASE), half an output period in VCO
+    /// cycles as `ecppll` computes it (in its arithmetic, which truncates an exact 3.0 to 2),
+    /// so that our PLL is bit for bit the one that tool writes and boards have run.
+    pub fn ehxplll_cphase(&self, fin: f64) -> u32 {
+        let fpfd = (fin / 1e6) as f32 / self.divide as f32;
+        let (fvco, fout) = ehxplll_f32(fpfd, self.multiply, self.output_divide);
+        let ns_phase = (1.0 / (f64::from(fout) * 1e6) * 0.5) as f32;
+        (f64::from(ns_phase) * (f64::from(fvco) * 1e6)) as u32
+    }
+
     /// Every counter and frequency inside the primitive's ranges.
     pub fn check(&self, fin: f64) -> Result<(), ClockError> {
         let l = self.primitive.limits();
@@ -234,37 +244,44 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
 }
 
 /// The ECP5 PLL as `ecppll` picks it: the nearest output, then the VCO nearest 600 MHz
-/// (mid-range), then the smaller divides.
+/// (mid-range), then the first in the order of its search (divide, multiply, output divide,
+/// each rising). Computed in single precision as that tool computes, so that near-ties fall
+/// the same way and our settings are the ones boards have run.
 fn solve_ehxplll(fin: f64, want: f64) -> Result<Settings, ClockError> {
     let primitive = Primitive::Ehxplll;
     let l = primitive.limits();
-    let mut best: Option<(f64, f64, Settings)> = None;
+    let (input, output) = ((fin / 1e6) as f32, (want / 1e6) as f32);
+    let mut best: Option<(f32, f32, Settings)> = None;
     for divide in l.divide.0..=l.divide.1 {
+        let fpfd = input / divide as f32;
+        if !(l.pfd.0 as f32..=l.pfd.1 as f32).contains(&fpfd) {
+            continue;
+        }
         for multiply in l.multiply.0..=l.multiply.1 {
             for output_divide in l.output_divide.0..=l.output_divide.1 {
-                let s = Settings {
-                    primitive,
-                    divide,
-                    multiply,
-                    output_divide,
-                };
-                if s.check(fin).is_err() {
+                let (fvco, fout) = ehxplll_f32(fpfd, multiply, output_divide);
+                if !(l.vco.0 as f32..=l.vco.1 as f32).contains(&fvco) {
                     continue;
                 }
-                let err = (s.output_hz(fin) - want).abs();
-                let off = (s.vco_hz(fin) - 600e6).abs();
+                let err = (fout - output).abs();
                 let better = match &best {
                     None => true,
-                    Some((e, o, _)) => err < *e - 1e-6 || ((err - *e).abs() <= 1e-6 && off < *o - 1e-6),
+                    Some((e, v, _)) => err < *e || (err == *e && (fvco - 600.0).abs() < (v - 600.0).abs()),
                 };
                 if better {
-                    best = Some((err, off, s));
+                    let s = Settings {
+                        primitive,
+                        divide,
+                        multiply,
+                        output_divide,
+                    };
+                    best = Some((err, fvco, s));
                 }
             }
         }
     }
     match best {
-        Some((err, _, s)) if err / want <= 0.01 => Ok(s),
+        Some((_, _, s)) if s.check(fin).is_ok() && (s.output_hz(fin) - want).abs() / want <= 0.01 => Ok(s),
         other => Err(ClockError::NoSetting {
             primitive: primitive.name(),
             want_mhz: want / 1e6,
@@ -272,6 +289,12 @@ fn solve_ehxplll(fin: f64, want: f64) -> Result<Settings, ClockError> {
             best_mhz: other.map_or(0.0, |(_, _, s)| s.output_hz(fin) / 1e6),
         }),
     }
+}
+
+/// VCO and output in MHz, in `ecppll`'s single-precision steps.
+fn ehxplll_f32(fpfd: f32, multiply: u32, output_divide: u32) -> (f32, f32) {
+    let fvco = fpfd * multiply as f32 * output_divide as f32;
+    (fvco, fvco / output_divide as f32)
 }
 
 #[cfg(test)]

@@ -170,8 +170,8 @@ fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
             vco = s.vco_hz(fin_hz as f64) / 1e6,
             period_ps = (1e12 / fin_hz as f64).round() as u64,
         ),
-        // As Project Trellis' `ecppll` writes it: fed back from CLKOP, the output's coarse
-        // phase at (O - 1) / 2 VCO cycles for no phase shift.
+        // As Project Trellis' `ecppll` writes it: fed back from CLKOP, the output shifted by
+        // half a period as Lattice's tools do.
         Primitive::Ehxplll => format!(
             "    (* FREQUENCY_PIN_CLKI=\"{fin_mhz}\" *)
     (* FREQUENCY_PIN_CLKOP=\"{fout_mhz}\" *)
@@ -194,7 +194,7 @@ fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
             d = s.divide,
             m = s.multiply,
             o = s.output_divide,
-            cphase = (s.output_divide - 1) / 2,
+            cphase = s.ehxplll_cphase(fin_hz as f64),
         ),
     }
 }
