@@ -16,7 +16,7 @@ pub enum Command {
     Report(ReportArgs),
     /// Write the Verilog of a design: the board-independent core (byte streams in and out)
     /// and the top for a board, with a design.json that records what was built. For a board
-    /// (vc707, kc705, ml605, de4, or a board file) the directory also holds the constraints,
+    /// (vc707, kc705, ml605, de4, ulx3s, or a board file) the directory also holds the constraints,
     /// the vendor build script and a README: a complete bitstream project.
     Emit(EmitArgs),
     /// How many solver units fit a board's device (yosys figures of one stage and of the
@@ -26,7 +26,7 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct FitArgs {
-    /// A built-in board (vc707, kc705, ml605, de4) or a board file.
+    /// A built-in board (vc707, kc705, ml605, de4, ulx3s) or a board file.
     #[arg(long)]
     board: String,
     /// Board size (default: the board's).
@@ -42,7 +42,7 @@ pub struct FitArgs {
 #[derive(clap::Args)]
 pub struct EmitArgs {
     /// Target board: generic (the core behind a UART, no vendor files), a built-in board
-    /// (vc707, kc705, ml605, de4) or a board file (path/to/my.toml).
+    /// (vc707, kc705, ml605, de4, ulx3s) or a board file (path/to/my.toml).
     #[arg(long, default_value = "generic")]
     board: String,
     /// Output directory (created; files in it are replaced).

@@ -25,7 +25,7 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct EstimateArgs {
-    /// Board: generic (the figures below), a built-in board (vc707, kc705, ml605, de4:
+    /// Board: generic (the figures below), a built-in board (vc707, kc705, ml605, de4, ulx3s:
     /// its clock, and the units Queens@TUD ran on it unless --solvers says) or a board file.
     #[arg(long, default_value = "generic")]
     board: String,
