@@ -220,6 +220,8 @@ fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for Front<M, M1, D, W> {
+    // rust-hdl turns match arms into Verilog case items, which take no guards.
+    #[allow(clippy::collapsible_match)]
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

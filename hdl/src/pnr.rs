@@ -21,11 +21,19 @@ pub enum PnrError {
     #[error("yosys synth_ecp5 failed on {top}:\n{log_tail}")]
     Synthesis { top: String, log_tail: String },
     #[error("{top} does not fit the {device} device: {detail}")]
-    DoesNotFit { top: String, device: String, detail: String },
+    DoesNotFit {
+        top: String,
+        device: String,
+        detail: String,
+    },
     #[error("{top}: a pin is not on the package: {detail}")]
     Pin { top: String, detail: String },
     #[error("{top}: timing not met: the routed clock reaches {achieved_mhz:.2} MHz, {wanted_mhz:.2} MHz was asked")]
-    Timing { top: String, achieved_mhz: f64, wanted_mhz: f64 },
+    Timing {
+        top: String,
+        achieved_mhz: f64,
+        wanted_mhz: f64,
+    },
     #[error("nextpnr-ecp5 failed on {top}:\n{log_tail}")]
     Route { top: String, log_tail: String },
     #[error("reading nextpnr's report of {top}: {reason}")]
@@ -120,14 +128,28 @@ pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
     if !out.status.success() {
         return Err(PnrError::Synthesis {
             top: job.top.clone(),
-            log_tail: tail(&(dir.read("yosys.log") + &String::from_utf8_lossy(&out.stderr)), 12),
+            log_tail: tail(
+                &(dir.read("yosys.log") + &String::from_utf8_lossy(&out.stderr)),
+                12,
+            ),
         });
     }
     let carry = carry_cells(&dir.read("stat.json"));
 
     phase("place and route (nextpnr-ecp5)");
     let mut args = job.device.args();
-    args.extend(["--json", "net.json", "--report", "report.json", "-l", "nextpnr.log", "-q"].map(String::from));
+    args.extend(
+        [
+            "--json",
+            "net.json",
+            "--report",
+            "report.json",
+            "-l",
+            "nextpnr.log",
+            "-q",
+        ]
+        .map(String::from),
+    );
     args.extend(["--seed".into(), job.seed.to_string()]);
     match &job.lpf {
         Some((name, _)) => args.extend(["--lpf".into(), name.clone()]),
@@ -170,13 +192,18 @@ fn route_failure(job: &Job, log: &str) -> PnrError {
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
     let detail = errors.join("; ");
     let top = job.top.clone();
-    if log.contains("no BELs remaining") || log.contains("utilisation limit") || log.contains("utilization limit") {
+    if log.contains("no BELs remaining")
+        || log.contains("utilisation limit")
+        || log.contains("utilization limit")
+    {
         let over: Vec<String> = log
             .lines()
             .filter_map(|l| {
                 // "Info:     MULT18X18D:      80/     28   285%"
                 let (kind, rest) = l.trim_start_matches("Info:").trim().split_once(':')?;
-                let mut nums = rest.split(|c: char| c == '/' || c.is_whitespace()).filter(|w| !w.is_empty());
+                let mut nums = rest
+                    .split(|c: char| c == '/' || c.is_whitespace())
+                    .filter(|w| !w.is_empty());
                 let (u, a): (u64, u64) = (nums.next()?.parse().ok()?, nums.next()?.parse().ok()?);
                 (u > a).then(|| format!("{kind} {u} of {a}"))
             })
@@ -248,10 +275,19 @@ fn read_report(r: &Report, carry: u64, target_mhz: f64, log: &str) -> Result<Rou
         .iter()
         .filter(|p| p.from.ends_with(clock.as_str()) && p.to.ends_with(clock.as_str()))
         .max_by(|a, b| total(a).total_cmp(&total(b)))
-        .or_else(|| r.critical_paths.iter().max_by(|a, b| total(a).total_cmp(&total(b))))
+        .or_else(|| {
+            r.critical_paths
+                .iter()
+                .max_by(|a, b| total(a).total_cmp(&total(b)))
+        })
         .map(critical)
         .unwrap_or_default();
-    let summary = log.lines().rfind(|l| l.contains("Max frequency")).unwrap_or("").trim().to_string();
+    let summary = log
+        .lines()
+        .rfind(|l| l.contains("Max frequency"))
+        .unwrap_or("")
+        .trim()
+        .to_string();
     Ok(Routed {
         lut4: used("TRELLIS_COMB"),
         carry,
@@ -286,7 +322,13 @@ fn critical(p: &Path_) -> CriticalPath {
         .iter()
         .filter(|s| s.kind == "logic" && !(s.from.port == "FCI" && s.to.port == "FCO"))
         .count();
-    let sum = |k: &str| p.path.iter().filter(|s| s.kind == k).map(|s| s.delay).sum::<f64>();
+    let sum = |k: &str| {
+        p.path
+            .iter()
+            .filter(|s| s.kind == k)
+            .map(|s| s.delay)
+            .sum::<f64>()
+    };
     CriticalPath {
         from: p.path.first().map_or(String::new(), |s| s.from.cell.clone()),
         to: p.path.last().map_or(String::new(), |s| s.to.cell.clone()),
@@ -301,7 +343,9 @@ fn critical(p: &Path_) -> CriticalPath {
 /// CCU2C cells in yosys' `stat -json` output.
 fn carry_cells(stat: &str) -> u64 {
     let v: serde_json::Value = serde_json::from_str(stat).unwrap_or_default();
-    v.pointer("/design/num_cells_by_type/CCU2C").and_then(|c| c.as_u64()).unwrap_or(0)
+    v.pointer("/design/num_cells_by_type/CCU2C")
+        .and_then(|c| c.as_u64())
+        .unwrap_or(0)
 }
 
 fn tail(text: &str, n: usize) -> String {
@@ -370,12 +414,22 @@ pub mod jobs {
 
     /// The bare unit for inner size `m`, out of context.
     pub fn unit(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(unit_verilog(m, arbiter, "queens_unit"), "queens_unit", device, target_mhz)
+        ooc(
+            unit_verilog(m, arbiter, "queens_unit"),
+            "queens_unit",
+            device,
+            target_mhz,
+        )
     }
 
     /// One solver stage (unit, result record, chain registers), out of context.
     pub fn stage(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(stage_verilog(m, arbiter, "queens_stage"), "queens_stage", device, target_mhz)
+        ooc(
+            stage_verilog(m, arbiter, "queens_stage"),
+            "queens_stage",
+            device,
+            target_mhz,
+        )
     }
 
     /// The whole board top of an ECP5 board with `core.units` units, in context (its pins,
@@ -400,7 +454,8 @@ pub mod jobs {
                 link: Link::Uart,
             },
         )?;
-        let sources: Vec<(String, String)> = d.files.iter().filter(|f| f.0.ends_with(".v")).cloned().collect();
+        let sources: Vec<(String, String)> =
+            d.files.iter().filter(|f| f.0.ends_with(".v")).cloned().collect();
         let lpf = d.files.iter().find(|f| f.0.ends_with(".lpf")).cloned();
         Ok(Job {
             sources,

@@ -14,7 +14,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn tools() -> Tools {
-    Tools::find().unwrap_or_else(|e| panic!("the open ECP5 tools are needed here (scripts/test.sh installs them): {e}"))
+    Tools::find().unwrap_or_else(|e| {
+        panic!("the open ECP5 tools are needed here (scripts/test.sh installs them): {e}")
+    })
 }
 
 #[test]
@@ -23,14 +25,31 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
     let b = Board::load("ulx3s").unwrap();
     let core = CoreConfig::new(27, 2, ArbiterKind::Adder, true).unwrap();
     let clock = b.clock_for(b.defaults.clock_hz).unwrap();
-    let d = build_dir(&b, &BuildOptions { core, clock, baud: 115_200, link: Link::Uart }).unwrap();
+    let d = build_dir(
+        &b,
+        &BuildOptions {
+            core,
+            clock,
+            baud: 115_200,
+            link: Link::Uart,
+        },
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     for (f, text) in &d.files {
         std::fs::write(dir.path().join(f), text).unwrap();
     }
     assert_eq!(d.command, "sh build.sh");
-    let out = Command::new("sh").arg("build.sh").current_dir(dir.path()).output().unwrap();
-    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("sh")
+        .arg("build.sh")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.status.success(), "build.sh failed:\n{log}");
     // nextpnr stops the script when timing fails; its report says so too.
     let report: serde_json::Value =
@@ -40,12 +59,18 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
     assert!(!fmax.is_empty());
     for (clock, f) in fmax {
         let achieved = f["achieved"].as_f64().unwrap();
-        assert!(achieved >= asked, "{clock}: {achieved} MHz routed, {asked} MHz asked\n{log}");
+        assert!(
+            achieved >= asked,
+            "{clock}: {achieved} MHz routed, {asked} MHz asked\n{log}"
+        );
     }
     // An LFE5U-85F bitstream, compressed: hundreds of kilobytes, starting with the preamble.
     let bit = std::fs::read(dir.path().join("queens.bit")).unwrap();
     assert!(bit.len() > 100_000, "queens.bit is {} bytes", bit.len());
-    assert!(bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]), "no ECP5 preamble in queens.bit");
+    assert!(
+        bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]),
+        "no ECP5 preamble in queens.bit"
+    );
 }
 
 /// Our EHXPLLL settings are those `ecppll` picks, for clocks a design asks for.
@@ -53,28 +78,52 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
 fn pll_settings_agree_with_ecppll() {
     let t = tools();
     let dir = tempfile::tempdir().unwrap();
-    for mhz in [37.5, 40.0, 50.0, 60.0, 62.5, 66.6667, 75.0, 80.0, 85.7143, 90.0, 100.0, 110.0, 125.0, 133.333, 150.0, 160.0] {
+    for mhz in [
+        37.5, 40.0, 50.0, 60.0, 62.5, 66.6667, 75.0, 80.0, 85.7143, 90.0, 100.0, 110.0, 125.0, 133.333,
+        150.0, 160.0,
+    ] {
         let out = Command::new(&t.ecppll)
             .args(["-i", "25", "-o", &mhz.to_string(), "-f", "pll.v"])
             .current_dir(dir.path())
             .output()
             .unwrap();
-        assert!(out.status.success(), "ecppll -o {mhz}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "ecppll -o {mhz}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let field = |key: &str| -> u32 {
-            let line = text.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{key} in {text}"));
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(key))
+                .unwrap_or_else(|| panic!("{key} in {text}"));
             line[key.len()..].trim().parse().unwrap()
         };
-        let theirs = (field("Refclk divisor:"), field("Feedback divisor:"), field("clkout0 divisor:"));
+        let theirs = (
+            field("Refclk divisor:"),
+            field("Feedback divisor:"),
+            field("clkout0 divisor:"),
+        );
         let ours = solve(Primitive::Ehxplll, 25e6, mhz * 1e6).unwrap();
-        assert_eq!((ours.divide, ours.multiply, ours.output_divide), theirs, "{mhz} MHz");
+        assert_eq!(
+            (ours.divide, ours.multiply, ours.output_divide),
+            theirs,
+            "{mhz} MHz"
+        );
         // And the Verilog says the same.
         let v = std::fs::read_to_string(dir.path().join("pll.v")).unwrap();
-        assert!(v.contains(&format!(".CLKOP_CPHASE({})", ours.ehxplll_cphase(25e6))), "{mhz} MHz: {v}");
+        assert!(
+            v.contains(&format!(".CLKOP_CPHASE({})", ours.ehxplll_cphase(25e6))),
+            "{mhz} MHz: {v}"
+        );
     }
     // Where nothing comes within 1% (ecppll settles for 46.875 MHz), we refuse and name it.
     let e = solve(Primitive::Ehxplll, 25e6, 48e6).unwrap_err().to_string();
-    assert!(e.contains("no legal setting gives 48.000 MHz") && e.contains("nearest: 46.875 MHz"), "{e}");
+    assert!(
+        e.contains("no legal setting gives 48.000 MHz") && e.contains("nearest: 46.875 MHz"),
+        "{e}"
+    );
 }
 
 fn small_job(verilog: &str, top: &str, part: &str, target_mhz: f64) -> Job {
@@ -97,13 +146,23 @@ fn a_clock_the_design_cannot_meet_is_named_with_what_it_reaches() {
 endmodule\n";
     let e = route(&small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0), &|_| {}).unwrap_err();
     match &e {
-        PnrError::Timing { achieved_mhz, wanted_mhz, .. } => {
-            assert!(*achieved_mhz > 50.0 && *achieved_mhz < 390.0 && *wanted_mhz == 390.0, "{e}")
+        PnrError::Timing {
+            achieved_mhz,
+            wanted_mhz,
+            ..
+        } => {
+            assert!(
+                *achieved_mhz > 50.0 && *achieved_mhz < 390.0 && *wanted_mhz == 390.0,
+                "{e}"
+            )
         }
         other => panic!("expected a timing failure, got {other}"),
     }
     let msg = e.to_string();
-    assert!(msg.contains("timing not met") && msg.contains("390.00 MHz was asked"), "{msg}");
+    assert!(
+        msg.contains("timing not met") && msg.contains("390.00 MHz was asked"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -124,27 +183,51 @@ endmodule\n";
     let e = route(&small_job(v, "big", "LFE5U-12F-6BG256C", 50.0), &|_| {}).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, PnrError::DoesNotFit { .. }), "{msg}");
-    assert!(msg.contains("big does not fit the --12k CABGA256 device: MULT18X18D 80 of 28"), "{msg}");
+    assert!(
+        msg.contains("big does not fit the --12k CABGA256 device: MULT18X18D 80 of 28"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
-    let text = queens_hdl::board::BUILTIN.iter().find(|(n, _)| *n == "ulx3s").unwrap().1;
+    let text = queens_hdl::board::BUILTIN
+        .iter()
+        .find(|(n, _)| *n == "ulx3s")
+        .unwrap()
+        .1;
     let broken = |from: &str, to: &str| {
         assert!(text.contains(from), "{from}");
-        Board::parse(Path::new("my.toml"), &text.replace(from, to)).unwrap_err().to_string()
+        Board::parse(Path::new("my.toml"), &text.replace(from, to))
+            .unwrap_err()
+            .to_string()
     };
     let e = broken("pins = [\"G2\"]", "pins = [\"Z2\"]");
-    assert!(e.contains("my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C"), "{e}");
+    assert!(
+        e.contains("my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C"),
+        "{e}"
+    );
     let e = broken("tx = \"L4\"", "tx = \"L21\"");
-    assert!(e.contains("field uart.tx: pin L21 is not on the CABGA381 package"), "{e}");
+    assert!(
+        e.contains("field uart.tx: pin L21 is not on the CABGA381 package"),
+        "{e}"
+    );
     let e = broken("multiply = 3", "multiply = 90");
-    assert!(e.contains("field pll: EHXPLLL: multiply = 90 is outside 1..=80"), "{e}");
+    assert!(
+        e.contains("field pll: EHXPLLL: multiply = 90 is outside 1..=80"),
+        "{e}"
+    );
     let e = broken("output_divide = 8", "output_divide = 1");
-    assert!(e.contains("field pll: EHXPLLL: VCO of 75.000 MHz is outside 400..=800 MHz"), "{e}");
+    assert!(
+        e.contains("field pll: EHXPLLL: VCO of 75.000 MHz is outside 400..=800 MHz"),
+        "{e}"
+    );
     let e = broken("part = \"LFE5U-85F-6BG381C\"", "part = \"LFE5U-85F-6BG999C\"");
     assert!(e.contains("field part") && e.contains("package BG999"), "{e}");
     let b = Board::load("ulx3s").unwrap();
     let e = b.clock_for(450_000_000).unwrap_err().to_string();
-    assert!(e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"), "{e}");
+    assert!(
+        e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"),
+        "{e}"
+    );
 }

@@ -18,7 +18,9 @@ use std::time::Duration;
 /// Routes `job`, with a spinner that says what is being done and for how long.
 pub fn route_shown(what: &str, job: &Job) -> anyhow::Result<Routed> {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template("{spinner} {prefix}: {msg} {elapsed}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {prefix}: {msg} {elapsed}").expect("valid template"),
+    );
     bar.set_prefix(what.to_string());
     bar.enable_steady_tick(Duration::from_millis(200));
     let r = route(job, &|phase| bar.set_message(phase.to_string()));
@@ -81,7 +83,14 @@ struct Report<'a> {
     arrays: &'a [Array],
 }
 
-pub fn report(n: u32, arbiter: ArbiterKind, board_name: &str, solvers: &[Units], target_mhz: f64, json: bool) -> anyhow::Result<()> {
+pub fn report(
+    n: u32,
+    arbiter: ArbiterKind,
+    board_name: &str,
+    solvers: &[Units],
+    target_mhz: f64,
+    json: bool,
+) -> anyhow::Result<()> {
     anyhow::ensure!(
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
@@ -91,7 +100,12 @@ pub fn report(n: u32, arbiter: ArbiterKind, board_name: &str, solvers: &[Units],
         "--arbiter carry4 is made of Xilinx CARRY4 cells; an ECP5 takes adder or prefix"
     );
     let b = Board::load(board_name)?;
-    anyhow::ensure!(b.family == Family::Ecp5, "{}: --pnr routes ECP5 boards, this is a {:?} board", b.name, b.family);
+    anyhow::ensure!(
+        b.family == Family::Ecp5,
+        "{}: --pnr routes ECP5 boards, this is a {:?} board",
+        b.name,
+        b.family
+    );
     let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
     let m = board(n)?.inner() as usize;
     let unit = route_shown("the unit", &jobs::unit(m, arbiter, &device, target_mhz))?;

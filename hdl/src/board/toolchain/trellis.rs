@@ -46,7 +46,11 @@ const PACKAGES: [(&str, &str); 6] = [
 
 impl Device {
     pub fn from_part(part: &str) -> Result<Device, String> {
-        let bad = |why: &str| Err(format!("{part:?} is not an ECP5 part number ({why}; e.g. LFE5U-85F-6BG381C)"));
+        let bad = |why: &str| {
+            Err(format!(
+                "{part:?} is not an ECP5 part number ({why}; e.g. LFE5U-85F-6BG381C)"
+            ))
+        };
         let fields: Vec<&str> = part.split('-').collect();
         let [family, size, rest] = fields[..] else {
             return bad("three fields joined by '-'");
@@ -74,7 +78,9 @@ impl Device {
             return bad("it ends in the temperature grade C or I");
         };
         let Some((_, package)) = PACKAGES.iter().find(|(c, _)| *c == code) else {
-            return bad(&format!("package {code} is not one of BG256, BG381, BG554, BG756, MG285, TG144"));
+            return bad(&format!(
+                "package {code} is not one of BG256, BG381, BG554, BG756, MG285, TG144"
+            ));
         };
         Ok(Device {
             flag: format!("--{prefix}{kluts}k"),
@@ -85,7 +91,13 @@ impl Device {
 
     /// nextpnr-ecp5's arguments for the device.
     pub fn args(&self) -> Vec<String> {
-        vec![self.flag.clone(), "--package".into(), self.package.into(), "--speed".into(), self.speed.to_string()]
+        vec![
+            self.flag.clone(),
+            "--package".into(),
+            self.package.into(),
+            "--speed".into(),
+            self.speed.to_string(),
+        ]
     }
 }
 
@@ -99,11 +111,20 @@ pub fn check_pin(part: &str, pin: &str) -> Result<(), String> {
         "CABGA381" => 20,
         _ => return Ok(()),
     };
-    let rows: Vec<char> = ('A'..='Z').filter(|c| !"IOQSXZ".contains(*c)).take(side).collect();
+    let rows: Vec<char> = ('A'..='Z')
+        .filter(|c| !"IOQSXZ".contains(*c))
+        .take(side)
+        .collect();
     let row = pin.chars().next().unwrap_or(' ');
     let col: Option<usize> = pin.get(1..).and_then(|c| c.parse().ok());
     match col {
-        Some(c) if rows.contains(&row) && (1..=side).contains(&c) && pin[1..].chars().all(|d| d.is_ascii_digit()) => Ok(()),
+        Some(c)
+            if rows.contains(&row)
+                && (1..=side).contains(&c)
+                && pin[1..].chars().all(|d| d.is_ascii_digit()) =>
+        {
+            Ok(())
+        }
         _ => Err(format!(
             "pin {pin} is not on the {} package of {part} (balls A1..{}{side})",
             device.package,
@@ -221,7 +242,10 @@ impl Tools {
                     return Ok(t);
                 }
             }
-            Err(format!("{name} not found: {}, or put the OSS CAD Suite on PATH", pip_install()))
+            Err(format!(
+                "{name} not found: {}, or put the OSS CAD Suite on PATH",
+                pip_install()
+            ))
         };
         Ok(Tools {
             yosys: find("yosys")?,
