@@ -18,6 +18,7 @@ pub mod front;
 pub mod lutram;
 pub mod pnr;
 pub mod rtl;
+pub mod scratch;
 pub mod stage;
 pub mod uart_rx;
 pub mod uart_tx;

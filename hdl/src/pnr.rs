@@ -5,10 +5,10 @@
 //! The tools run in a scratch directory with relative file names (the PyPI builds see only
 //! their working directory).
 
-use crate::board::toolchain::trellis::{Device, Tools};
+use crate::board::toolchain::trellis::{find_tool, Device};
+use crate::scratch::{Scratch, ScratchError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use thiserror::Error;
 
@@ -57,15 +57,6 @@ pub struct Job {
     pub seed: u64,
 }
 
-/// One step of the critical path.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Step {
-    /// clk-to-q, logic, routing, setup.
-    pub kind: String,
-    pub cell: String,
-    pub delay_ns: f64,
-}
-
 /// The critical path of the slowest clock.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CriticalPath {
@@ -77,8 +68,6 @@ pub struct CriticalPath {
     /// Logic steps: LUT4s, carry cells, wide multiplexers, RAM reads (a carry chain's
     /// ripple through one CCU2C counts as one).
     pub logic_levels: usize,
-    #[serde(skip)]
-    pub steps: Vec<Step>,
 }
 
 /// A routed design.
@@ -101,17 +90,15 @@ pub struct Routed {
     pub fmax_mhz: f64,
     pub target_mhz: f64,
     pub critical_path: CriticalPath,
-    /// nextpnr's "Max frequency" line.
-    #[serde(skip)]
-    pub summary: String,
 }
 
 /// Synthesizes, places and routes `job`; `phase` hears what is being done.
 pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
-    let tools = Tools::find().map_err(PnrError::Tools)?;
-    let dir = Scratch::new()?;
+    let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
+    let nextpnr = find_tool("nextpnr-ecp5").map_err(PnrError::Tools)?;
+    let dir = Scratch::new("queens-pnr").map_err(io)?;
     for (name, text) in job.sources.iter().chain(job.lpf.iter()) {
-        dir.write(name, text)?;
+        dir.write(name, text).map_err(io)?;
     }
     let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
     phase("synthesis (yosys synth_ecp5)");
@@ -120,21 +107,21 @@ pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
         names.join(" "),
         top = job.top
     );
-    let out = Command::new(&tools.yosys)
+    let out = Command::new(&yosys)
         .args(["-q", "-l", "yosys.log", "-p", &script])
-        .current_dir(&dir.0)
+        .current_dir(dir.path())
         .output()
-        .map_err(|e| PnrError::Tools(format!("running {}: {e}", tools.yosys)))?;
+        .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
     if !out.status.success() {
         return Err(PnrError::Synthesis {
             top: job.top.clone(),
             log_tail: tail(
-                &(dir.read("yosys.log") + &String::from_utf8_lossy(&out.stderr)),
+                &(dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr)),
                 12,
             ),
         });
     }
-    let carry = carry_cells(&dir.read("stat.json"));
+    let carry = carry_cells(&dir.read("stat.json").unwrap_or_default());
 
     phase("place and route (nextpnr-ecp5)");
     let mut args = job.device.args();
@@ -160,20 +147,20 @@ pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
         ]),
     }
     args.push("--timing-allow-fail".into());
-    let out = Command::new(&tools.nextpnr)
+    let out = Command::new(&nextpnr)
         .args(&args)
-        .current_dir(&dir.0)
+        .current_dir(dir.path())
         .output()
-        .map_err(|e| PnrError::Tools(format!("running {}: {e}", tools.nextpnr)))?;
-    let log = dir.read("nextpnr.log") + &String::from_utf8_lossy(&out.stderr);
+        .map_err(|e| PnrError::Tools(format!("running {nextpnr}: {e}")))?;
+    let log = dir.read("nextpnr.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(route_failure(job, &log));
     }
-    let report: Report = serde_json::from_str(&dir.read("report.json")).map_err(|e| PnrError::Report {
+    let report: Report = serde_json::from_str(&dir.read("report.json").unwrap_or_default()).map_err(|e| PnrError::Report {
         top: job.top.clone(),
         reason: e.to_string(),
     })?;
-    let routed = read_report(&report, carry, job.target_mhz, &log).map_err(|reason| PnrError::Report {
+    let routed = read_report(&report, carry, job.target_mhz).map_err(|reason| PnrError::Report {
         top: job.top.clone(),
         reason,
     })?;
@@ -185,6 +172,13 @@ pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
         });
     }
     Ok(routed)
+}
+
+fn io(e: ScratchError) -> PnrError {
+    PnrError::Io {
+        what: e.path,
+        reason: e.reason,
+    }
 }
 
 /// Names the cause of a failed run: an overfull device, a pin the package lacks, or the log.
@@ -262,7 +256,7 @@ struct End {
     port: String,
 }
 
-fn read_report(r: &Report, carry: u64, target_mhz: f64, log: &str) -> Result<Routed, String> {
+fn read_report(r: &Report, carry: u64, target_mhz: f64) -> Result<Routed, String> {
     let used = |k: &str| r.utilization.get(k).map_or(0, |u| u.used);
     let (clock, fmax) = r
         .fmax
@@ -282,12 +276,6 @@ fn read_report(r: &Report, carry: u64, target_mhz: f64, log: &str) -> Result<Rou
         })
         .map(critical)
         .unwrap_or_default();
-    let summary = log
-        .lines()
-        .rfind(|l| l.contains("Max frequency"))
-        .unwrap_or("")
-        .trim()
-        .to_string();
     Ok(Routed {
         lut4: used("TRELLIS_COMB"),
         carry,
@@ -298,7 +286,6 @@ fn read_report(r: &Report, carry: u64, target_mhz: f64, log: &str) -> Result<Rou
         fmax_mhz: fmax.achieved,
         target_mhz,
         critical_path: path,
-        summary,
     })
 }
 
@@ -307,15 +294,6 @@ fn total(p: &Path_) -> f64 {
 }
 
 fn critical(p: &Path_) -> CriticalPath {
-    let steps: Vec<Step> = p
-        .path
-        .iter()
-        .map(|s| Step {
-            kind: s.kind.clone(),
-            cell: format!("{}.{}", s.to.cell, s.to.port),
-            delay_ns: s.delay,
-        })
-        .collect();
     // A ripple from carry-in to carry-out stays inside one carry chain: count it once.
     let logic_levels = p
         .path
@@ -336,7 +314,6 @@ fn critical(p: &Path_) -> CriticalPath {
         logic_ns: sum("logic"),
         routing_ns: sum("routing"),
         logic_levels,
-        steps,
     }
 }
 
@@ -353,51 +330,13 @@ fn tail(text: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
-/// A scratch directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch, PnrError> {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "queens-pnr-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).map_err(|e| PnrError::Io {
-            what: d.display().to_string(),
-            reason: e.to_string(),
-        })?;
-        Ok(Scratch(d))
-    }
-
-    fn write(&self, name: &str, text: &str) -> Result<(), PnrError> {
-        let p: &Path = &self.0.join(name);
-        std::fs::write(p, text).map_err(|e| PnrError::Io {
-            what: p.display().to_string(),
-            reason: e.to_string(),
-        })
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.0.join(name)).unwrap_or_default()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The designs `queens hdl report --pnr` routes.
 pub mod jobs {
     use super::Job;
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, Link};
-    use crate::emit::{stage_verilog, unit_verilog, CoreConfig};
+    use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
     use crate::ArbiterKind;
 
     fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
@@ -420,6 +359,11 @@ pub mod jobs {
             device,
             target_mhz,
         )
+    }
+
+    /// The array's front end for `core`, out of context.
+    pub fn front(core: &CoreConfig, device: &Device, target_mhz: f64) -> Job {
+        ooc(front_verilog(core, "queens_front"), "queens_front", device, target_mhz)
     }
 
     /// One solver stage (unit, result record, chain registers), out of context.

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 use std::collections::HashMap;
-use std::path::Path;
+use crate::scratch::{Scratch, ScratchError};
 use std::process::Command;
 use thiserror::Error;
 
@@ -49,11 +49,11 @@ impl Cost {
 
 /// Synthesizes `verilog` (top module `top`) for 7-series and measures it.
 pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
-    let dir = tempdir()?;
-    let src = dir.join("design.v");
-    let json = dir.join("netlist.json");
-    let log = dir.join("yosys.log");
-    write(&src, verilog)?;
+    let dir = Scratch::new("queens-yosys").map_err(output)?;
+    let src = dir.path().join("design.v");
+    let json = dir.path().join("netlist.json");
+    let log = dir.path().join("yosys.log");
+    dir.write("design.v", verilog).map_err(output)?;
     let script = format!(
         "read_verilog {src}\nsynth_xilinx -family xc7 -flatten -top {top}\nwrite_json {json}\n",
         src = src.display(),
@@ -66,19 +66,14 @@ pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
         .output()
         .map_err(SynthError::NoYosys)?;
     if !out.status.success() {
-        let text = std::fs::read_to_string(&log).unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
+        let text = dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = text.lines().rev().take(12).collect();
-        let _ = std::fs::remove_dir_all(&dir);
         return Err(SynthError::Failed {
             top: top.into(),
             log_tail: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
         });
     }
-    let text = std::fs::read_to_string(&json).map_err(|e| SynthError::Output {
-        path: json.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    let _ = std::fs::remove_dir_all(&dir);
+    let text = dir.read("netlist.json").map_err(output)?;
     let netlist: Netlist = serde_json::from_str(&text).map_err(|e| SynthError::Output {
         path: "netlist.json".into(),
         reason: e.to_string(),
@@ -90,26 +85,11 @@ pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
     measure(module)
 }
 
-fn tempdir() -> Result<std::path::PathBuf, SynthError> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static SEQ: AtomicU64 = AtomicU64::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "queens-yosys-{}-{}",
-        std::process::id(),
-        SEQ.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&d).map_err(|e| SynthError::Output {
-        path: d.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    Ok(d)
-}
-
-fn write(p: &Path, s: &str) -> Result<(), SynthError> {
-    std::fs::write(p, s).map_err(|e| SynthError::Output {
-        path: p.display().to_string(),
-        reason: e.to_string(),
-    })
+fn output(e: ScratchError) -> SynthError {
+    SynthError::Output {
+        path: e.path,
+        reason: e.reason,
+    }
 }
 
 #[derive(Deserialize)]

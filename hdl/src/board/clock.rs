@@ -232,13 +232,19 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
             }
         }
     }
+    within_one_percent(primitive, fin, want, best.map(|(_, _, s)| s))
+}
+
+/// The best setting found, if it is legal and within 1% of `want`; else the refusal naming
+/// the nearest.
+fn within_one_percent(primitive: Primitive, fin: f64, want: f64, best: Option<Settings>) -> Result<Settings, ClockError> {
     match best {
-        Some((err, _, s)) if err / want <= 0.01 => Ok(s),
+        Some(s) if s.check(fin).is_ok() && (s.output_hz(fin) - want).abs() / want <= 0.01 => Ok(s),
         other => Err(ClockError::NoSetting {
             primitive: primitive.name(),
             want_mhz: want / 1e6,
             fin_mhz: fin / 1e6,
-            best_mhz: other.map_or(0.0, |(_, _, s)| s.output_hz(fin) / 1e6),
+            best_mhz: other.map_or(0.0, |s| s.output_hz(fin) / 1e6),
         }),
     }
 }
@@ -280,15 +286,7 @@ fn solve_ehxplll(fin: f64, want: f64) -> Result<Settings, ClockError> {
             }
         }
     }
-    match best {
-        Some((_, _, s)) if s.check(fin).is_ok() && (s.output_hz(fin) - want).abs() / want <= 0.01 => Ok(s),
-        other => Err(ClockError::NoSetting {
-            primitive: primitive.name(),
-            want_mhz: want / 1e6,
-            fin_mhz: fin / 1e6,
-            best_mhz: other.map_or(0.0, |(_, _, s)| s.output_hz(fin) / 1e6),
-        }),
-    }
+    within_one_percent(primitive, fin, want, best.map(|(_, _, s)| s))
 }
 
 /// VCO and output in MHz, in `ecppll`'s single-precision steps.

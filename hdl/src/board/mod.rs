@@ -298,11 +298,13 @@ impl Board {
                 format!("a {} clock has {want} pin(s), found {}", if want == 2 { "differential" } else { "single-ended" }, self.clock.pins.len()),
             );
         }
-        if self.family == Family::Ecp5 {
-            if let Err(reason) = toolchain::trellis::Device::from_part(&self.part) {
-                return bad("part", reason);
-            }
-        }
+        let ecp5 = match self.family {
+            Family::Ecp5 => match toolchain::trellis::Device::from_part(&self.part) {
+                Ok(d) => Some(d),
+                Err(reason) => return bad("part", reason),
+            },
+            _ => None,
+        };
         if self.uart.rts.is_some() != self.uart.cts.is_some() {
             return bad("uart.rts", "rts and cts come as a pair (rts is looped back to cts), or neither".into());
         }
@@ -322,8 +324,8 @@ impl Board {
             if let Some((other, _)) = pins[..i].iter().find(|(_, q)| q == p) {
                 return bad(field, format!("pin {p} is also {other}"));
             }
-            if self.family == Family::Ecp5 {
-                if let Err(reason) = toolchain::trellis::check_pin(&self.part, p) {
+            if let Some(device) = &ecp5 {
+                if let Err(reason) = toolchain::trellis::check_pin(device, &self.part, p) {
                     return bad(field, reason);
                 }
             }

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use queens_hdl::board::fit::{fit, Fit};
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
-use queens_hdl::emit::{front_verilog, CoreConfig};
+use queens_hdl::emit::CoreConfig;
 use queens_hdl::pnr::{jobs, route, Job, Routed};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
@@ -46,15 +46,7 @@ pub fn fit_ecp5(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit,
     let target = b.defaults.clock_hz as f64 / 1e6;
     let stage = route_shown("one stage", &jobs::stage(m, arbiter, &device, target))?;
     let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
-    let front_job = Job {
-        sources: vec![("queens_front.v".into(), front_verilog(&cfg, "queens_front"))],
-        top: "queens_front".into(),
-        lpf: None,
-        target_mhz: target,
-        device,
-        require_timing: false,
-        seed: 1,
-    };
+    let front_job = jobs::front(&cfg, &device, target);
     let front = route_shown("the front end", &front_job)?;
     Ok((fit(b, &cost(&stage), &cost(&front)), stage, front))
 }

@@ -3,7 +3,7 @@
 //! routed design does not meet the asked clock (nextpnr's own check).
 //!
 //! The tools are the pinned WebAssembly builds from PyPI (`scripts/ecp5-tools.txt`) or native
-//! ones (the OSS CAD Suite); [`Tools`] finds them the same way the build script does.
+//! ones (the OSS CAD Suite); [`find_tool`] finds them the same way the build script does.
 
 use super::{ref_clock, Files, SOURCES, TOP};
 use crate::board::top::Port;
@@ -104,8 +104,7 @@ impl Device {
 /// A ball of the part's package. The caBGA256 and caBGA381 grids (rows A.. without I, O, Q,
 /// S, X, Z; columns from 1) are checked here; a ball missing inside a grid, or one of another
 /// package, is named by nextpnr ("IO pin ... does not exist for package ...").
-pub fn check_pin(part: &str, pin: &str) -> Result<(), String> {
-    let device = Device::from_part(part)?;
+pub fn check_pin(device: &Device, part: &str, pin: &str) -> Result<(), String> {
     let side = match device.package {
         "CABGA256" => 16,
         "CABGA381" => 20,
@@ -220,38 +219,17 @@ pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
     }
 }
 
-/// The open tools as this machine has them: the pinned PyPI builds (`yowasp-*`) first, then
-/// native ones.
-#[derive(Debug, Clone)]
-pub struct Tools {
-    pub yosys: String,
-    pub nextpnr: String,
-    pub ecppack: String,
-    pub ecppll: String,
-}
-
-impl Tools {
-    pub fn find() -> Result<Tools, String> {
-        let find = |name: &str| -> Result<String, String> {
-            for t in [format!("yowasp-{name}"), name.to_string()] {
-                let found = Command::new("sh")
-                    .args(["-c", &format!("command -v {t}")])
-                    .output()
-                    .is_ok_and(|o| o.status.success());
-                if found {
-                    return Ok(t);
-                }
-            }
-            Err(format!(
-                "{name} not found: {}, or put the OSS CAD Suite on PATH",
-                pip_install()
-            ))
-        };
-        Ok(Tools {
-            yosys: find("yosys")?,
-            nextpnr: find("nextpnr-ecp5")?,
-            ecppack: find("ecppack")?,
-            ecppll: find("ecppll")?,
-        })
+/// One of the open tools as this machine has it: the pinned PyPI build (`yowasp-NAME`)
+/// first, then a native one (as `build.sh` looks for them).
+pub fn find_tool(name: &str) -> Result<String, String> {
+    for t in [format!("yowasp-{name}"), name.to_string()] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {t}")])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if found {
+            return Ok(t);
+        }
     }
+    Err(format!("{name} not found: {}, or put the OSS CAD Suite on PATH", pip_install()))
 }
