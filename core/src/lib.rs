@@ -21,7 +21,7 @@ pub mod result;
 pub mod search;
 pub mod word;
 
-pub use blocking::Blocking;
+pub use blocking::{Blocking, Orientation};
 pub use board::BoardSize;
 pub use count::{completions, Tally};
 pub use entry::Entry;

@@ -14,6 +14,7 @@
 //! cycles per subproblem in the front end, none in the units.
 
 use crate::decoder::{Decoder, LATENCY};
+use crate::orient::{self, Orient};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::stage::ID_BITS;
@@ -81,6 +82,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     free: SynchronousFIFO<Bits<ID_BITS>, ID_BITS, 11, 1>,
     wordtab: RAM<Bits<W>, ID_BITS>,
     dec: Decoder<M, D, W>,
+    orient: Orient<M, D>,
     results: SynchronousFIFO<Bits<ENTRY_BITS>, ID_BITS, 11, 1>,
     cycles: SynchronousFIFO<Bits<48>, ID_BITS, 11, 1>,
     tx: FrameTx,
@@ -97,7 +99,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     unit_id: DFF<Bits<ID_BITS>>,
     word: DFF<Bits<W>>,
     /// Cycles left in the decoder's pipeline (its input is `word`, a register).
-    decode_wait: DFF<Bits<2>>,
+    decode_wait: DFF<Bits<3>>,
     /// The decoded blocking vectors, shifted one column per ring beat: column x reads rows
     /// from `rows`, its column bit at `cols` bit 0, its falling diagonals at `down` bits
     /// 0..M and its rising ones at `up` bits M-1..D.
@@ -126,7 +128,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     units: Constant<Bits<11>>,
-    decode_cycles: Constant<Bits<2>>,
+    decode_cycles: Constant<Bits<3>>,
     /// Where column x's rising diagonals sit in the shifted `up`: bits M-1..D.
     up_window: Constant<Bits<8>>,
     last_col: Constant<Bits<5>>,
@@ -172,6 +174,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             free: Default::default(),
             wordtab: Default::default(),
             dec: Decoder::new(),
+            orient: Default::default(),
             results: Default::default(),
             cycles: Default::default(),
             tx: Default::default(),
@@ -203,7 +206,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
-            decode_cycles: c(LATENCY),
+            decode_cycles: c(LATENCY + orient::LATENCY),
             up_window: c(M - 1),
             last_col: c(M - 1),
             full: Constant::new(((1u64 << M) - 1).to_bits()),
@@ -250,7 +253,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             entry_cycles,
             entry_word
         );
-        clock!(self, clock, rx, words, free, dec, results, cycles, tx);
+        clock!(self, clock, rx, words, free, dec, orient, results, cycles, tx);
         self.wordtab.read_clock.next = self.clock.val();
         self.wordtab.write_clock.next = self.clock.val();
 
@@ -286,6 +289,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.wordtab.write_address.next = self.unit_id.q.val();
         self.wordtab.write_data.next = self.word.q.val();
         self.dec.word.next = self.word.q.val();
+        self.orient.rows.next = self.dec.rows.val();
+        self.orient.cols.next = self.dec.cols.val();
+        self.orient.down.next = self.dec.down.val();
+        self.orient.up.next = self.dec.up.val();
         self.open.next = self.full.val()
             & !self.rows.q.val()
             & !self.down.q.val().get_bits::<M>(0)
@@ -307,10 +314,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.wordtab.write_enable.next = self.decode_wait.q.val() == self.decode_cycles.val();
                 self.decode_wait.d.next = self.decode_wait.q.val() - 1;
                 if self.decode_wait.q.val() == 0 {
-                    self.rows.d.next = self.dec.rows.val();
-                    self.cols.d.next = self.dec.cols.val();
-                    self.down.d.next = self.dec.down.val();
-                    self.up.d.next = self.dec.up.val();
+                    self.rows.d.next = self.orient.rows_o.val();
+                    self.cols.d.next = self.orient.cols_o.val();
+                    self.down.d.next = self.orient.down_o.val();
+                    self.up.d.next = self.orient.up_o.val();
                     self.column.d.next = 0.into();
                     self.dispatch_state.d.next = Dispatch::Ring;
                 }

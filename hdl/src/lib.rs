@@ -16,6 +16,7 @@ pub mod frame_rx;
 pub mod frame_tx;
 pub mod front;
 pub mod lutram;
+pub mod orient;
 pub mod pnr;
 pub mod rtl;
 pub mod scratch;

@@ -212,3 +212,66 @@ fn emitted_chain_counts_like_software_in_iverilog() {
 fn queens_sim_cycles(b: &queens_core::Blocking) -> u64 {
     queens_hdl::rtl::run_blocking(b, ArbiterKind::Carry4).cycles
 }
+
+/// The orientation stage's Verilog for inner width M, fed blocking vectors in iverilog: the
+/// vectors it turns them into are those of `Blocking::oriented`.
+fn orient_in_iverilog<const M: usize, const D: usize>(tag: &str, blocks: &[queens_core::Blocking]) {
+    use queens_hdl::orient::{Orient, LATENCY};
+    use rust_hdl::prelude::*;
+    let mut o = Orient::<M, D>::default();
+    o.connect_all();
+    let v = generate_verilog(&o);
+    let mut tb = format!(
+        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg [{mh}:0] rows, cols; reg [{dh}:0] down, up;\n\
+         wire [{mh}:0] rows_o, cols_o; wire [{dh}:0] down_o, up_o;\n\
+         top dut(.clock(clock), .rows(rows), .cols(cols), .down(down), .up(up), .rows_o(rows_o), .cols_o(cols_o), .down_o(down_o), .up_o(up_o));\n\
+         initial begin\n",
+        mh = M - 1,
+        dh = D - 1
+    );
+    let mut expect = String::new();
+    for b in blocks {
+        tb += &format!(
+            "@(negedge clock) rows = {M}'d{}; cols = {M}'d{}; down = {D}'d{}; up = {D}'d{};\nrepeat ({LATENCY}) @(posedge clock);\n#0.5 $display(\"%0d %0d %0d %0d\", rows_o, cols_o, down_o, up_o);\n",
+            b.rows, b.cols, b.down, b.up
+        );
+        let t = b.oriented();
+        expect += &format!("{} {} {} {}\n", t.rows, t.cols, t.down, t.up);
+    }
+    tb += "$finish;\nend\nendmodule\n";
+    let got = iverilog(tag, &[("orient.v", &v), ("tb.v", &tb)]);
+    assert_eq!(got.lines().count(), blocks.len(), "{tag}: {got}");
+    for (i, (g, w)) in got.lines().zip(expect.lines()).enumerate() {
+        assert_eq!(g, w, "{tag}: block {i} {:?}", blocks[i]);
+    }
+}
+
+#[test]
+fn orientation_stage_turns_like_software_in_iverilog() {
+    use queens_core::{enumerate::canonical, Blocking, BoardSize, Orientation};
+    let blocks = |n: u32, step: usize| -> Vec<Blocking> {
+        canonical(BoardSize::new(n).unwrap())
+            .step_by(step)
+            .map(|sp| Blocking::new(&sp.pre))
+            .collect()
+    };
+    let small = blocks(12, 7);
+    // Every orientation is chosen somewhere, so every case arm is exercised.
+    for o in Orientation::ALL {
+        assert!(small.iter().any(|b| b.orientation() == o), "{o:?} never chosen");
+    }
+    orient_in_iverilog::<8, 15>("orient12", &small);
+    orient_in_iverilog::<2, 3>("orient6", &blocks(6, 1));
+    // N = 27: the first subproblem of every 400th prefix of the canonical order.
+    let e = queens_core::Enumerator::new(BoardSize::new(27).unwrap());
+    let mut big = Vec::new();
+    for p in e.prefixes().into_iter().step_by(400) {
+        let mut first = None;
+        e.for_each_in(p, |sp| {
+            first.get_or_insert(Blocking::new(&sp.pre));
+        });
+        big.extend(first);
+    }
+    assert!(big.len() > 50);
+    orient_in_iverilog::<23, 45>("orient27", &big);
+}

@@ -5,7 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use queens_core::enumerate::canonical;
 use queens_core::result::ResultRecord;
-use queens_core::{frame, word, Blocking, BoardSize};
+use queens_core::{frame, word, BoardSize};
 use queens_host::dispatch::{Dispatcher, Timeouts};
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, RunConfig};
@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
     let answers: HashMap<u64, Vec<u8>> = canonical(size)
         .map(|sp| {
             let w = word::encode_wire(&sp.pre).unwrap();
-            let r = queens_sim::run_unit(&Blocking::new(&sp.pre));
+            let r = queens_sim::run_subproblem(&sp.pre);
             (
                 w,
                 frame::encode(&ResultRecord::new(w, r.solutions, Some(r.cycles)).encode(size)),

@@ -91,7 +91,7 @@ mod tests {
     fn every_model_result_of_n10_passes_with_its_count() {
         let s = size(10);
         for sp in canonical(s) {
-            let run = queens_sim::run_unit(&queens_core::Blocking::new(&sp.pre));
+            let run = queens_sim::run_subproblem(&sp.pre);
             let wire = word::encode_wire(&sp.pre).unwrap();
             let p = ResultRecord::new(wire, run.solutions, Some(run.cycles)).encode(s);
             let c = check(s, &p, true).unwrap();

@@ -6,10 +6,10 @@
 //! corrupts, drops or duplicates result frames and resets the board, for the host's
 //! reliability tests.
 
-use crate::model::run_unit;
+use crate::model::run_subproblem;
 use queens_core::frame::{self, Deframed, Deframer};
 use queens_core::result::ResultRecord;
-use queens_core::{word, Blocking, BoardSize};
+use queens_core::{word, BoardSize};
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -196,7 +196,7 @@ impl Board {
             let wire = self.queue.pop_front().expect("not empty");
             // A word that is no pre-placement still runs in hardware; here it counts nothing.
             let run = word::decode_wire(self.cfg.size, wire)
-                .map(|pre| run_unit(&Blocking::new(&pre)))
+                .map(|pre| run_subproblem(&pre))
                 .unwrap_or_default();
             let now = Instant::now();
             let due = match self.cfg.clock_hz {

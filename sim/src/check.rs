@@ -1,6 +1,6 @@
 //! Running subproblems through an engine and comparing every count with software.
 
-use crate::model::{run_unit, UnitRun};
+use crate::model::{run_subproblem, UnitRun};
 use queens_core::{completions, Blocking, BoardSize, Subproblem, Tally};
 use rayon::prelude::*;
 
@@ -28,7 +28,7 @@ impl Engine for ModelEngine {
         Ok(subproblems
             .par_iter()
             .with_max_len(256)
-            .map(|sp| run_unit(&Blocking::new(&sp.pre)))
+            .map(|sp| run_subproblem(&sp.pre))
             .collect())
     }
 }
@@ -48,7 +48,7 @@ impl Engine for RtlEngine {
         Ok(subproblems
             .par_chunks(256)
             .flat_map_iter(|chunk| {
-                let blocks: Vec<Blocking> = chunk.iter().map(|sp| Blocking::new(&sp.pre)).collect();
+                let blocks: Vec<Blocking> = chunk.iter().map(|sp| Blocking::new(&sp.pre).oriented()).collect();
                 queens_hdl::rtl::run_many(&blocks, self.arbiter)
                     .into_iter()
                     .map(|r| UnitRun {

@@ -2,9 +2,9 @@
 //! subproblems, and the board's units, clock and link turn the mean into hours. A UART link
 //! can bound a board of many fast units, so both bounds are reported.
 
-use crate::model::run_unit;
+use crate::model::run_subproblem;
 use queens_core::result::ResultRecord;
-use queens_core::{frame, word, Blocking, BoardSize, Subproblem};
+use queens_core::{frame, word, BoardSize, Subproblem};
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -35,7 +35,7 @@ pub struct BoardSpeed {
 pub fn estimate(size: BoardSize, sample: &[Subproblem], total: u64, board: BoardSpeed) -> Estimate {
     let cycles: Vec<f64> = sample
         .par_iter()
-        .map(|sp| run_unit(&Blocking::new(&sp.pre)).cycles as f64)
+        .map(|sp| run_subproblem(&sp.pre).cycles as f64)
         .collect();
     let k = cycles.len().max(1) as f64;
     let mean = cycles.iter().sum::<f64>() / k;

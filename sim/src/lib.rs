@@ -13,4 +13,4 @@ pub mod verilator;
 pub mod wire;
 
 pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine, RtlEngine};
-pub use model::{run_unit, Unit, UnitRun};
+pub use model::{run_subproblem, run_unit, Unit, UnitRun};

@@ -16,7 +16,7 @@
 //! found nothing, so the last column costs no cycle of its own. The unit is done when the
 //! column to retreat to would be -1. The cycle that loads a subproblem is not counted.
 
-use queens_core::Blocking;
+use queens_core::{Blocking, Preplacement};
 
 /// What one clock cycle did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +177,13 @@ impl Unit {
     }
 }
 
-/// Solutions and cycles of one subproblem on one unit.
+/// Solutions and cycles of one unit walking `b` as given.
 pub fn run_unit(b: &Blocking) -> UnitRun {
     Unit::new(b).run()
+}
+
+/// Solutions and cycles of one subproblem in an array: the front end turns the inner board
+/// to the orientation of [`Blocking::oriented`] before a unit walks it.
+pub fn run_subproblem(pre: &Preplacement) -> UnitRun {
+    run_unit(&Blocking::new(pre).oriented())
 }

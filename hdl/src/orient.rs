@@ -1,0 +1,241 @@
+//! The walk's orientation: which lines of the inner board a unit walks as its columns, and
+//! from which end (`queens_core::Blocking::oriented`, the definition this matches bit for bit).
+//! The count does not depend on it; a unit's cycles do, by about half. One per array, between
+//! the decoder and the ring beats, so the units do not change.
+//!
+//! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
+//! leave open (wiring and a population count), the four scores, the choice. The vectors held
+//! at the input for `LATENCY` cycles come out turned.
+
+use queens_core::blocking::SCORED_LINES;
+use queens_core::{Blocking, Orientation};
+use rust_hdl::prelude::*;
+
+/// Clock cycles from the blocking vectors to the turned ones.
+pub const LATENCY: usize = 3;
+
+/// Bits of one line's score term (up to 28 open rows).
+const TERM: usize = 5;
+/// The score terms of the four orientations, [`SCORED_LINES`] each.
+const TERMS: usize = 4 * SCORED_LINES as usize * TERM;
+
+/// Inner width M, diagonal width D = 2M - 1.
+#[derive(LogicBlock)]
+pub struct Orient<const M: usize, const D: usize> {
+    pub clock: Signal<In, Clock>,
+    pub rows: Signal<In, Bits<M>>,
+    pub cols: Signal<In, Bits<M>>,
+    pub down: Signal<In, Bits<D>>,
+    pub up: Signal<In, Bits<D>>,
+    pub rows_o: Signal<Out, Bits<M>>,
+    pub cols_o: Signal<Out, Bits<M>>,
+    pub down_o: Signal<Out, Bits<D>>,
+    pub up_o: Signal<Out, Bits<D>>,
+    turn: Turn<M, D>,
+    /// Stage 1: every orientation's line scores.
+    terms: DFF<Bits<TERMS>>,
+    /// Stage 2: the four walk scores.
+    score: [DFF<Bits<7>>; 4],
+    /// Stage 3: the orientation (0..=3 as in `Orientation::ALL`).
+    choice: DFF<Bits<2>>,
+    pick01: Signal<Local, Bits<2>>,
+    pick23: Signal<Local, Bits<2>>,
+    min01: Signal<Local, Bits<7>>,
+    min23: Signal<Local, Bits<7>>,
+}
+
+impl<const M: usize, const D: usize> Default for Orient<M, D> {
+    fn default() -> Self {
+        assert_eq!(D, 2 * M - 1);
+        Self {
+            clock: Default::default(),
+            rows: Default::default(),
+            cols: Default::default(),
+            down: Default::default(),
+            up: Default::default(),
+            rows_o: Default::default(),
+            cols_o: Default::default(),
+            down_o: Default::default(),
+            up_o: Default::default(),
+            turn: Default::default(),
+            terms: Default::default(),
+            score: Default::default(),
+            choice: Default::default(),
+            pick01: Default::default(),
+            pick23: Default::default(),
+            min01: Default::default(),
+            min23: Default::default(),
+        }
+    }
+}
+
+impl<const M: usize, const D: usize> Logic for Orient<M, D> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, terms, choice);
+        for o in 0..4 {
+            self.score[o].clock.next = self.clock.val();
+        }
+        self.turn.rows.next = self.rows.val();
+        self.turn.cols.next = self.cols.val();
+        self.turn.down.next = self.down.val();
+        self.turn.up.next = self.up.val();
+        self.turn.choice.next = self.choice.q.val();
+        self.terms.d.next = self.turn.terms.val();
+        // Four lines per orientation, five bits per line.
+        self.score[0].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(0))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(5))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(10))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(15));
+        self.score[1].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(20))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(25))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(30))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(35));
+        self.score[2].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(40))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(45))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(50))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(55));
+        self.score[3].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(60))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(65))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(70))
+            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(75));
+        // The first lowest score: a later orientation wins only when strictly lower.
+        if self.score[1].q.val() < self.score[0].q.val() {
+            self.pick01.next = 1.into();
+            self.min01.next = self.score[1].q.val();
+        } else {
+            self.pick01.next = 0.into();
+            self.min01.next = self.score[0].q.val();
+        }
+        if self.score[3].q.val() < self.score[2].q.val() {
+            self.pick23.next = 3.into();
+            self.min23.next = self.score[3].q.val();
+        } else {
+            self.pick23.next = 2.into();
+            self.min23.next = self.score[2].q.val();
+        }
+        if self.min23.val() < self.min01.val() {
+            self.choice.d.next = self.pick23.val();
+        } else {
+            self.choice.d.next = self.pick01.val();
+        }
+        self.rows_o.next = self.turn.rows_o.val();
+        self.cols_o.next = self.turn.cols_o.val();
+        self.down_o.next = self.turn.down_o.val();
+        self.up_o.next = self.turn.up_o.val();
+    }
+}
+
+/// The four orientations as wiring: each one's line scores, and the one `choice` names.
+#[derive(LogicBlock, Default)]
+struct Turn<const M: usize, const D: usize> {
+    rows: Signal<In, Bits<M>>,
+    cols: Signal<In, Bits<M>>,
+    down: Signal<In, Bits<D>>,
+    up: Signal<In, Bits<D>>,
+    choice: Signal<In, Bits<2>>,
+    /// Line j of orientation o at bits 5 (4o + j).
+    terms: Signal<Out, Bits<TERMS>>,
+    rows_o: Signal<Out, Bits<M>>,
+    cols_o: Signal<Out, Bits<M>>,
+    down_o: Signal<Out, Bits<D>>,
+    up_o: Signal<Out, Bits<D>>,
+}
+
+impl<const M: usize, const D: usize> Logic for Turn<M, D> {
+    fn update(&mut self) {
+        let b = Blocking {
+            m: M as u32,
+            rows: self.rows.val().to_u64() as u32,
+            cols: self.cols.val().to_u64() as u32,
+            down: self.down.val().to_u64(),
+            up: self.up.val().to_u64(),
+        };
+        let mut terms = Bits::<TERMS>::default();
+        for (o, &orientation) in Orientation::ALL.iter().enumerate() {
+            let t = b.turned(orientation);
+            for j in 0..SCORED_LINES.min(b.m) {
+                let at = TERM * (o * SCORED_LINES as usize + j as usize);
+                let at: Bits<8> = (at as u64).to_bits();
+                terms = terms | (bit_cast::<TERMS, 8>((t.line_score(j) as u64).to_bits()) << at);
+            }
+        }
+        self.terms.next = terms;
+        let t = b.turned(Orientation::ALL[self.choice.val().index()]);
+        self.rows_o.next = (t.rows as u64).to_bits();
+        self.cols_o.next = (t.cols as u64).to_bits();
+        self.down_o.next = t.down.to_bits();
+        self.up_o.next = t.up.to_bits();
+    }
+
+    fn connect(&mut self) {
+        self.terms.connect();
+        self.rows_o.connect();
+        self.cols_o.connect();
+        self.down_o.connect();
+        self.up_o.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(turn_verilog(M))
+    }
+}
+
+/// `{v[0], v[1], ...}`: v reversed (a concatenation lists its top bit first).
+fn reversed(v: &str, w: usize) -> String {
+    let bits: Vec<String> = (0..w).map(|i| format!("{v}[{i}]")).collect();
+    format!("{{{}}}", bits.join(", "))
+}
+
+fn turn_verilog(m: usize) -> String {
+    let d = 2 * m - 1;
+    let lines = (SCORED_LINES as usize).min(m);
+    // rows, columns, falling and rising diagonals of each orientation (as Blocking::turned).
+    let views = [
+        ["rows".to_string(), "cols".into(), "down".into(), "up".into()],
+        ["rows".into(), reversed("cols", m), "up".into(), "down".into()],
+        ["cols".into(), "rows".into(), "down".into(), reversed("up", d)],
+        ["cols".into(), reversed("rows", m), reversed("up", d), "down".into()],
+    ];
+    let mut v = String::from("// the four orientations of the inner board: rows, columns, both diagonals\n");
+    for (o, [r, c, dn, u]) in views.iter().enumerate() {
+        v += &format!(
+            "wire [{mh}:0] r{o} = {r};\nwire [{mh}:0] c{o} = {c};\nwire [{dh}:0] d{o} = {dn};\nwire [{dh}:0] u{o} = {u};\n",
+            mh = m - 1,
+            dh = d - 1
+        );
+    }
+    v += &format!("// the first lines of each: the rows they leave open, scored (a ring-filled line scores {})\n", m / 2);
+    let mut terms = Vec::new();
+    for o in 0..4 {
+        for j in 0..SCORED_LINES as usize {
+            if j >= lines {
+                terms.push(format!("{TERM}'d0"));
+                continue;
+            }
+            let popcount: Vec<String> = (0..m).map(|i| format!("l{o}_{j}[{i}]")).collect();
+            v += &format!(
+                "wire [{mh}:0] l{o}_{j} = ~r{o} & ~d{o}[{j} +: {m}] & ~u{o}[{uj} +: {m}];\n\
+                 wire [{th}:0] t{o}_{j} = c{o}[{j}] ? {TERM}'d{w} : {pc};\n",
+                mh = m - 1,
+                uj = m - 1 - j,
+                th = TERM - 1,
+                w = m / 2,
+                pc = popcount.join(" + "),
+            );
+            terms.push(format!("t{o}_{j}"));
+        }
+    }
+    terms.reverse();
+    v += &format!(
+        "always @(*) begin\n    terms = {{{}}};\n    case (choice)\n",
+        terms.join(", ")
+    );
+    for o in 0..4 {
+        v += &format!(
+            "        2'd{o}: begin rows_o = r{o}; cols_o = c{o}; down_o = d{o}; up_o = u{o}; end\n"
+        );
+    }
+    v += "    endcase\nend\n";
+    v
+}
