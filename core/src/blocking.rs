@@ -171,7 +171,11 @@ mod tests {
                     assert_eq!(t.down >> (2 * b.m - 1), 0);
                     assert_eq!(t.up >> (2 * b.m - 1), 0);
                 }
-                assert_eq!(b.turned(Orientation::ColumnsBack).turned(Orientation::ColumnsBack), b);
+                assert_eq!(
+                    b.turned(Orientation::ColumnsBack)
+                        .turned(Orientation::ColumnsBack),
+                    b
+                );
                 assert_eq!(b.turned(Orientation::Rows).turned(Orientation::Rows), b);
             }
         }
@@ -179,15 +183,26 @@ mod tests {
 
     #[test]
     fn the_walk_starts_where_the_score_is_lowest() {
-        let sp = crate::enumerate::canonical(BoardSize::new(13).unwrap()).nth(1000).unwrap();
+        let sp = crate::enumerate::canonical(BoardSize::new(13).unwrap())
+            .nth(1000)
+            .unwrap();
         let b = Blocking::new(&sp.pre);
         let o = b.orientation();
         let best = b.oriented().walk_score();
         for other in Orientation::ALL {
-            assert!(b.turned(other).walk_score() >= best, "{other:?} scores below {o:?}");
+            assert!(
+                b.turned(other).walk_score() >= best,
+                "{other:?} scores below {o:?}"
+            );
         }
         // A ring-filled first column scores half the width.
-        let filled = Blocking { m: 9, rows: 0, cols: 0b1, down: 0, up: 0 };
+        let filled = Blocking {
+            m: 9,
+            rows: 0,
+            cols: 0b1,
+            down: 0,
+            up: 0,
+        };
         assert_eq!(filled.walk_score(), 4 + 3 * 9);
     }
 

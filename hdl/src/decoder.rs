@@ -161,7 +161,8 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Decoder<M, D, W> 
             self.a_up[i].next = self.qy[i].q.val() + self.m_plus_3.val();
             self.b_up[i].next = self.qx[i].q.val() + self.four.val();
             self.at_up[i].d.next = self.a_up[i].val() - self.b_up[i].val();
-            self.up_ok[i].d.next = (self.a_up[i].val() < self.sixty_four.val()) & (self.a_up[i].val() >= self.b_up[i].val());
+            self.up_ok[i].d.next =
+                (self.a_up[i].val() < self.sixty_four.val()) & (self.a_up[i].val() >= self.b_up[i].val());
         }
         // Stage 3: the one-hot vectors. Inner index = full index - 2 (rows, columns) or - 4
         // (falling diagonals); out-of-range bits fall off.

@@ -14,9 +14,9 @@
 //! cycles per subproblem in the front end, none in the units.
 
 use crate::decoder::{Decoder, LATENCY};
-use crate::orient::{self, Orient};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
+use crate::orient::{self, Orient};
 use crate::stage::ID_BITS;
 use rust_hdl::prelude::*;
 

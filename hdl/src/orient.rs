@@ -195,7 +195,12 @@ fn turn_verilog(m: usize) -> String {
         ["rows".to_string(), "cols".into(), "down".into(), "up".into()],
         ["rows".into(), reversed("cols", m), "up".into(), "down".into()],
         ["cols".into(), "rows".into(), "down".into(), reversed("up", d)],
-        ["cols".into(), reversed("rows", m), reversed("up", d), "down".into()],
+        [
+            "cols".into(),
+            reversed("rows", m),
+            reversed("up", d),
+            "down".into(),
+        ],
     ];
     let mut v = String::from("// the four orientations of the inner board: rows, columns, both diagonals\n");
     for (o, [r, c, dn, u]) in views.iter().enumerate() {
@@ -205,7 +210,10 @@ fn turn_verilog(m: usize) -> String {
             dh = d - 1
         );
     }
-    v += &format!("// the first lines of each: the rows they leave open, scored (a ring-filled line scores {})\n", m / 2);
+    v += &format!(
+        "// the first lines of each: the rows they leave open, scored (a ring-filled line scores {})\n",
+        m / 2
+    );
     let mut terms = Vec::new();
     for o in 0..4 {
         for j in 0..SCORED_LINES as usize {
@@ -232,9 +240,8 @@ fn turn_verilog(m: usize) -> String {
         terms.join(", ")
     );
     for o in 0..4 {
-        v += &format!(
-            "        2'd{o}: begin rows_o = r{o}; cols_o = c{o}; down_o = d{o}; up_o = u{o}; end\n"
-        );
+        v +=
+            &format!("        2'd{o}: begin rows_o = r{o}; cols_o = c{o}; down_o = d{o}; up_o = u{o}; end\n");
     }
     v += "    endcase\nend\n";
     v

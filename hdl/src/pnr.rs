@@ -156,10 +156,11 @@ pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
     if !out.status.success() {
         return Err(route_failure(job, &log));
     }
-    let report: Report = serde_json::from_str(&dir.read("report.json").unwrap_or_default()).map_err(|e| PnrError::Report {
-        top: job.top.clone(),
-        reason: e.to_string(),
-    })?;
+    let report: Report =
+        serde_json::from_str(&dir.read("report.json").unwrap_or_default()).map_err(|e| PnrError::Report {
+            top: job.top.clone(),
+            reason: e.to_string(),
+        })?;
     let routed = read_report(&report, carry, job.target_mhz).map_err(|reason| PnrError::Report {
         top: job.top.clone(),
         reason,
@@ -363,7 +364,12 @@ pub mod jobs {
 
     /// The array's front end for `core`, out of context.
     pub fn front(core: &CoreConfig, device: &Device, target_mhz: f64) -> Job {
-        ooc(front_verilog(core, "queens_front"), "queens_front", device, target_mhz)
+        ooc(
+            front_verilog(core, "queens_front"),
+            "queens_front",
+            device,
+            target_mhz,
+        )
     }
 
     /// One solver stage (unit, result record, chain registers), out of context.

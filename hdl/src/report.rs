@@ -5,9 +5,9 @@
 //! multiplexer and LUT-RAM read counts as one cell; flip-flops, ports and clock buffers end a
 //! path; a LUT-RAM is combinational only from its read address to its data out.
 
+use crate::scratch::{Scratch, ScratchError};
 use serde::Deserialize;
 use std::collections::HashMap;
-use crate::scratch::{Scratch, ScratchError};
 use std::process::Command;
 use thiserror::Error;
 

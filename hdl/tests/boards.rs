@@ -50,10 +50,23 @@ fn emit(name: &str, dir: &Path) -> (Board, Vec<String>) {
 
 fn emit_link(name: &str, dir: &Path, link: Link) -> (Board, Vec<String>) {
     let b = Board::load(name).unwrap();
-    let arbiter = if b.vendor == Vendor::Xilinx { ArbiterKind::Carry4 } else { ArbiterKind::Adder };
+    let arbiter = if b.vendor == Vendor::Xilinx {
+        ArbiterKind::Carry4
+    } else {
+        ArbiterKind::Adder
+    };
     let core = CoreConfig::new(27, 8, arbiter, true).unwrap();
     let clock = b.clock_for(b.defaults.clock_hz).unwrap();
-    let d = build_dir(&b, &BuildOptions { core, clock, baud: 115_200, link }).unwrap();
+    let d = build_dir(
+        &b,
+        &BuildOptions {
+            core,
+            clock,
+            baud: 115_200,
+            link,
+        },
+    )
+    .unwrap();
     for (f, text) in &d.files {
         std::fs::write(dir.join(f), text).unwrap();
     }
@@ -101,16 +114,32 @@ fn pcie_tops_pass_yosys() {
         let script = "read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v xdma_bb.v; \
              read_verilog queens_core.v queens_stream.v queens_pcie.v; \
              hierarchy -check -top queens_pcie; proc; check -assert";
-        let out = Command::new("yosys").args(["-q", "-p", script]).current_dir(dir.path()).output().unwrap();
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let out = Command::new("yosys")
+            .args(["-q", "-p", script])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     // Boards without PCIe say so.
     let b = Board::load("ml605").unwrap();
     let core = CoreConfig::new(27, 8, ArbiterKind::Carry4, true).unwrap();
-    let e = build_dir(&b, &BuildOptions { core, clock: b.pll_settings(), baud: 115_200, link: Link::Pcie })
-        .err()
-        .unwrap()
-        .to_string();
+    let e = build_dir(
+        &b,
+        &BuildOptions {
+            core,
+            clock: b.pll_settings(),
+            baud: 115_200,
+            link: Link::Pcie,
+        },
+    )
+    .err()
+    .unwrap()
+    .to_string();
     assert!(e.contains("ml605 has no Pcie link"), "{e}");
 }
 
@@ -123,7 +152,10 @@ fn scripts_and_constraints_parse_as_tcl() {
     for (name, link) in builds {
         let dir = tempfile::tempdir().unwrap();
         let (_, files) = emit_link(name, dir.path(), link);
-        for f in files.iter().filter(|f| [".tcl", ".xdc", ".sdc", ".qsf"].iter().any(|e| f.ends_with(e))) {
+        for f in files
+            .iter()
+            .filter(|f| [".tcl", ".xdc", ".sdc", ".qsf"].iter().any(|e| f.ends_with(e)))
+        {
             // Build scripts must be complete Tcl; constraint files are also run, with every
             // vendor command stubbed, so that each bracket and brace is checked too.
             let run = !f.ends_with("build.tcl") && !f.ends_with("program.tcl");
@@ -145,7 +177,11 @@ fn scripts_and_constraints_parse_as_tcl() {
                     c.wait_with_output()
                 })
                 .expect("tclsh is installed (scripts/test.sh installs it)");
-            assert!(out.status.success(), "{name}/{f}: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{name}/{f}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
     }
 }
@@ -165,7 +201,9 @@ fn words(line: &str) -> Vec<String> {
 }
 
 fn after(w: &[String], key: &str) -> Option<String> {
-    w.iter().position(|x| x == key).and_then(|i| w.get(i + 1).cloned())
+    w.iter()
+        .position(|x| x == key)
+        .and_then(|i| w.get(i + 1).cloned())
 }
 
 fn parse(file: &Path) -> Constraints {
@@ -181,16 +219,32 @@ fn parse(file: &Path) -> Constraints {
         match (ext, w[0].as_str()) {
             ("xdc", "set_property") => {
                 let port = after(&w, "get_ports").unwrap();
-                c.pins.insert(port, (after(&w, "PACKAGE_PIN").unwrap(), after(&w, "IOSTANDARD").unwrap()));
+                c.pins.insert(
+                    port,
+                    (
+                        after(&w, "PACKAGE_PIN").unwrap(),
+                        after(&w, "IOSTANDARD").unwrap(),
+                    ),
+                );
             }
             ("xdc" | "sdc", "create_clock") => {
-                c.clock = Some((after(&w, "get_ports").unwrap(), after(&w, "-period").unwrap().parse().unwrap()))
+                c.clock = Some((
+                    after(&w, "get_ports").unwrap(),
+                    after(&w, "-period").unwrap().parse().unwrap(),
+                ))
             }
             ("ucf", "NET") if w.contains(&"LOC".to_string()) => {
-                c.pins.insert(w[1].clone(), (after(&w, "LOC").unwrap(), after(&w, "IOSTANDARD").unwrap()));
+                c.pins.insert(
+                    w[1].clone(),
+                    (after(&w, "LOC").unwrap(), after(&w, "IOSTANDARD").unwrap()),
+                );
             }
             ("ucf", "TIMESPEC") => {
-                let net = c.pins.keys().find(|p| text.contains(&format!("NET \"{p}\" TNM_NET"))).cloned();
+                let net = c
+                    .pins
+                    .keys()
+                    .find(|p| text.contains(&format!("NET \"{p}\" TNM_NET")))
+                    .cloned();
                 c.clock = Some((net.unwrap(), after(&w, "clk_ref").unwrap().parse().unwrap()));
             }
             ("qsf", "set_location_assignment") => {
@@ -198,13 +252,20 @@ fn parse(file: &Path) -> Constraints {
                 c.pins.insert(after(&w, "-to").unwrap(), (pin, String::new()));
             }
             ("lpf", "LOCATE") => {
-                c.pins.insert(after(&w, "COMP").unwrap(), (after(&w, "SITE").unwrap(), String::new()));
+                c.pins.insert(
+                    after(&w, "COMP").unwrap(),
+                    (after(&w, "SITE").unwrap(), String::new()),
+                );
             }
             ("lpf", "IOBUF") => {
                 standards.insert(after(&w, "PORT").unwrap(), after(&w, "IO_TYPE").unwrap());
             }
             ("lpf", "FREQUENCY") => {
-                let mhz: f64 = after(&w, "PORT").and_then(|p| after(&w, &p)).unwrap().parse().unwrap();
+                let mhz: f64 = after(&w, "PORT")
+                    .and_then(|p| after(&w, &p))
+                    .unwrap()
+                    .parse()
+                    .unwrap();
                 c.clock = Some((after(&w, "PORT").unwrap(), 1e3 / mhz));
             }
             ("qsf", "set_instance_assignment") => {
@@ -239,15 +300,25 @@ fn pcie_constraints_agree_with_board_files_and_emit() {
     for name in ["vc707", "kc705"] {
         let b = Board::load(name).unwrap();
         let c = parse_pcie(&committed_pcie(name));
-        let want: BTreeMap<String, String> = pcie_ports(&b).into_iter().map(|p| (p.name.to_string(), p.pin)).collect();
+        let want: BTreeMap<String, String> = pcie_ports(&b)
+            .into_iter()
+            .map(|p| (p.name.to_string(), p.pin))
+            .collect();
         assert_eq!(c, want, "{name}: PCIe constraints vs board file");
         let dir = tempfile::tempdir().unwrap();
         emit_link(name, dir.path(), Link::Pcie);
         let fresh = std::fs::read_to_string(dir.path().join(format!("{name}_pcie.xdc"))).unwrap();
-        assert_eq!(std::fs::read_to_string(committed_pcie(name)).unwrap(), fresh, "{name}: regenerate");
+        assert_eq!(
+            std::fs::read_to_string(committed_pcie(name)).unwrap(),
+            fresh,
+            "{name}: regenerate"
+        );
         let v = std::fs::read_to_string(dir.path().join("queens_pcie.v")).unwrap();
         for p in want.keys() {
-            assert!(v.contains(&format!("input wire {p};")) || v.contains(&format!("output wire {p};")), "{p} not a port");
+            assert!(
+                v.contains(&format!("input wire {p};")) || v.contains(&format!("output wire {p};")),
+                "{p} not a port"
+            );
         }
     }
 }
@@ -289,7 +360,9 @@ fn constraints_agree_with_board_files_and_the_top() {
         emit(name, dir.path());
         let v = std::fs::read_to_string(dir.path().join("queens_board.v")).unwrap();
         let header = v.lines().find(|l| l.starts_with("module queens_board(")).unwrap();
-        let mut declared: Vec<&str> = header["module queens_board(".len()..header.len() - 2].split(", ").collect();
+        let mut declared: Vec<&str> = header["module queens_board(".len()..header.len() - 2]
+            .split(", ")
+            .collect();
         declared.sort();
         let mut constrained: Vec<&str> = pins.keys().map(|s| s.as_str()).collect();
         constrained.sort();
@@ -297,7 +370,10 @@ fn constraints_agree_with_board_files_and_the_top() {
         // The clock constraint is on the reference clock pin, with its period.
         let (port, period) = clock.expect("a clock constraint");
         assert_eq!(pins[&port].0, b.clock.pins[0], "{name}: clock pin");
-        assert!((period - 1e9 / b.clock.hz as f64).abs() < 1e-3, "{name}: period {period}");
+        assert!(
+            (period - 1e9 / b.clock.hz as f64).abs() < 1e-3,
+            "{name}: period {period}"
+        );
     }
 }
 
@@ -322,7 +398,10 @@ fn committed_constraints_are_what_emit_writes() {
 fn an_impossible_clock_is_refused_with_the_reason() {
     let b = Board::load("ml605").unwrap();
     let e = b.clock_for(1_000_000_000).unwrap_err().to_string();
-    assert!(e.contains("MMCM_BASE") && e.contains("output limit of 700 MHz"), "{e}");
+    assert!(
+        e.contains("MMCM_BASE") && e.contains("output limit of 700 MHz"),
+        "{e}"
+    );
     let s = b.clock_for(200_000_000).unwrap();
     s.check(b.clock.hz as f64).unwrap();
     assert!((s.output_hz(b.clock.hz as f64) - 200e6).abs() / 200e6 <= 0.01);

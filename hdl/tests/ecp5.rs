@@ -209,10 +209,26 @@ fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
             .to_string()
     };
     let cases = [
-        ("pins = [\"G2\"]", "pins = [\"Z2\"]", "my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C"),
-        ("tx = \"L4\"", "tx = \"L21\"", "field uart.tx: pin L21 is not on the CABGA381 package"),
-        ("multiply = 3", "multiply = 90", "field pll: EHXPLLL: multiply = 90 is outside 1..=80"),
-        ("output_divide = 8", "output_divide = 1", "field pll: EHXPLLL: VCO of 75.000 MHz is outside 400..=800 MHz"),
+        (
+            "pins = [\"G2\"]",
+            "pins = [\"Z2\"]",
+            "my.toml: field clock.pins: pin Z2 is not on the CABGA381 package of LFE5U-85F-6BG381C",
+        ),
+        (
+            "tx = \"L4\"",
+            "tx = \"L21\"",
+            "field uart.tx: pin L21 is not on the CABGA381 package",
+        ),
+        (
+            "multiply = 3",
+            "multiply = 90",
+            "field pll: EHXPLLL: multiply = 90 is outside 1..=80",
+        ),
+        (
+            "output_divide = 8",
+            "output_divide = 1",
+            "field pll: EHXPLLL: VCO of 75.000 MHz is outside 400..=800 MHz",
+        ),
     ];
     for (from, to, want) in cases {
         let e = broken(from, to);

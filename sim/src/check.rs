@@ -48,7 +48,8 @@ impl Engine for RtlEngine {
         Ok(subproblems
             .par_chunks(256)
             .flat_map_iter(|chunk| {
-                let blocks: Vec<Blocking> = chunk.iter().map(|sp| Blocking::new(&sp.pre).oriented()).collect();
+                let blocks: Vec<Blocking> =
+                    chunk.iter().map(|sp| Blocking::new(&sp.pre).oriented()).collect();
                 queens_hdl::rtl::run_many(&blocks, self.arbiter)
                     .into_iter()
                     .map(|r| UnitRun {

@@ -40,8 +40,8 @@ pub fn estimate(size: BoardSize, sample: &[Subproblem], total: u64, board: Board
     let k = cycles.len().max(1) as f64;
     let mean = cycles.iter().sum::<f64>() / k;
     let var = cycles.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
-    // Dispatch costs a unit M + 3 cycles before it starts.
-    let per_sub = mean + size.inner() as f64 + 3.0;
+    // Dispatch costs a unit M + 3 cycles before it starts, and the orientation stage 3 more.
+    let per_sub = mean + size.inner() as f64 + 3.0 + queens_hdl::orient::LATENCY as f64;
     let compute = total as f64 * per_sub / (board.units as f64 * board.clock_hz);
     // Both directions run at once; the longer frame bounds.
     let out_frame = frame::encode(&vec![0; ResultRecord::payload_len(size, board.with_cycles)]).len();

@@ -2,10 +2,11 @@
 //!
 //! [`model`] is the fast cycle model of one unit (machine words, no event queue); [`check`]
 //! runs every canonical pre-placement of a board through an engine and compares each count
-//! with the software counter of `queens-core`.
+//! with the software counter of `queens-core`; [`cycles`] is the unit-cycle benchmark.
 
 pub mod board;
 pub mod check;
+pub mod cycles;
 pub mod estimate;
 pub mod model;
 pub mod pty;

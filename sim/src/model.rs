@@ -15,6 +15,11 @@
 //! A row found by A in the last column is a solution; the cycle then goes on as if A had
 //! found nothing, so the last column costs no cycle of its own. The unit is done when the
 //! column to retreat to would be -1. The cycle that loads a subproblem is not counted.
+//!
+//! In an array the unit never sees a subproblem's board as decoded: the front end first turns
+//! it to the orientation of `Blocking::oriented` (columns or rows, from either end, whichever
+//! starts in the tightest lines), which [`run_subproblem`] does too. That choice halves the
+//! cycles of most subproblems and costs the unit nothing.
 
 use queens_core::{Blocking, Preplacement};
 

@@ -5,7 +5,9 @@
 use crate::model::UnitRun;
 use crate::wire::{WireDriver, WireError};
 use queens_core::{BoardSize, Subproblem};
-use queens_hdl::emit::{core_verilog, result_frame_bytes, stream_top_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM};
+use queens_hdl::emit::{
+    core_verilog, result_frame_bytes, stream_top_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM,
+};
 use queens_hdl::ArbiterKind;
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};

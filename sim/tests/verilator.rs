@@ -118,7 +118,10 @@ fn stream_top_counts_n10_through_axi4_stream_beats() {
     let board = Verilated::build(cfg, Top::Stream, false).unwrap();
     let mut input = Vec::new();
     for (_, sp) in &subs {
-        input.extend(frame::encode(&word::wire_to_bytes(size, word::encode_wire(&sp.pre).unwrap())));
+        input.extend(frame::encode(&word::wire_to_bytes(
+            size,
+            word::encode_wire(&sp.pre).unwrap(),
+        )));
     }
     let out = serve_once(&board, input);
     let mut got = Vec::new();

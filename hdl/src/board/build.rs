@@ -6,7 +6,9 @@ use super::clock::Settings;
 use super::toolchain::{self, SOURCES, TOP};
 use super::top::{ports, top_verilog};
 use super::{Board, Link};
-use crate::emit::{core_verilog, cycles_per_sample, stream_top_verilog, uart_top_verilog, CoreConfig, EmitError};
+use crate::emit::{
+    core_verilog, cycles_per_sample, stream_top_verilog, uart_top_verilog, CoreConfig, EmitError,
+};
 
 /// What to build.
 #[derive(Debug, Clone)]
@@ -25,7 +27,11 @@ pub enum BuildError {
     #[error("{board}: {reason}")]
     Board { board: String, reason: String },
     #[error("{board} has no {link:?} link (it offers {offers:?})")]
-    NoLink { board: String, link: Link, offers: Vec<Link> },
+    NoLink {
+        board: String,
+        link: Link,
+        offers: Vec<Link>,
+    },
 }
 
 /// The PCIe build's Verilog sources.
@@ -56,8 +62,14 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
     let tc = toolchain::files(b, &ps, fout);
     let mut files = vec![
         (SOURCES[0].to_string(), core_verilog(&o.core, "queens_core")),
-        (SOURCES[1].to_string(), uart_top_verilog(cps, "queens_top", "queens_core")),
-        (SOURCES[2].to_string(), top_verilog(b, &o.clock, o.core.units, TOP, "queens_top")),
+        (
+            SOURCES[1].to_string(),
+            uart_top_verilog(cps, "queens_top", "queens_core"),
+        ),
+        (
+            SOURCES[2].to_string(),
+            top_verilog(b, &o.clock, o.core.units, TOP, "queens_top"),
+        ),
     ];
     files.extend(tc.constraints.iter().cloned());
     files.push((tc.script_name.into(), tc.script.clone()));
@@ -100,8 +112,14 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
     let tc = toolchain::vivado::pcie_files(b, &ps, &PCIE_SOURCES);
     let mut files = vec![
         (PCIE_SOURCES[0].to_string(), core_verilog(&o.core, "queens_core")),
-        (PCIE_SOURCES[1].to_string(), stream_top_verilog(&o.core, "queens_stream", "queens_core")),
-        (PCIE_SOURCES[2].to_string(), pcie_top_verilog(b, o.core.units, "queens_pcie", "queens_stream")),
+        (
+            PCIE_SOURCES[1].to_string(),
+            stream_top_verilog(&o.core, "queens_stream", "queens_core"),
+        ),
+        (
+            PCIE_SOURCES[2].to_string(),
+            pcie_top_verilog(b, o.core.units, "queens_pcie", "queens_stream"),
+        ),
     ];
     files.extend(tc.constraints.iter().cloned());
     files.push((tc.script_name.into(), tc.script.clone()));
@@ -158,6 +176,10 @@ fn readme(
         program = tc.program,
         n = core.n,
         k = core.units,
-        list = files.iter().map(|f| format!("`{}`", f.0)).collect::<Vec<_>>().join(", "),
+        list = files
+            .iter()
+            .map(|f| format!("`{}`", f.0))
+            .collect::<Vec<_>>()
+            .join(", "),
     )
 }

@@ -215,9 +215,14 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
                 output_divide: 1,
             };
             let vco = base.vco_hz(fin);
-            let o = (vco / want).round().clamp(l.output_divide.0 as f64, l.output_divide.1 as f64) as u32;
+            let o = (vco / want)
+                .round()
+                .clamp(l.output_divide.0 as f64, l.output_divide.1 as f64) as u32;
             for output_divide in [o.saturating_sub(1).max(1), o, o + 1] {
-                let s = Settings { output_divide, ..base };
+                let s = Settings {
+                    output_divide,
+                    ..base
+                };
                 if s.check(fin).is_err() {
                     continue;
                 }
@@ -237,7 +242,12 @@ pub fn solve(primitive: Primitive, fin: f64, want: f64) -> Result<Settings, Cloc
 
 /// The best setting found, if it is legal and within 1% of `want`; else the refusal naming
 /// the nearest.
-fn within_one_percent(primitive: Primitive, fin: f64, want: f64, best: Option<Settings>) -> Result<Settings, ClockError> {
+fn within_one_percent(
+    primitive: Primitive,
+    fin: f64,
+    want: f64,
+    best: Option<Settings>,
+) -> Result<Settings, ClockError> {
     match best {
         Some(s) if s.check(fin).is_ok() && (s.output_hz(fin) - want).abs() / want <= 0.01 => Ok(s),
         other => Err(ClockError::NoSetting {

@@ -30,13 +30,21 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     };
     let by_lut = room(d.luts, front.lut_sites(), stage.lut_sites());
     let by_ff = room(d.flip_flops, front.ff, stage.ff);
-    let (n, limit) = if by_lut <= by_ff { (by_lut, "LUTs") } else { (by_ff, "flip-flops") };
+    let (n, limit) = if by_lut <= by_ff {
+        (by_lut, "LUTs")
+    } else {
+        (by_ff, "flip-flops")
+    };
     let units = n.clamp(1, 1 << crate::stage::ID_BITS) as usize;
     let luts = front.lut_sites() + units as u64 * stage.lut_sites();
     let flip_flops = front.ff + units as u64 * stage.ff;
     Fit {
         units,
-        limit: if n > 1 << crate::stage::ID_BITS { "the array's 1024 unit ids" } else { limit },
+        limit: if n > 1 << crate::stage::ID_BITS {
+            "the array's 1024 unit ids"
+        } else {
+            limit
+        },
         luts,
         flip_flops,
         lut_share: luts as f64 / d.luts as f64,

@@ -288,14 +288,23 @@ impl Board {
         if self.pll.primitive != prim.name() {
             return bad(
                 "pll.primitive",
-                format!("{:?} boards use {}, not {}", self.family, prim.name(), self.pll.primitive),
+                format!(
+                    "{:?} boards use {}, not {}",
+                    self.family,
+                    prim.name(),
+                    self.pll.primitive
+                ),
             );
         }
         let want = if self.clock.differential { 2 } else { 1 };
         if self.clock.pins.len() != want {
             return bad(
                 "clock.pins",
-                format!("a {} clock has {want} pin(s), found {}", if want == 2 { "differential" } else { "single-ended" }, self.clock.pins.len()),
+                format!(
+                    "a {} clock has {want} pin(s), found {}",
+                    if want == 2 { "differential" } else { "single-ended" },
+                    self.clock.pins.len()
+                ),
             );
         }
         let ecp5 = match self.family {
@@ -306,9 +315,13 @@ impl Board {
             _ => None,
         };
         if self.uart.rts.is_some() != self.uart.cts.is_some() {
-            return bad("uart.rts", "rts and cts come as a pair (rts is looped back to cts), or neither".into());
+            return bad(
+                "uart.rts",
+                "rts and cts come as a pair (rts is looped back to cts), or neither".into(),
+            );
         }
-        let mut pins: Vec<(&'static str, &str)> = vec![("uart.rx", &self.uart.rx), ("uart.tx", &self.uart.tx)];
+        let mut pins: Vec<(&'static str, &str)> =
+            vec![("uart.rx", &self.uart.rx), ("uart.tx", &self.uart.tx)];
         pins.extend(self.uart.rts.iter().map(|p| ("uart.rts", p.as_str())));
         pins.extend(self.uart.cts.iter().map(|p| ("uart.cts", p.as_str())));
         pins.extend(self.fan.iter().map(|f| ("fan.pin", f.pin.as_str())));
@@ -319,7 +332,10 @@ impl Board {
         pins.extend(self.tie.iter().map(|t| ("tie.pin", t.pin.as_str())));
         for (i, (field, p)) in pins.iter().enumerate() {
             if !is_pin(p) {
-                return bad(field, format!("{p:?} is not a pin name (letters then digits, e.g. AU33)"));
+                return bad(
+                    field,
+                    format!("{p:?} is not a pin name (letters then digits, e.g. AU33)"),
+                );
             }
             if let Some((other, _)) = pins[..i].iter().find(|(_, q)| q == p) {
                 return bad(field, format!("pin {p} is also {other}"));
@@ -332,10 +348,15 @@ impl Board {
         }
         for t in &self.tie {
             let ident = t.name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-                && t.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                && t.name
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
             let taken = top::ports(self).iter().filter(|p| p.name == t.name).count() > 1;
             if !ident || taken {
-                return bad("tie.name", format!("{:?} is not a free port name (lower case, digits, _)", t.name));
+                return bad(
+                    "tie.name",
+                    format!("{:?} is not a free port name (lower case, digits, _)", t.name),
+                );
             }
         }
         if let Some(f) = &self.fan {
@@ -344,26 +365,47 @@ impl Board {
             }
         }
         if !(self.defaults.fill > 0.0 && self.defaults.fill <= 1.0) {
-            return bad("defaults.fill", format!("{} is not a share between 0 and 1", self.defaults.fill));
+            return bad(
+                "defaults.fill",
+                format!("{} is not a share between 0 and 1", self.defaults.fill),
+            );
         }
         if !(6..=32).contains(&self.defaults.n) {
-            return bad("defaults.n", format!("{}: circuits exist for N = 6..=32", self.defaults.n));
+            return bad(
+                "defaults.n",
+                format!("{}: circuits exist for N = 6..=32", self.defaults.n),
+            );
         }
         if self.device.luts == 0 || self.device.flip_flops == 0 {
             return bad("device", "LUT and flip-flop capacity must be positive".into());
         }
         if self.links.contains(&Link::Pcie) != self.pcie.is_some() {
-            return bad("pcie", "a board offers the pcie link exactly when it has a [pcie] table".into());
+            return bad(
+                "pcie",
+                "a board offers the pcie link exactly when it has a [pcie] table".into(),
+            );
         }
         if let Some(p) = &self.pcie {
             if p.refclk.len() != 2 {
-                return bad("pcie.refclk", format!("the reference clock is a pair (P, N), found {} pin(s)", p.refclk.len()));
+                return bad(
+                    "pcie.refclk",
+                    format!(
+                        "the reference clock is a pair (P, N), found {} pin(s)",
+                        p.refclk.len()
+                    ),
+                );
             }
             if self.family.primitive() != clock::Primitive::Plle2Base {
                 return bad("pcie", "the XDMA top exists for 7-series boards only".into());
             }
             if !matches!(p.lanes, 1 | 2 | 4 | 8) || !matches!(p.gen, 1 | 2) {
-                return bad("pcie", format!("x{} Gen{}: XDMA on 7-series does x1, x2, x4, x8 at Gen1 or Gen2", p.lanes, p.gen));
+                return bad(
+                    "pcie",
+                    format!(
+                        "x{} Gen{}: XDMA on 7-series does x1, x2, x4, x8 at Gen1 or Gen2",
+                        p.lanes, p.gen
+                    ),
+                );
             }
             for q in p.refclk.iter().chain([&p.perst]) {
                 if !is_pin(q) {
@@ -383,7 +425,11 @@ impl Board {
         if (f - self.defaults.clock_hz as f64).abs() / self.defaults.clock_hz as f64 > 0.01 {
             return bad(
                 "defaults.clock_hz",
-                format!("the pll settings give {:.3} MHz, not {:.3} MHz", f / 1e6, self.defaults.clock_hz as f64 / 1e6),
+                format!(
+                    "the pll settings give {:.3} MHz, not {:.3} MHz",
+                    f / 1e6,
+                    self.defaults.clock_hz as f64 / 1e6
+                ),
             );
         }
         Ok(())
@@ -430,7 +476,10 @@ mod tests {
     #[test]
     fn a_bad_board_file_names_file_field_and_reason() {
         let e = broken(|t| t.replace("part = \"xc7vx485t-2-ffg1761\"\n", ""));
-        assert!(e.starts_with("my.toml:") && e.contains("missing field `part`"), "{e}");
+        assert!(
+            e.starts_with("my.toml:") && e.contains("missing field `part`"),
+            "{e}"
+        );
         let e = broken(|t| t.replace("luts = 303_600", "luts = \"many\""));
         assert!(e.contains("my.toml") && e.contains("luts"), "{e}");
         let e = broken(|t| t.replace("rx = \"AU33\"", "rx = \"AU36\""));
@@ -440,7 +489,10 @@ mod tests {
         let e = broken(|t| t.replace("family = \"virtex7\"", "family = \"virtex9\""));
         assert!(e.contains("family") && e.contains("virtex9"), "{e}");
         let e = broken(|t| t.replace("pins = [\"E19\", \"E18\"]", "pins = [\"E19\"]"));
-        assert!(e.contains("field clock.pins: a differential clock has 2 pin(s)"), "{e}");
+        assert!(
+            e.contains("field clock.pins: a differential clock has 2 pin(s)"),
+            "{e}"
+        );
         let e = broken(|t| t.replace("[fan]", "[fan]\nspeed = 3"));
         assert!(e.contains("unknown field `speed`"), "{e}");
     }

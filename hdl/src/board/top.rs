@@ -239,21 +239,27 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
         None => "1'b0",
     };
     let buffers = match b.vendor {
-        Vendor::Xilinx => "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+        Vendor::Xilinx => {
+            "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     BUFG free_buf(.I(clk_pll), .O(clk_free));
     BUFGCE run_buf(.I(clk_pll), .CE(start[3]), .O(clk_run));
-",
-        Vendor::Altera => "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
+"
+        }
+        Vendor::Altera => {
+            "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     assign clk_free = clk_pll;
     altclkctrl #(
         .intended_device_family(\"Stratix IV\"), .number_of_clocks(1), .clock_type(\"GLOBAL CLOCK\"),
         .ena_register_mode(\"falling edge\"), .lpm_type(\"altclkctrl\")
     ) run_buf (.inclk({3'b000, clk_pll}), .clkselect(2'b00), .ena(start[3]), .outclk(clk_run));
-",
-        Vendor::Lattice => "    // An ungated copy runs the start-up gate; the gated one (a global clock's DCC) the array.
+"
+        }
+        Vendor::Lattice => {
+            "    // An ungated copy runs the start-up gate; the gated one (a global clock's DCC) the array.
     assign clk_free = clk_pll;
     DCCA run_buf(.CLKI(clk_pll), .CE(start[3]), .CLKO(clk_run));
-",
+"
+        }
     };
     let fin = b.clock.hz as f64;
     format!(
@@ -307,7 +313,13 @@ pub fn pcie_ports(b: &Board) -> Vec<Port> {
     let mut v = vec![
         port("pcie_refclk_p", Role::PcieRefClock, Dir::In, &p.refclk[0], ""),
         port("pcie_refclk_n", Role::PcieRefClock, Dir::In, &p.refclk[1], ""),
-        port("pcie_perst_n", Role::PcieReset, Dir::In, &p.perst, &p.perst_standard),
+        port(
+            "pcie_perst_n",
+            Role::PcieReset,
+            Dir::In,
+            &p.perst,
+            &p.perst_standard,
+        ),
     ];
     if let Some(f) = &b.fan {
         v.push(port("fan_pwm", Role::Fan, Dir::Out, &f.pin, &f.standard));

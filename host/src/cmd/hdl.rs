@@ -422,7 +422,14 @@ fn write_new(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
 
 fn report(a: ReportArgs) -> anyhow::Result<()> {
     if a.pnr {
-        return super::pnr::report(a.n, a.arbiter.unwrap_or(ArbiterKind::Adder), &a.board, &a.solvers, a.target_mhz, a.json);
+        return super::pnr::report(
+            a.n,
+            a.arbiter.unwrap_or(ArbiterKind::Adder),
+            &a.board,
+            &a.solvers,
+            a.target_mhz,
+            a.json,
+        );
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     let size = board(a.n)?;

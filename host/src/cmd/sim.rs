@@ -21,6 +21,18 @@ pub enum Command {
     /// Predict the hours a board needs for the whole of Q(N), from the cycle counts of a
     /// sample of its subproblems and the board's units, clock and link.
     Estimate(EstimateArgs),
+    /// Unit cycles of fixed sets of subproblems (all of N = 12 and 13, the first 1,337 of
+    /// N = 17, a sample of N = 20), against the Queens@TUD unit and a left-to-right walk: the
+    /// benchmark to run after changing the unit or the walk.
+    Cycles(CyclesArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CyclesArgs {
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -187,7 +199,33 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Check(a) => run_check(a),
         Command::Board(a) => run_board(a),
         Command::Estimate(a) => run_estimate(a),
+        Command::Cycles(a) => run_cycles(a),
     }
+}
+
+fn run_cycles(a: CyclesArgs) -> anyhow::Result<()> {
+    let totals = pool(a.threads)?.install(queens_sim::cycles::totals);
+    if a.json {
+        println!("{}", serde_json::to_string(&totals)?);
+        return Ok(());
+    }
+    println!("unit cycles as the array runs them (cycle model), against the Queens@TUD unit and a left-to-right walk");
+    for t in &totals {
+        let reference = match (t.reference_cycles, t.vs_reference()) {
+            (Some(r), Some(x)) => format!("Queens@TUD {} ({x:.3}x)", grouped(r as u128)),
+            _ => "Queens@TUD -".into(),
+        };
+        println!(
+            "N = {:>2}, {:<18} {:>9} subproblems: {:>13} cycles; {reference}; left to right {} ({:.3}x)",
+            t.n,
+            t.set,
+            grouped(t.subproblems as u128),
+            grouped(t.cycles as u128),
+            grouped(t.columns_cycles as u128),
+            t.vs_columns()
+        );
+    }
+    Ok(())
 }
 
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {

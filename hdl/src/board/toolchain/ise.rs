@@ -6,9 +6,15 @@ use crate::board::top::{Dir, Port};
 use crate::board::Board;
 
 fn ucf(b: &Board, ports: &[Port]) -> String {
-    let mut s = format!("# {} ({}): pins and clock of the board top `{TOP}`.\n", b.name, b.part);
+    let mut s = format!(
+        "# {} ({}): pins and clock of the board top `{TOP}`.\n",
+        b.name, b.part
+    );
     for p in ports {
-        s += &format!("NET \"{}\" LOC = \"{}\" | IOSTANDARD = \"{}\";\n", p.name, p.pin, p.standard);
+        s += &format!(
+            "NET \"{}\" LOC = \"{}\" | IOSTANDARD = \"{}\";\n",
+            p.name, p.pin, p.standard
+        );
     }
     let clk = &ref_clock(ports).name;
     s += &format!(
@@ -29,7 +35,10 @@ fn ucf(b: &Board, ports: &[Port]) -> String {
 
 pub fn files(b: &Board, ports: &[Port]) -> Files {
     let ucf_name = format!("{}.ucf", b.name);
-    let prj: String = SOURCES.iter().map(|f| format!("verilog work ../{f}\\n")).collect();
+    let prj: String = SOURCES
+        .iter()
+        .map(|f| format!("verilog work ../{f}\\n"))
+        .collect();
     let script = format!(
         r#"# ISE 14.7 build of the queens accelerator for {name} ({part}).
 # Run: xtclsh build.tcl   (with the ISE tools on PATH: source settings64.sh first)

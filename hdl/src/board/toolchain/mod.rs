@@ -38,7 +38,10 @@ pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
 
 /// The reference clock's input pin (the first one of a differential pair).
 pub fn ref_clock(ports: &[Port]) -> &Port {
-    ports.iter().find(|p| p.role.is_clock()).expect("every top has a reference clock")
+    ports
+        .iter()
+        .find(|p| p.role.is_clock())
+        .expect("every top has a reference clock")
 }
 
 /// The pins asynchronous to the compute clock (UART, fan, reset, ties): `line(dir, names)`

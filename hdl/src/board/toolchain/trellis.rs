@@ -231,5 +231,8 @@ pub fn find_tool(name: &str) -> Result<String, String> {
             return Ok(t);
         }
     }
-    Err(format!("{name} not found: {}, or put the OSS CAD Suite on PATH", pip_install()))
+    Err(format!(
+        "{name} not found: {}, or put the OSS CAD Suite on PATH",
+        pip_install()
+    ))
 }

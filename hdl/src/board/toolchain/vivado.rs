@@ -77,7 +77,14 @@ puts "bitstream: [file join $out {top}.bit] (setup slack $setup ns)"
 
 pub fn files(b: &Board, ports: &[Port]) -> Files {
     let xdc_name = format!("{}.xdc", b.name);
-    let script = script(b, &format!("the queens accelerator for {}", b.name), "", &SOURCES, &xdc_name, TOP);
+    let script = script(
+        b,
+        &format!("the queens accelerator for {}", b.name),
+        "",
+        &SOURCES,
+        &xdc_name,
+        TOP,
+    );
     let program = format!(
         r#"# Loads out/{TOP}.bit into the first device of the first JTAG cable.
 # Run: vivado -mode batch -source program.tcl
@@ -139,7 +146,14 @@ synth_ip [get_ips xdma_0]
         part = b.part,
         lanes = p.lanes,
     );
-    let script = script(b, &format!("the queens accelerator behind PCIe for {}", b.name), &ip, sources, &xdc_name, "queens_pcie");
+    let script = script(
+        b,
+        &format!("the queens accelerator behind PCIe for {}", b.name),
+        &ip,
+        sources,
+        &xdc_name,
+        "queens_pcie",
+    );
     let program = files(b, ports).extra.remove(0).1.replace(TOP, "queens_pcie");
     Files {
         constraints: vec![(xdc_name, x)],
