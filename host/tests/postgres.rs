@@ -504,7 +504,7 @@ fn a_campaign_over_the_servers_unix_socket() {
 fn a_restarted_host_takes_back_the_blocks_of_the_one_killed() {
     let url = database("q_restart");
     // Leases that would hold the killed host's blocks for ten minutes.
-    let extra = ["--sim-clock", "1MHz", "--lease", "600"];
+    let extra = ["--sim-clock", "100kHz", "--lease", "600"];
     let mut first = host(13, &url, "sim:16", &extra);
     let mut c = client(&url);
     let who = format!("% pid {}.%", first.id());
