@@ -209,7 +209,10 @@ fn sim_estimate_turns_sampled_cycles_into_hours() {
         .map(|sp| queens_sim::run_subproblem(&sp.pre).cycles)
         .sum();
     let mean = v["mean_cycles"].as_f64().unwrap();
-    assert!((mean * 51_484.0 - total as f64).abs() < 1.0, "{mean}, total {total}");
+    assert!(
+        (mean * 51_484.0 - total as f64).abs() < 1.0,
+        "{mean}, total {total}"
+    );
     // One unit at 1 MHz: (cycles + dispatch of M + 3, and 3 for the orientation, = 14 per
     // subproblem) microseconds.
     let compute = v["compute_hours"].as_f64().unwrap() * 3600.0;
