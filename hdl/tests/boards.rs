@@ -406,3 +406,58 @@ fn an_impossible_clock_is_refused_with_the_reason() {
     s.check(b.clock.hz as f64).unwrap();
     assert!((s.output_hz(b.clock.hz as f64) - 200e6).abs() / 200e6 <= 0.01);
 }
+
+/// A board file's name becomes file names in the build directory: a name with a path in it
+/// (`../x`, `/tmp/x`, `a/b`) is refused when the file is loaded, naming file, field and value.
+#[test]
+fn a_board_name_that_is_a_path_is_refused() {
+    let text = BUILTIN[0].1;
+    assert!(text.contains("name = \"vc707\""));
+    for bad in ["../x", "/tmp/x", "a/b", "..", "", ".hidden", "x y"] {
+        let t = text.replacen("name = \"vc707\"", &format!("name = \"{bad}\""), 1);
+        let e = Board::parse(Path::new("my.toml"), &t).unwrap_err().to_string();
+        assert!(
+            e.starts_with("my.toml: field name:") && e.contains(&format!("{bad:?}")),
+            "{bad:?}: {e}"
+        );
+    }
+    for good in ["my-board", "vc707_b", "A7"] {
+        let t = text.replacen("name = \"vc707\"", &format!("name = \"{good}\""), 1);
+        assert_eq!(Board::parse(Path::new("my.toml"), &t).unwrap().name, good);
+    }
+    // A board made in code with such a name gets no build directory.
+    let mut b = Board::load("vc707").unwrap();
+    b.name = "../../etc/x".into();
+    let core = CoreConfig::new(27, 8, ArbiterKind::Carry4, true).unwrap();
+    let e = build_dir(
+        &b,
+        &BuildOptions {
+            core,
+            clock: b.clock_for(b.defaults.clock_hz).unwrap(),
+            baud: 115_200,
+            link: Link::Uart,
+        },
+    )
+    .err()
+    .expect("refused")
+    .to_string();
+    assert!(e.contains("../../etc/x") && e.contains("not a board name"), "{e}");
+}
+
+/// A baud rate of zero or one that overflows the divisor arithmetic is an error, not a panic.
+#[test]
+fn a_zero_or_huge_baud_rate_is_refused() {
+    use queens_hdl::emit::{cycles_per_sample, EmitError};
+    for (clock_hz, baud) in [
+        (100_000_000, 0),
+        (100_000_000, u64::MAX),
+        (u64::MAX, u64::MAX),
+        (u64::MAX, 1),
+    ] {
+        assert_eq!(
+            cycles_per_sample(clock_hz, baud),
+            Err(EmitError::Baud { clock_hz, baud })
+        );
+    }
+    assert_eq!(cycles_per_sample(100_000_000, 115_200), Ok(109));
+}

@@ -46,6 +46,14 @@ pub struct BuildDir {
 }
 
 pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
+    // File names are made from the board's name: a name, never a path (checked when a board
+    // file is loaded; a board built in code is checked here).
+    if !super::is_board_name(&b.name) {
+        return Err(BuildError::Board {
+            board: format!("{:?}", b.name),
+            reason: "not a board name (letters, digits, _ or -): its files would be written elsewhere".into(),
+        });
+    }
     if !b.links.contains(&o.link) {
         return Err(BuildError::NoLink {
             board: b.name.clone(),

@@ -237,6 +237,14 @@ fn is_pin(p: &str) -> bool {
     letters > 0 && letters < p.len() && p[letters..].chars().all(|c| c.is_ascii_digit())
 }
 
+/// A board's name: what its files are called in a build directory, so no path.
+pub fn is_board_name(s: &str) -> bool {
+    (1..=64).contains(&s.len())
+        && s.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 impl Board {
     /// A built-in board by name, or a board file by path.
     pub fn load(name_or_path: &str) -> Result<Board, BoardError> {
@@ -272,6 +280,16 @@ impl Board {
                 reason,
             })
         };
+        // The name becomes file names (`<name>.xdc`) and Tcl words: a name, never a path.
+        if !is_board_name(&self.name) {
+            return bad(
+                "name",
+                format!(
+                    "{:?} is not a board name (1 to 64 letters, digits, _ or -, starting with a letter or digit; no paths)",
+                    self.name
+                ),
+            );
+        }
         if self.family.vendor() != self.vendor {
             return bad(
                 "vendor",
