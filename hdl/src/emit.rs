@@ -240,7 +240,11 @@ pub fn uart_verilog(cycles_per_sample: u32, name: &str) -> String {
 
 /// Clock cycles per UART sample (8 samples per bit) for a clock and baud rate.
 pub fn cycles_per_sample(clock_hz: u64, baud: u64) -> Result<u32, EmitError> {
-    let c = (clock_hz + 4 * baud) / (8 * baud);
+    // Rounded to the nearest divisor, in 128 bits so that no clock or baud rate overflows.
+    let c = match (clock_hz as u128 + 4 * baud as u128).checked_div(8 * baud as u128) {
+        Some(c) => c,
+        None => return Err(EmitError::Baud { clock_hz, baud }),
+    };
     // 8N1 tolerates about 2% between the two ends; rounding the divisor must stay well inside.
     let actual = clock_hz as f64 / (8.0 * c.max(1) as f64);
     if c == 0 || c > 1 << 16 || (actual - baud as f64).abs() / baud as f64 > 0.015 {
