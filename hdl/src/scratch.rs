@@ -12,17 +12,31 @@ pub struct ScratchError {
 pub struct Scratch(PathBuf);
 
 impl Scratch {
-    /// A fresh directory `<tmp>/<prefix>-<process>-<sequence>`.
+    /// A fresh directory `<tmp>/<prefix>-<process>-<sequence>-<random>`, made exclusively:
+    /// a directory of that name that exists already (another user's, a stale one) is never
+    /// taken over, nor removed when the scratch area is dropped.
     pub fn new(prefix: &str) -> Result<Scratch, ScratchError> {
+        use std::hash::{BuildHasher, Hasher};
         use std::sync::atomic::{AtomicU64, Ordering};
         static SEQ: AtomicU64 = AtomicU64::new(0);
-        let d = std::env::temp_dir().join(format!(
-            "{prefix}-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&d).map_err(|e| error(&d, e))?;
-        Ok(Scratch(d))
+        let tmp = std::env::temp_dir();
+        let mut attempt = 0;
+        loop {
+            // RandomState is seeded from the OS: a name nobody can predict.
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(attempt);
+            let d = tmp.join(format!(
+                "{prefix}-{}-{}-{:08x}",
+                std::process::id(),
+                SEQ.fetch_add(1, Ordering::Relaxed),
+                h.finish() as u32
+            ));
+            match std::fs::create_dir(&d) {
+                Ok(()) => return Ok(Scratch(d)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(e) => return Err(error(&d, e)),
+            }
+        }
     }
 
     pub fn path(&self) -> &Path {

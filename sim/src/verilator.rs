@@ -116,8 +116,12 @@ impl Verilated {
         }
         // Build beside the cache entry and move it in whole, so that concurrent builds of
         // the same design never see a half-written one.
-        let tmp = root.join(format!("build-{}-{:016x}", std::process::id(), h.finish()));
-        std::fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
+        std::fs::create_dir_all(&root).map_err(io(format!("creating {}", root.display())))?;
+        let tmp = fresh_dir(
+            &root,
+            &format!("build-{}-{:016x}", std::process::id(), h.finish()),
+        )
+        .map_err(io(format!("creating a build directory in {}", root.display())))?;
         std::fs::write(tmp.join("design.v"), &verilog).map_err(io("writing design.v"))?;
         std::fs::write(tmp.join("harness.cpp"), HARNESS).map_err(io("writing harness.cpp"))?;
         let mut cmd = Command::new("verilator");
@@ -259,5 +263,18 @@ impl Verilated {
                 stderr: err.clone(),
             })?;
         Ok((driver.into_runs(), cycles))
+    }
+}
+
+/// A new directory `<root>/<stem>-<random>`, made exclusively: one that exists already is
+/// never taken over (nor removed afterwards).
+fn fresh_dir(root: &Path, stem: &str) -> std::io::Result<PathBuf> {
+    loop {
+        let d = root.join(format!("{stem}-{:08x}", fastrand::u32(..)));
+        match std::fs::create_dir(&d) {
+            Ok(()) => return Ok(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
     }
 }
