@@ -35,7 +35,7 @@ pub enum FaultsError {
     Syntax(String),
     #[error("fault {name}={value}: a probability is a number from 0 to 1")]
     Probability { name: String, value: String },
-    #[error("fault reset={0}: expected seconds, a positive number")]
+    #[error("fault reset={0}: expected seconds, 0.001 to 1000000")]
     Seconds(String),
 }
 
@@ -62,7 +62,9 @@ impl std::str::FromStr for Faults {
                 "drop" => f.drop = p()?,
                 "dup" => f.dup = p()?,
                 "reset" => match value.parse::<f64>() {
-                    Ok(s) if s > 0.0 && s.is_finite() => f.reset = Some(Duration::from_secs_f64(s)),
+                    // Bounded: a reset every nanosecond would never let a result out, and
+                    // a Duration holds no more than about 10^19 seconds.
+                    Ok(s) if (1e-3..=1e6).contains(&s) => f.reset = Some(Duration::from_secs_f64(s)),
                     _ => return Err(FaultsError::Seconds(value.into())),
                 },
                 _ => return Err(FaultsError::Syntax(item.into())),

@@ -87,6 +87,11 @@ fn fault_lists_name_what_is_wrong() {
         ("drop", "drop"),
         ("flip=0.1", "flip=0.1"),
         ("reset=-1", "reset=-1"),
+        // Beyond what a Duration holds, or so often that nothing would get out: refused.
+        ("reset=1e308", "reset=1e308"),
+        ("reset=inf", "reset=inf"),
+        ("reset=NaN", "reset=NaN"),
+        ("reset=1e-300", "reset=1e-300"),
     ] {
         let e = bad.parse::<Faults>().unwrap_err().to_string();
         assert!(e.contains(says), "{bad}: {e}");
