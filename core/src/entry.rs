@@ -213,6 +213,13 @@ impl Entry {
             None
         } else {
             let s = Solution::from_word(w2);
+            // Zero marks an unsolved entry, so a count always names its solver.
+            if s.solver == 0 {
+                return Err(ModelError::EntryField {
+                    field: "solver",
+                    value: 0,
+                });
+            }
             if s.mod13 > 12 {
                 return Err(ModelError::EntryField {
                     field: "mod13",

@@ -222,6 +222,11 @@ fn fresh_entry_is_unsolved_and_solver_zero_refused() {
     assert_eq!(&b[8..], &[0; 8]);
     assert_eq!(b[5] & 0x0F, 0);
     assert!(Solution::new(0, 5).is_err());
+    // A word 2 with a count but no solver (a flipped bit of an unsolved entry) is refused.
+    let mut flipped = b;
+    flipped[15] ^= 0x20;
+    let e = Entry::decode(size(10), &flipped).unwrap_err().to_string();
+    assert!(e.contains("solver"), "{e}");
     let garbage = [0xFFu8; 16];
     assert!(Entry::decode(size(10), &garbage).is_err());
 }
