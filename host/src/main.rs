@@ -1,7 +1,27 @@
 //! `queens`: counts N-Queens solutions in software, and (with later subcommands) on FPGA
 //! boards or their simulation.
 
+// Printing in this binary never panics: these shadow std's macros in every module below
+// (see output.rs).
+macro_rules! println {
+    () => { $crate::output::out(format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::output::out(format_args!($($arg)*), true) };
+}
+#[allow(unused_macros)]
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::output::out(format_args!($($arg)*), false) };
+}
+macro_rules! eprintln {
+    () => { $crate::output::err(format_args!(""), true) };
+    ($($arg:tt)*) => { $crate::output::err(format_args!($($arg)*), true) };
+}
+#[allow(unused_macros)]
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::output::err(format_args!($($arg)*), false) };
+}
+
 mod cmd;
+mod output;
 mod progress;
 
 use clap::{Parser, Subcommand};

@@ -11,9 +11,10 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Board size, 6..=32.
+    #[arg(value_parser = super::parse_n)]
     n: u32,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     /// Print one JSON object instead of the table.
     #[arg(long)]

@@ -34,7 +34,7 @@ pub struct StatsArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
     campaign: String,
     /// Which campaign of the database, when it holds several.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
     #[arg(long)]
     json: bool,
@@ -45,14 +45,14 @@ pub struct VerifyArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
     campaign: String,
     /// Which campaign of the database, when it holds several.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
     /// Solved entries to recompute, drawn at random (all when fewer are solved).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     sample: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
     json: bool,
@@ -63,12 +63,13 @@ pub struct PlotArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
     campaign: String,
     /// Which campaign of the database, when it holds several.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
     #[arg(long, value_name = "FILE.svg")]
     out: PathBuf,
-    /// Columns the subproblems are binned into.
-    #[arg(long, default_value_t = 1000)]
+    /// Columns the subproblems are binned into, 1..=10000.
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=10_000))]
     columns: usize,
 }
 

@@ -30,7 +30,7 @@ pub struct FitArgs {
     #[arg(long)]
     board: String,
     /// Board size (default: the board's).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
     /// Arbiter (default: carry4 on Xilinx, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
@@ -49,10 +49,10 @@ pub struct EmitArgs {
     #[arg(long)]
     out: std::path::PathBuf,
     /// Board size, 6..=32 (default: the board's, 27 for generic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
     /// Solver units, 1..=1024 (default: as many as fit the board, 8 for generic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::units())]
     solvers: Option<usize>,
     /// Arbiter implementation: adder, carry4 or prefix (default: carry4 on Xilinx boards,
     /// adder on Altera and generic).
@@ -60,10 +60,10 @@ pub struct EmitArgs {
     arbiter: Option<ArbiterKind>,
     /// Compute clock in Hz (default: the board's; 100 MHz for generic). A board derives its
     /// clock primitive's settings from it, or says why it cannot.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1_000..=10_000_000_000))]
     clock_hz: Option<u64>,
-    /// UART baud rate.
-    #[arg(long, default_value_t = 115_200)]
+    /// UART baud rate, 300..=100000000.
+    #[arg(long, default_value_t = 115_200, value_parser = clap::value_parser!(u64).range(300..=100_000_000))]
     baud: u64,
     /// Results without the 48-bit cycle counter (the frames of the Queens@TUD boards).
     #[arg(long)]
@@ -99,7 +99,7 @@ struct DesignJson<'a> {
 #[derive(clap::Args)]
 pub struct ReportArgs {
     /// Board size, 6..=32.
-    #[arg(long, default_value_t = 27)]
+    #[arg(long, default_value_t = 27, value_parser = super::parse_n)]
     n: u32,
     /// Arbiter implementation: adder, carry4 or prefix (default: carry4 for the xc7 figures,
     /// adder with --pnr).
@@ -119,7 +119,7 @@ pub struct ReportArgs {
     board: String,
     /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
     /// that each is pushed as hard as the others).
-    #[arg(long, default_value_t = 125.0)]
+    #[arg(long, default_value_t = 125.0, value_parser = parse_mhz)]
     target_mhz: f64,
     #[arg(long)]
     json: bool,
@@ -139,6 +139,14 @@ fn parse_units(s: &str) -> Result<Units, String> {
             Ok(k) if (1..=1024).contains(&k) => Ok(Units::Count(k)),
             _ => Err(format!("{s:?}: a unit count 1..=1024, or fit")),
         },
+    }
+}
+
+/// A clock in MHz, 1..=10000 (the ECP5 flow checks its own narrower range).
+fn parse_mhz(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (1.0..=10_000.0).contains(&x) => Ok(x),
+        _ => Err("expected a clock in MHz, 1 to 10000".into()),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod sim;
 pub mod subproblems;
 pub mod transfer;
 
+use clap::builder::RangedU64ValueParser;
 use queens_core::{BoardSize, Symmetry};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -22,10 +23,80 @@ pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     // Big stacks for the same reason as the main thread's (see main.rs).
     let mut b = rayon::ThreadPoolBuilder::new().stack_size(1 << 30);
     if let Some(t) = threads {
-        anyhow::ensure!(t > 0, "--threads must be at least 1");
+        check_threads(t).map_err(|e| anyhow::anyhow!("--threads {t}: {e}"))?;
         b = b.num_threads(t);
     }
     Ok(b.build()?)
+}
+
+// Value parsers of the numeric options: every number a user types is checked against a range
+// that makes sense before anything runs, and a bad one is named with its option by clap.
+
+/// Board size N, with the model's own range and message.
+pub fn parse_n(s: &str) -> Result<u32, String> {
+    let n: u32 = s
+        .trim()
+        .parse()
+        .map_err(|_| "expected a board size, a whole number 6..=32".to_string())?;
+    BoardSize::new(n).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
+/// Solver units of one board: an array holds 1 to 1024 (10-bit unit ids).
+pub const MAX_UNITS: u64 = 1 << 10;
+
+/// `--solvers`: 1..=1024 units.
+pub fn units() -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(1..=MAX_UNITS)
+}
+
+/// Threads per core worth running: the work is CPU-bound, more only costs memory.
+const THREADS_PER_CORE: usize = 4;
+
+fn check_threads(t: usize) -> Result<usize, String> {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = (cores * THREADS_PER_CORE).max(8);
+    match t {
+        0 => Err("expected at least 1 thread".into()),
+        t if t > max => Err(format!(
+            "at most {max} threads on this machine ({THREADS_PER_CORE} per core, {cores} cores)"
+        )),
+        t => Ok(t),
+    }
+}
+
+/// `--threads`: 1 up to a few per core of this machine.
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    check_threads(
+        s.trim()
+            .parse()
+            .map_err(|_| "expected a whole number of threads".to_string())?,
+    )
+}
+
+/// The longest wait in seconds any option takes: about 11.6 days (a `Duration` holds far
+/// more, but nothing here needs longer).
+pub const MAX_SECONDS: f64 = 1e6;
+
+/// A number of seconds in `min..=MAX_SECONDS` (`min` itself excluded when `open`).
+fn seconds(s: &str, min: f64, open: bool) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (x > min || (!open && x == min)) && x <= MAX_SECONDS => Ok(x),
+        _ if open => Err(format!(
+            "expected seconds, more than {min} and at most {MAX_SECONDS}"
+        )),
+        _ => Err(format!("expected seconds, {min} to {MAX_SECONDS}")),
+    }
+}
+
+/// `--timeout`: positive seconds.
+pub fn parse_timeout(s: &str) -> Result<f64, String> {
+    seconds(s, 0.0, true)
+}
+
+/// `--lease`: at least 2 seconds (leases are renewed every second).
+pub fn parse_lease(s: &str) -> Result<f64, String> {
+    seconds(s, 2.0, false).map_err(|e| e + " (leases are renewed every second)")
 }
 
 /// Per-class figures as the JSON reports print them: keyed by class name.

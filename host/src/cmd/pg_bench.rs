@@ -16,13 +16,15 @@ pub struct BenchArgs {
     /// postgres://[user@]host[:port]/database (password from PGPASSWORD or ~/.pgpass).
     url: String,
     /// Board size of the scratch campaign; refused when the database has a campaign of it.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 16, value_parser = super::parse_n)]
     n: u32,
     /// Hosts committing at once, each with its own connection.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     hosts: usize,
     /// Results each host commits per transaction (a real host commits once a second).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     batch: usize,
     #[arg(long)]
     json: bool,

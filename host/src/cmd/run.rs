@@ -18,6 +18,7 @@ use std::time::Duration;
 #[derive(clap::Args)]
 pub struct Args {
     /// Board size, 6..=32.
+    #[arg(value_parser = super::parse_n)]
     n: u32,
     /// A board: serial:/dev/ttyUSB0[@115200], pcie:/dev/xdma0, tcp:HOST:PORT or sim[:UNITS].
     /// Repeat for several boards at once. Default: one simulated board in this process.
@@ -31,18 +32,19 @@ pub struct Args {
     campaign: Option<String>,
     /// Seconds a lease on a block of a PostgreSQL campaign lasts without renewal (the host
     /// renews every second); work of a host that stops returns to the others after this.
-    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_lease)]
     lease: f64,
-    /// Solver units per board, for links that do not say (sim:K does).
-    #[arg(long, default_value_t = 360)]
+    /// Solver units per board, 1..=1024, for links that do not say (sim:K does).
+    #[arg(long, default_value_t = 360, value_parser = super::units())]
     solvers: usize,
-    /// Subproblems each board holds beyond its units (the core's word queue is 16).
-    #[arg(long, default_value_t = 16)]
+    /// Subproblems each board holds beyond its units (the core's word queue is 16), 0..=4096.
+    #[arg(long, default_value_t = 16,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=4096))]
     margin: usize,
     /// Seconds to wait for a result before sending its subproblem again. Default: 10 s until
     /// a board has answered, then 8 times its longest recent answer time (at least 50 ms),
     /// doubling for each further attempt.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_timeout)]
     timeout: Option<f64>,
     /// The simulated board of `sim` links: answer when hardware at this clock would (default:
     /// as fast as the model runs).
@@ -58,6 +60,16 @@ pub struct Args {
 
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let size = board(a.n)?;
+    // Before any campaign is made: a simulated board of sim:K holds K units, as an array can.
+    for l in &a.links {
+        if let LinkSpec::Sim { units: Some(k) } = l {
+            anyhow::ensure!(
+                *k as u64 <= super::MAX_UNITS,
+                "--link {l}: a simulated board holds 1 to {} units",
+                super::MAX_UNITS
+            );
+        }
+    }
     let campaign = a.campaign.clone().unwrap_or_else(|| format!("q{}.campaign", a.n));
     let quiet = a.json;
     let say = |s: String| {

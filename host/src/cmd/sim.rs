@@ -29,7 +29,7 @@ pub enum Command {
 
 #[derive(clap::Args)]
 pub struct CyclesArgs {
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
     json: bool,
@@ -68,10 +68,10 @@ pub struct EstimateArgs {
 #[derive(clap::Args)]
 pub struct BoardArgs {
     /// Board size, 6..=32.
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: u32,
-    /// Solver units.
-    #[arg(long, default_value_t = 360)]
+    /// Solver units, 1..=1024.
+    #[arg(long, default_value_t = 360, value_parser = super::units())]
     solvers: usize,
     /// Listen on this TCP address (one host connection at a time).
     #[arg(
@@ -108,7 +108,8 @@ pub enum BoardEngine {
     Verilator,
 }
 
-/// "250MHz", "100 MHz", "1.5GHz", "50000000".
+/// "250MHz", "100 MHz", "1.5GHz", "50000000": 1 kHz to 10 GHz (a slower clock would put
+/// a simulated answer beyond any timeout, and no FPGA runs faster).
 pub fn parse_hz(s: &str) -> Result<f64, String> {
     let t = s.trim().to_ascii_lowercase().replace(' ', "");
     let (num, mul) = if let Some(n) = t.strip_suffix("ghz") {
@@ -121,8 +122,10 @@ pub fn parse_hz(s: &str) -> Result<f64, String> {
         (t.strip_suffix("hz").unwrap_or(&t), 1.0)
     };
     match num.parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() => Ok(v * mul),
-        _ => Err(format!("clock {s:?}: expected a frequency such as 250MHz")),
+        Ok(v) if (1e3..=1e10).contains(&(v * mul)) => Ok(v * mul),
+        _ => Err(format!(
+            "clock {s:?}: expected a frequency from 1kHz to 10GHz, such as 250MHz"
+        )),
     }
 }
 
@@ -140,6 +143,7 @@ pub enum EngineName {
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Board size, 6..=32.
+    #[arg(value_parser = super::parse_n)]
     n: u32,
     #[arg(long, value_enum, default_value = "model")]
     engine: EngineName,
@@ -150,7 +154,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "I")]
     index: Option<u64>,
     /// Solver units in the simulated array (verilator engine).
-    #[arg(long, value_name = "K", default_value_t = 16)]
+    #[arg(long, value_name = "K", default_value_t = 16, value_parser = super::units())]
     solvers: usize,
     /// Arbiter form of the circuits (rtl and verilator engines).
     #[arg(long, default_value = "carry4", value_parser = super::hdl::parse_kind)]
@@ -163,7 +167,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     vcd: Option<std::path::PathBuf>,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
     json: bool,

@@ -14,6 +14,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Board size, 6..=32.
+    #[arg(value_parser = super::parse_n)]
     n: u32,
     /// Only count the pre-placements per symmetry class.
     #[arg(long, conflicts_with = "out")]
@@ -28,7 +29,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
 }
 
@@ -135,10 +136,10 @@ fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> 
         };
         index += 1;
     });
-    match result {
-        // A closed pipe (`| head`) is a normal way to stop reading.
-        Err(err) if is_broken_pipe(&err) => Ok(()),
-        r => r.and_then(|_| Ok(out.flush()?)),
+    match result.and_then(|_| Ok(out.flush()?)) {
+        // A closed pipe (`| head`) is a normal way to stop reading: end as any filter does.
+        Err(err) if is_broken_pipe(&err) => crate::output::broken_pipe(),
+        r => r,
     }
 }
 
