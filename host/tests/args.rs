@@ -127,7 +127,7 @@ fn numeric_options_are_range_checked_and_named() {
         (&["sim", "cycles", "--threads", "100000"], &["--threads"]),
         (
             &["sim", "estimate", "--n", "8", "--threads", "100000"],
-            &["--threads 100000", "per core"],
+            &["--threads", "100000", "per core"],
         ),
         (&["sim", "check", "8", "--threads", "100000"], &["--threads"]),
         (

@@ -1,7 +1,6 @@
 //! `queens db`: look into a campaign file (ours or a Queens@TUD database).
 
 use super::{board, classes_json, grouped, pool};
-use anyhow::Context;
 use queens_core::{completions, Symmetry};
 use queens_host::plot::{self, Binner};
 use queens_host::store::file::{Access, FileStore};
@@ -501,6 +500,23 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
 }
 
 fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
+    // The picture never replaces the campaign it draws, nor the files beside it (any other
+    // campaign is refused when it is written).
+    if !pg_conn::is_url(&a.campaign) {
+        let c = std::path::Path::new(&a.campaign);
+        for f in [
+            c.to_path_buf(),
+            queens_host::store::history::path_of(c),
+            queens_host::store::file::cycles_path(c),
+        ] {
+            anyhow::ensure!(
+                !super::same_file(&f, &a.out),
+                "--out {}: that is {}, of the campaign being drawn; choose another name",
+                a.out.display(),
+                f.display()
+            );
+        }
+    }
     let mut store = Campaign::open(&a.campaign, a.n)?;
     let len = store.summary().subproblems;
     let mut sol = Binner::new(len, a.columns);
@@ -520,7 +536,7 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
     }
     let n = store.n();
     let doc = plot::render(&format!("Campaign of N = {n}: {}", store.name()), len, &panels);
-    svg::save(&a.out, &doc).with_context(|| format!("writing {}", a.out.display()))?;
+    super::write_output("--out", &a.out, doc.to_string().as_bytes())?;
     println!("wrote {}", a.out.display());
     Ok(())
 }

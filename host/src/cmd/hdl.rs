@@ -409,22 +409,23 @@ fn write_dir<'a>(
     files: impl IntoIterator<Item = (&'a str, &'a str)>,
     design: &DesignJson,
 ) -> anyhow::Result<()> {
+    use std::path::{Component, Path};
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let design = serde_json::to_string_pretty(design)? + "\n";
+    let write = |name: &str, text: &str| {
+        // Only inside --out: a name is one plain component (a board's name makes some).
+        let mut parts = Path::new(name).components();
+        anyhow::ensure!(
+            matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None)),
+            "{name:?} is not a plain file name: refused, it would be written outside --out {}",
+            out.display()
+        );
+        super::write_output("--out", &out.join(name), text.as_bytes())
+    };
     for (name, text) in files {
-        write_new(&out.join(name), text)?;
+        write(name, text)?;
     }
-    write_new(
-        &out.join("design.json"),
-        &(serde_json::to_string_pretty(design)? + "\n"),
-    )
-}
-
-/// Writes a file whole: to a temporary name first, then renamed over the old one.
-fn write_new(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
+    write("design.json", &design)?;
     Ok(())
 }
 

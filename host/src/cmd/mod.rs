@@ -10,8 +10,10 @@ pub mod transfer;
 
 use clap::builder::RangedU64ValueParser;
 use queens_core::{BoardSize, Symmetry};
+use queens_host::store::file::campaign_at;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::path::Path;
 
 /// The board size argument, validated with the model's own error.
 pub fn board(n: u32) -> anyhow::Result<BoardSize> {
@@ -97,6 +99,38 @@ pub fn parse_timeout(s: &str) -> Result<f64, String> {
 /// `--lease`: at least 2 seconds (leases are renewed every second).
 pub fn parse_lease(s: &str) -> Result<f64, String> {
     seconds(s, 2.0, false).map_err(|e| e + " (leases are renewed every second)")
+}
+
+/// Writes an output file (a plot, Verilog) whole: to a temporary file beside it, renamed
+/// over it once complete. Refused when `path` holds a campaign: no other output ever
+/// replaces one. `option` names where the path came from.
+pub fn write_output(option: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    use std::io::Write;
+    if let Some(s) = campaign_at(path) {
+        anyhow::bail!(
+            "{option} {}: that file is a campaign of N = {} and is not overwritten by other output; choose another name",
+            path.display(),
+            s.n()
+        );
+    }
+    let mut tmp = queens_host::store::temp_beside(path)
+        .with_context(|| format!("{option} {}: creating a temporary file beside it", path.display()))?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("writing {}", tmp.path().display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("{option} {}: writing it", path.display()))?;
+    Ok(())
+}
+
+/// Whether two paths name the same existing file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
 }
 
 /// Per-class figures as the JSON reports print them: keyed by class name.

@@ -429,6 +429,13 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     if !verilator && (a.vcd.is_some() || a.design.is_some()) {
         bail!("--vcd and --design need --engine verilator");
     }
+    if let Some(s) = a.vcd.as_deref().and_then(queens_host::store::file::campaign_at) {
+        bail!(
+            "--vcd {}: that file is a campaign of N = {} and is not overwritten by a waveform; choose another name",
+            a.vcd.as_ref().expect("given").display(),
+            s.n()
+        );
+    }
     let subs = select(size, a.sample, a.index)?;
     if a.vcd.is_some() && subs.len() != 1 {
         bail!("--vcd records one subproblem: add --index I or --sample 1");

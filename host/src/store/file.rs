@@ -43,6 +43,8 @@ pub struct FileStore {
     cycles: Option<memmap2::MmapRaw>,
     history: Option<History>,
     solvers: HashMap<String, u16>,
+    /// Solver ids in the entries that the history names no link for (a Queens@TUD database's).
+    unnamed: Vec<u16>,
     /// Holds the lock as long as the store lives.
     _file: File,
 }
@@ -58,6 +60,123 @@ fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> 
 /// The file that holds the cycle counts of a campaign.
 pub fn cycles_path(campaign: &Path) -> PathBuf {
     super::beside(campaign, ".cycles")
+}
+
+/// A set of 12-bit solver ids.
+#[derive(Clone, Copy)]
+struct Solvers([u64; 64]);
+
+impl Solvers {
+    const NONE: Solvers = Solvers([0; 64]);
+
+    fn insert(&mut self, id: u16) {
+        self.0[(id as usize >> 6) & 63] |= 1 << (id & 63);
+    }
+
+    fn contains(&self, id: u16) -> bool {
+        self.0[(id as usize >> 6) & 63] & 1 << (id & 63) != 0
+    }
+
+    fn union(mut self, other: &Solvers) -> Solvers {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a |= b;
+        }
+        self
+    }
+
+    fn ids(&self) -> impl Iterator<Item = u16> + '_ {
+        (1..=0xFFFu16).filter(|&id| self.contains(id))
+    }
+}
+
+/// What the history says a solved entry must be, checked for each one on open: a flipped
+/// bit that makes an unsolved entry read as solved is named, never counted.
+struct Rules {
+    /// The solver ids the history names, when it knows them all (it holds `Created`).
+    known: Option<Solvers>,
+    /// Every solved entry was handed out first.
+    stamped: bool,
+    history: PathBuf,
+}
+
+/// Takes a campaign's lock (a run holds it as long as it uses the campaign).
+fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
+    // SAFETY: flock on a descriptor we own; it is released when the file closes.
+    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if r != 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(if err.kind() == std::io::ErrorKind::WouldBlock {
+            StoreError::Busy { path: path.into() }
+        } else {
+            io(path, "locking")(err)
+        });
+    }
+    Ok(())
+}
+
+/// May a new campaign be written at `path`? Not over an existing file unless `force`, and
+/// never while a run holds the campaign there: the file returned holds its lock in turn
+/// until the new one is in place.
+fn replaceable(path: &Path, force: bool) -> Result<Option<File>, StoreError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, "looking at")(e)),
+        Ok(_) if !force => return Err(StoreError::Exists { path: path.into() }),
+        Ok(_) => {}
+    }
+    let file = match File::open(path) {
+        Ok(f) => f,
+        // A dangling link: nothing to hold.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, "opening")(e)),
+    };
+    lock(&file, path)?;
+    Ok(Some(file))
+}
+
+/// A new temporary file beside `path`, or an error naming its directory.
+fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
+    super::temp_beside(path).map_err(io(path, "creating a temporary file beside"))
+}
+
+/// Renames a complete temporary file onto `path`: over what is there only when `replace`
+/// (else a file that appeared meanwhile is an error, and stays).
+fn persist(
+    tmp: tempfile::NamedTempFile,
+    path: &Path,
+    replace: bool,
+    what: &'static str,
+) -> Result<(), StoreError> {
+    let r = if replace {
+        tmp.persist(path)
+    } else {
+        tmp.persist_noclobber(path)
+    };
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) if !replace && e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(StoreError::Exists { path: path.into() })
+        }
+        Err(e) => Err(io(path, what)(e.error)),
+    }
+}
+
+/// The board size of the campaign at `path`, when it holds one (ours or a Queens@TUD
+/// database): a file of whole entries, as many as some N has, whose first entry is an entry
+/// of that N. Outputs of other kinds (a plot, Verilog) are never written over one.
+pub fn campaign_at(path: &Path) -> Option<BoardSize> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).ok()?;
+    let bytes = meta.len();
+    if !meta.is_file() || bytes == 0 || bytes % ENTRY_BYTES as u64 != 0 {
+        return None;
+    }
+    let mut first = [0u8; ENTRY_BYTES];
+    File::open(path).ok()?.read_exact(&mut first).ok()?;
+    (queens_core::board::MIN_N..=queens_core::board::MAX_N)
+        .filter_map(|n| BoardSize::new(n).ok())
+        .filter(|&s| Entry::decode(s, &first).is_ok())
+        .find(|&s| Enumerator::new(s).census().total() == bytes / ENTRY_BYTES as u64)
 }
 
 /// Where each prefix's entries start in canonical order, and how many entries there are:
@@ -121,24 +240,40 @@ fn size_of(entries: u64) -> Option<BoardSize> {
     None
 }
 
+/// The link a history records for a solver id found in the entries without one.
+fn unnamed_link(id: u16) -> String {
+    format!("unnamed solver {id} (found in the entries)")
+}
+
 impl FileStore {
     /// Writes a fresh campaign of unsolved entries through a temporary file renamed at the
-    /// end, so an interrupted run never leaves a file that looks complete. `done` counts
-    /// the prefixes written. Returns the number of entries.
+    /// end, so an interrupted run never leaves a file that looks complete. An existing file
+    /// is replaced only when `force`, and never while a run holds it. `done` counts the
+    /// prefixes written. Returns the number of entries.
     pub fn create(path: &Path, size: BoardSize, force: bool, done: &AtomicU64) -> Result<u64, StoreError> {
-        if path.exists() && !force {
-            return Err(StoreError::Exists { path: path.into() });
-        }
-        let tmp = path.with_extension("partial");
-        let file = File::create(&tmp).map_err(io(&tmp, "creating"))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        let written = super::fresh_entries(size, done, |b| out.write_all(b).map_err(io(&tmp, "writing")))?;
-        out.flush().map_err(io(&tmp, "writing"))?;
-        out.get_ref().sync_all().map_err(io(&tmp, "syncing"))?;
-        std::fs::rename(&tmp, path).map_err(io(path, "renaming the new campaign to"))?;
-        // A history left from an earlier campaign of the same name would mislead.
-        let _ = std::fs::remove_file(history::path_of(path));
+        let _held = replaceable(path, force)?;
+        let tmp = temp_beside(path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let written = super::fresh_entries(size, done, |b| {
+            out.write_all(b).map_err(io(tmp.path(), "writing"))
+        })?;
+        out.flush().map_err(io(tmp.path(), "writing"))?;
+        drop(out);
+        tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        persist(tmp, path, force, "renaming the new campaign to")?;
+        // Cycle counts or a history left from an earlier campaign of the same name would
+        // mislead: a fresh history that will name every solver id.
         let _ = std::fs::remove_file(cycles_path(path));
+        let hpath = history::path_of(path);
+        history::write_new(
+            &hpath,
+            &[Event::Created {
+                t: history::now(),
+                n: size.n(),
+                stamped: true,
+            }],
+        )
+        .map_err(io(&hpath, "writing"))?;
         Ok(written)
     }
 
@@ -155,50 +290,65 @@ impl FileStore {
         ) -> Result<Vec<(u16, String)>, StoreError>,
     ) -> Result<u64, StoreError> {
         use std::os::unix::fs::FileExt;
-        if path.exists() && !force {
-            return Err(StoreError::Exists { path: path.into() });
-        }
-        let tmp = path.with_extension("partial");
-        let tmp_cycles = cycles_path(&tmp);
-        let _ = std::fs::remove_file(&tmp_cycles);
-        let file = File::create(&tmp).map_err(io(&tmp, "creating"))?;
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        let mut cycles: Option<File> = None;
+        let _held = replaceable(path, force)?;
+        let tmp = temp_beside(path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let mut cycles: Option<tempfile::NamedTempFile> = None;
         let mut written = 0u64;
+        let mut used = Solvers::NONE;
         let solvers = blocks(&mut |first, entries, c| {
-            out.write_all(entries).map_err(io(&tmp, "writing"))?;
+            out.write_all(entries).map_err(io(tmp.path(), "writing"))?;
             written += (entries.len() / ENTRY_BYTES) as u64;
+            for e in entries.chunks_exact(ENTRY_BYTES) {
+                let w2 = u64::from_be_bytes(e[8..].try_into().expect("8 bytes"));
+                if w2 != 0 {
+                    used.insert((w2 >> 52) as u16);
+                }
+            }
             if let Some(c) = c {
                 if cycles.is_none() {
-                    cycles = Some(File::create(&tmp_cycles).map_err(io(&tmp_cycles, "creating"))?);
+                    cycles = Some(temp_beside(&cycles_path(path))?);
                 }
                 let f = cycles.as_ref().expect("just made");
-                f.write_all_at(c, first * 8).map_err(io(&tmp_cycles, "writing"))?;
+                f.as_file()
+                    .write_all_at(c, first * 8)
+                    .map_err(io(f.path(), "writing"))?;
             }
             Ok(())
         })?;
-        out.flush().map_err(io(&tmp, "writing"))?;
-        out.get_ref().sync_all().map_err(io(&tmp, "syncing"))?;
-        let _ = std::fs::remove_file(history::path_of(path));
+        out.flush().map_err(io(tmp.path(), "writing"))?;
+        drop(out);
+        tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        if let Some(f) = &cycles {
+            // Sparse up to the full length: entries without a count read as unknown.
+            f.as_file().set_len(written * 8).map_err(io(f.path(), "sizing"))?;
+            f.as_file().sync_all().map_err(io(f.path(), "syncing"))?;
+        }
+        persist(tmp, path, force, "renaming the new campaign to")?;
         let _ = std::fs::remove_file(cycles_path(path));
         if let Some(f) = cycles {
-            // Sparse up to the full length: entries without a count read as unknown.
-            f.set_len(written * 8).map_err(io(&tmp_cycles, "sizing"))?;
-            f.sync_all().map_err(io(&tmp_cycles, "syncing"))?;
-            std::fs::rename(&tmp_cycles, cycles_path(path))
-                .map_err(io(path, "renaming the cycle counts beside"))?;
+            persist(f, &cycles_path(path), true, "renaming the cycle counts to")?;
         }
-        std::fs::rename(&tmp, path).map_err(io(path, "renaming the new campaign to"))?;
-        let hpath = history::path_of(path);
-        let mut h = History::append_to(&hpath).map_err(io(&hpath, "opening"))?;
+        // The history names every solver id of the entries: the links the source knows, and
+        // a placeholder for any other (a Queens@TUD database's ids).
+        let t = history::now();
+        let mut events: Vec<Event> = Vec::new();
+        let mut named = Solvers::NONE;
         for (id, link) in solvers {
-            h.record(&Event::Solver {
-                t: history::now(),
-                id,
-                link,
-            })
-            .map_err(io(&hpath, "writing"))?;
+            named.insert(id);
+            events.push(Event::Solver { t, id, link });
         }
+        for id in used.ids().filter(|&id| !named.contains(id)) {
+            events.push(Event::Solver {
+                t,
+                id,
+                link: unnamed_link(id),
+            });
+        }
+        let n = size_of(written).map_or(0, |s| s.n());
+        events.push(Event::Created { t, n, stamped: false });
+        let hpath = history::path_of(path);
+        history::write_new(&hpath, &events).map_err(io(&hpath, "writing"))?;
         Ok(written)
     }
 
@@ -211,16 +361,7 @@ impl FileStore {
             .open(path)
             .map_err(io(path, "opening the campaign"))?;
         if access == Access::Write {
-            // SAFETY: flock on a descriptor we own; it is released when the file closes.
-            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r != 0 {
-                let err = std::io::Error::last_os_error();
-                return Err(if err.kind() == std::io::ErrorKind::WouldBlock {
-                    StoreError::Busy { path: path.into() }
-                } else {
-                    io(path, "locking")(err)
-                });
-            }
+            lock(&file, path)?;
         }
         let bytes = file.metadata().map_err(io(path, "reading the size of"))?.len();
         if bytes % ENTRY_BYTES as u64 != 0 || bytes == 0 {
@@ -276,17 +417,59 @@ impl FileStore {
             cycles,
             history: None,
             solvers: HashMap::new(),
+            unnamed: Vec::new(),
             _file: file,
         };
-        store.summary = store.scan(&layout)?;
         let hpath = history::path_of(path);
+        let mut created = None;
         for e in history::read(&hpath).map_err(io(&hpath, "reading"))? {
-            if let Event::Solver { id, link, .. } = e {
-                store.solvers.insert(link, id);
+            match e {
+                Event::Solver { id, link, .. } => {
+                    store.solvers.insert(link, id);
+                }
+                Event::Created { stamped, .. } => created = Some(stamped),
+                _ => {}
             }
         }
+        let mut named = Solvers::NONE;
+        for &id in store.solvers.values() {
+            named.insert(id);
+        }
+        let rules = Rules {
+            known: created.map(|_| named),
+            stamped: created == Some(true),
+            history: hpath.clone(),
+        };
+        let (summary, used) = store.scan(&layout, &rules)?;
+        store.summary = summary;
+        store.unnamed = used.ids().filter(|&id| !named.contains(id)).collect();
         if access == Access::Write {
-            store.history = Some(History::append_to(&hpath).map_err(io(&hpath, "opening"))?);
+            let mut h = History::append_to(&hpath).map_err(io(&hpath, "opening"))?;
+            if created.is_none() {
+                // Adopted (a Queens@TUD database, or a campaign of an older version): the ids
+                // found in its entries are taken as they are, named from now on, and new
+                // ones are given above them.
+                let t = history::now();
+                for &id in &store.unnamed {
+                    let link = unnamed_link(id);
+                    h.record(&Event::Solver {
+                        t,
+                        id,
+                        link: link.clone(),
+                    })
+                    .map_err(io(&hpath, "writing"))?;
+                    store.solvers.insert(link, id);
+                }
+                h.record(&Event::Created {
+                    t,
+                    n: size.n(),
+                    stamped: false,
+                })
+                .and_then(|_| h.sync())
+                .map_err(io(&hpath, "writing"))?;
+                store.unnamed.clear();
+            }
+            store.history = Some(h);
         }
         Ok(store)
     }
@@ -340,22 +523,28 @@ impl FileStore {
         }
     }
 
-    /// Checks every entry against the canonical subproblem at its index; sums the solved.
-    fn scan(&self, layout: &Layout) -> Result<Summary, StoreError> {
+    /// Checks every entry against the canonical subproblem at its index and the rules of the
+    /// history; sums the solved and collects their solver ids.
+    fn scan(&self, layout: &Layout, rules: &Rules) -> Result<(Summary, Solvers), StoreError> {
         let e = &layout.enumerator;
-        let results: Vec<Result<(Tally, [u64; 3]), StoreError>> = layout
+        type Part = (Tally, [u64; 3], Solvers);
+        let results: Vec<Result<Part, StoreError>> = layout
             .prefixes
             .par_iter()
             .zip(layout.offsets.par_iter())
             .map(|(&p, &start)| {
                 let mut tally = Tally::default();
                 let mut census = [0u64; 3];
+                let mut used = Solvers::NONE;
                 let mut index = start;
                 let mut err = None;
                 e.for_each_in(p, |sp| {
                     if err.is_none() {
-                        match self.check(index, sp) {
-                            Ok(Some(count)) => tally.add(sp.sym, count),
+                        match self.check(index, sp, rules) {
+                            Ok(Some((count, solver))) => {
+                                tally.add(sp.sym, count);
+                                used.insert(solver);
+                            }
                             Ok(None) => {}
                             Err(x) => err = Some(x),
                         }
@@ -363,26 +552,28 @@ impl FileStore {
                     }
                     index += 1;
                 });
-                err.map_or(Ok((tally, census)), Err)
+                err.map_or(Ok((tally, census, used)), Err)
             })
             .collect();
         let mut s = Summary {
             subproblems: self.len,
             ..Summary::default()
         };
+        let mut used = Solvers::NONE;
         for r in results {
-            let (t, c) = r?;
+            let (t, c, u) = r?;
             s.solved = s.solved.merge(&t);
             for (total, n) in s.census.iter_mut().zip(c) {
                 *total += n;
             }
+            used = used.union(&u);
         }
-        Ok(s)
+        Ok((s, used))
     }
 
-    /// One entry against the subproblem the canonical order puts at its index: its count
-    /// when solved.
-    fn check(&self, index: u64, sp: Subproblem) -> Result<Option<u64>, StoreError> {
+    /// One entry against the subproblem the canonical order puts at its index and against
+    /// the history's rules: its count and solver when solved.
+    fn check(&self, index: u64, sp: Subproblem, rules: &Rules) -> Result<Option<(u64, u16)>, StoreError> {
         let entry =
             Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))?;
         if entry.pre != sp.pre || entry.sym != sp.sym {
@@ -398,23 +589,42 @@ impl FileStore {
                 ),
             ));
         }
-        match entry.solution {
-            None => Ok(None),
-            Some(s) => s
-                .true_count()
-                .ok()
-                .filter(|&c| c == s.count || crate::validate::possible(self.size, c, self.cycles(index)))
-                .map(Some)
-                .ok_or_else(|| {
-                    self.corrupt(
-                        index,
-                        format!(
-                            "count {} disagrees with its digits mod 13 = {}, mod 15 = {}",
-                            s.count, s.mod13, s.mod15
-                        ),
-                    )
-                }),
+        let Some(s) = entry.solution else {
+            return Ok(None);
+        };
+        let count = s
+            .true_count()
+            .ok()
+            .filter(|&c| c == s.count || crate::validate::possible(self.size, c, self.cycles(index)))
+            .ok_or_else(|| {
+                self.corrupt(
+                    index,
+                    format!(
+                        "count {} disagrees with its digits mod 13 = {}, mod 15 = {}",
+                        s.count, s.mod13, s.mod15
+                    ),
+                )
+            })?;
+        if rules.known.is_some_and(|k| !k.contains(s.solver)) {
+            return Err(self.corrupt(
+                index,
+                format!(
+                    "word 2 names solver {}, which {} never gave out (it would count {count}): a damaged entry, not a result",
+                    s.solver,
+                    rules.history.display()
+                ),
+            ));
         }
+        if rules.stamped && entry.handed_out.is_none() {
+            return Err(self.corrupt(
+                index,
+                format!(
+                    "it reads as solved (count {count}, solver {}) but was never handed out (its stamp in word 1 is 0): a damaged entry, not a result",
+                    s.solver
+                ),
+            ));
+        }
+        Ok(Some((count, s.solver)))
     }
 
     /// The cycle count recorded for an entry, if any.
@@ -469,6 +679,27 @@ impl FileStore {
     pub fn raw_entry(&self, index: u64) -> [u8; ENTRY_BYTES] {
         assert!(index < self.len, "entry {index} of {}", self.len);
         self.raw(index)
+    }
+
+    /// Solver ids in the entries that the history names no link for (a Queens@TUD database
+    /// opened to read).
+    pub fn unnamed_solvers(&self) -> &[u16] {
+        &self.unnamed
+    }
+
+    /// Sets an entry's hand-out stamp to now when it has none: a solved entry carries one
+    /// (the check on open relies on it), even one solved without being claimed here.
+    fn stamp(&mut self, index: u64) -> Result<(), StoreError> {
+        if self.word(index, 0) & 0xF_FFFF == 0 {
+            let mut e = self.entry(index)?;
+            e.handed_out = Some(Stamp::now());
+            self.set_word(
+                index,
+                0,
+                u64::from_be_bytes(e.encode()[..8].try_into().expect("8 bytes")),
+            );
+        }
+        Ok(())
     }
 
     /// The solver ids and the links they stand for, by id.
@@ -529,6 +760,7 @@ impl Store for FileStore {
         if let Some(c) = cycles {
             self.record_cycles(index, c)?;
         }
+        self.stamp(index)?;
         self.set_word(index, 1, solution.word());
         self.summary.solved.add(sym, solution.whole());
         Ok(())
@@ -536,6 +768,7 @@ impl Store for FileStore {
 
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError> {
         let entry = self.entry(index)?;
+        self.stamp(index)?;
         let old = entry.solution.as_ref().map_or(0, Solution::whole);
         self.set_word(index, 1, solution.word());
         let slot = entry.sym.slot();
@@ -573,12 +806,20 @@ impl Store for FileStore {
         if id > 0xFFF {
             return Err(StoreError::Solvers);
         }
-        self.solvers.insert(link.into(), id);
-        self.record(&Event::Solver {
+        // Durable before any entry names it: on open, an entry naming an id the history does
+        // not know is taken for a damaged one.
+        let hpath = history::path_of(&self.path);
+        let h = self.history.as_mut().ok_or_else(|| {
+            io(&hpath, "recording a solver id in")(std::io::Error::other("the campaign is open to read only"))
+        })?;
+        h.record(&Event::Solver {
             t: history::now(),
             id,
             link: link.into(),
-        });
+        })
+        .and_then(|_| h.sync())
+        .map_err(io(&hpath, "recording a solver id in"))?;
+        self.solvers.insert(link.into(), id);
         Ok(id)
     }
 }

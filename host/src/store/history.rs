@@ -9,6 +9,12 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
+    /// The campaign file beside this history was written by this program (fresh, exported,
+    /// or adopted when first run: see `FileStore::open`). From here on every solver id in its
+    /// entries is named by a `Solver` event of this history, so an entry naming another one
+    /// is damaged. `stamped`: every solved entry was handed out first (its stamp is set).
+    /// A Queens@TUD database, or a campaign written before this event existed, has none.
+    Created { t: f64, n: u32, stamped: bool },
     /// A `queens run` began.
     Session { t: f64, n: u32, links: Vec<String> },
     /// A solver id was given to the board behind a link.
@@ -23,7 +29,8 @@ pub enum Event {
 impl Event {
     pub fn time(&self) -> f64 {
         match self {
-            Event::Session { t, .. }
+            Event::Created { t, .. }
+            | Event::Session { t, .. }
             | Event::Solver { t, .. }
             | Event::Progress { t, .. }
             | Event::Finished { t, .. } => *t,
@@ -71,4 +78,23 @@ impl History {
         line.push(b'\n');
         self.file.write_all(&line)
     }
+
+    /// Makes the events written so far durable.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        self.file.sync_data()
+    }
+}
+
+/// Writes a whole new history at `path`, replacing any other: through a temporary file of
+/// its own (created exclusively beside it) renamed over it once complete and synced.
+pub fn write_new(path: &Path, events: &[Event]) -> std::io::Result<()> {
+    let mut tmp = super::temp_beside(path)?;
+    for e in events {
+        let mut line = serde_json::to_vec(e).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        tmp.write_all(&line)?;
+    }
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -23,6 +23,26 @@ pub fn beside(campaign: &std::path::Path, suffix: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// A new temporary file beside `path` (in its directory, so that it can be renamed onto it
+/// once complete), created exclusively under a random name, `.<name>.<random>.partial`: never
+/// a user's file, nor another process's. Deleted if dropped before it is persisted. Its mode
+/// is what the umask leaves of rw-rw-rw-, as for any file the user makes.
+pub fn temp_beside(path: &std::path::Path) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)
+}
+
 /// Every entry of a fresh campaign in canonical order, handed to `sink` in chunks of whole
 /// entries (prefixes are enumerated in parallel, chunks arrive in order); `done` counts the
 /// prefixes. Returns the number of entries.

@@ -1,0 +1,402 @@
+//! A campaign is never replaced while a run holds it, nor overwritten by output of another
+//! kind; temporary files never take a user's name; and a damaged entry of a campaign file is
+//! named when the file is opened, never counted.
+
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn queens() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_queens"))
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn fails_with(o: &Output, words: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success(),
+        "succeeded: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    for w in words {
+        assert!(err.contains(w), "{w:?} not in: {err}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+fn fresh(n: u32, path: &Path) {
+    ok(&queens()
+        .args(["subproblems", &n.to_string(), "--out"])
+        .arg(path)
+        .output()
+        .unwrap());
+}
+
+fn run(n: u32, campaign: &Path) -> Output {
+    queens()
+        .args(["run", &n.to_string(), "--campaign"])
+        .arg(campaign)
+        .output()
+        .unwrap()
+}
+
+/// The files of a directory, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// `subproblems --out F --force` while a run holds F: refused, F untouched.
+#[test]
+fn force_does_not_replace_a_campaign_a_run_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    // A run that takes a while: the simulated board at 10 kHz.
+    let mut host = queens()
+        .args([
+            "run",
+            "12",
+            "--json",
+            "--solvers",
+            "2",
+            "--sim-clock",
+            "10kHz",
+            "--campaign",
+        ])
+        .arg(&c)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // It holds the lock once its session is in the history.
+    let history = dir.path().join("c.history");
+    let t = Instant::now();
+    while !std::fs::read_to_string(&history).is_ok_and(|h| h.contains("\"session\"")) {
+        assert!(t.elapsed() < Duration::from_secs(20), "the run did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ino = std::fs::metadata(&c).unwrap().ino();
+    let o = queens()
+        .args(["subproblems", "12", "--force", "--out"])
+        .arg(&c)
+        .output()
+        .unwrap();
+    fails_with(&o, &["in use by another queens process"]);
+    assert_eq!(
+        std::fs::metadata(&c).unwrap().ino(),
+        ino,
+        "the campaign was replaced"
+    );
+    assert!(std::fs::read_to_string(&history).unwrap().contains("\"session\""));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    // Once the run is gone, --force does replace it.
+    ok(&queens()
+        .args(["subproblems", "12", "--force", "--out"])
+        .arg(&c)
+        .output()
+        .unwrap());
+    assert_ne!(std::fs::metadata(&c).unwrap().ino(), ino);
+}
+
+/// The same with the lock held here, where the file does not change meanwhile: it is left
+/// byte for byte as it was.
+#[test]
+fn force_leaves_a_locked_campaign_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    ok(&run(9, &c));
+    let before = std::fs::read(&c).unwrap();
+    let history = std::fs::read(dir.path().join("c.history")).unwrap();
+    let f = std::fs::File::open(&c).unwrap();
+    // SAFETY: flock on a descriptor this test owns, as a run takes it.
+    assert_eq!(
+        unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let o = queens()
+        .args(["subproblems", "9", "--force", "--out"])
+        .arg(&c)
+        .output()
+        .unwrap();
+    fails_with(&o, &["in use", c.to_str().unwrap()]);
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+    assert_eq!(std::fs::read(dir.path().join("c.history")).unwrap(), history);
+    drop(f);
+    // Without --force an existing campaign is never replaced.
+    let o = queens()
+        .args(["subproblems", "9", "--out"])
+        .arg(&c)
+        .output()
+        .unwrap();
+    fails_with(&o, &["exists", "--force"]);
+    assert_eq!(std::fs::read(&c).unwrap(), before);
+}
+
+/// `db plot F --out F` (or onto another campaign, or a file beside F) is refused and leaves
+/// the campaign byte for byte.
+#[test]
+fn a_plot_never_overwrites_a_campaign() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let other = dir.path().join("other");
+    ok(&run(9, &c));
+    fresh(8, &other);
+    let keep: Vec<(PathBuf, Vec<u8>)> = [c.clone(), dir.path().join("c.history"), other.clone()]
+        .into_iter()
+        .map(|p| {
+            let b = std::fs::read(&p).unwrap();
+            (p, b)
+        })
+        .collect();
+    for (out, says) in [
+        (&c, "c, of the campaign being drawn"),
+        (
+            &dir.path().join("c.history"),
+            "c.history, of the campaign being drawn",
+        ),
+        (&other, "a campaign of N = 8"),
+    ] {
+        let o = queens()
+            .args(["db", "plot"])
+            .arg(&c)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        fails_with(&o, &["--out", says]);
+    }
+    for (p, b) in &keep {
+        assert_eq!(&std::fs::read(p).unwrap(), b, "{} changed", p.display());
+    }
+    // A Verilog output never replaces a campaign either.
+    let e = dir.path().join("e");
+    std::fs::create_dir(&e).unwrap();
+    std::fs::copy(&other, e.join("queens_core.v")).unwrap();
+    let o = queens()
+        .args(["hdl", "emit", "--n", "8", "--out"])
+        .arg(&e)
+        .output()
+        .unwrap();
+    fails_with(&o, &["queens_core.v", "is a campaign of N = 8"]);
+    assert_eq!(std::fs::read(e.join("queens_core.v")).unwrap(), keep[2].1);
+    // And a plot elsewhere is written.
+    ok(&queens()
+        .args(["db", "plot"])
+        .arg(&c)
+        .arg("--out")
+        .arg(dir.path().join("c.svg"))
+        .output()
+        .unwrap());
+    assert!(std::fs::read_to_string(dir.path().join("c.svg"))
+        .unwrap()
+        .contains("<svg"));
+}
+
+/// Files named like the temporary files of old (`F.partial`, `F` with its extension turned
+/// into `.partial` or `.tmp`) are a user's: they survive, and no temporary file is left.
+#[test]
+fn temporary_files_never_take_a_users_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mine: Vec<(&str, &[u8])> = vec![
+        ("q8.campaign.partial", b"mine 1"),
+        ("q8.partial", b"mine 2"),
+        ("q8.campaign.history.partial", b"mine 3"),
+        ("queens_core.tmp", b"mine 4"),
+        ("queens_top.tmp", b"mine 5"),
+        ("design.tmp", b"mine 6"),
+    ];
+    for (n, b) in &mine {
+        std::fs::write(d.join(n), b).unwrap();
+    }
+    let c = d.join("q8.campaign");
+    fresh(8, &c);
+    ok(&queens()
+        .args(["subproblems", "8", "--force", "--out"])
+        .arg(&c)
+        .output()
+        .unwrap());
+    ok(&run(8, &c));
+    ok(&queens()
+        .args(["hdl", "emit", "--n", "8", "--out"])
+        .arg(d)
+        .output()
+        .unwrap());
+    ok(&queens()
+        .args(["db", "plot"])
+        .arg(&c)
+        .arg("--out")
+        .arg(d.join("q8.svg"))
+        .output()
+        .unwrap());
+    for (n, b) in &mine {
+        assert_eq!(&std::fs::read(d.join(n)).unwrap()[..], *b, "{n}");
+    }
+    let mut expect: Vec<String> = mine.iter().map(|m| m.0.to_string()).collect();
+    expect.extend(
+        [
+            "q8.campaign",
+            "q8.campaign.history",
+            "q8.campaign.cycles",
+            "queens_core.v",
+            "queens_top.v",
+            "design.json",
+            "q8.svg",
+        ]
+        .map(String::from),
+    );
+    expect.sort();
+    assert_eq!(names(d), expect, "nothing else is left behind");
+    // The campaign is made with the user's umask, not a temporary file's 0600.
+    let mode = std::fs::metadata(&c).unwrap().mode() & 0o777;
+    let umask = unsafe {
+        // SAFETY: reading the umask by setting it and restoring it at once.
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m
+    };
+    assert_eq!(mode, 0o666 & !umask as u32);
+}
+
+fn word2(bytes: &[u8], k: usize) -> u64 {
+    u64::from_be_bytes(bytes[16 * k + 8..16 * k + 16].try_into().unwrap())
+}
+
+fn set_word2(bytes: &mut [u8], k: usize, w: u64) {
+    bytes[16 * k + 8..16 * k + 16].copy_from_slice(&w.to_be_bytes());
+}
+
+/// Word 2, bit 55 of an unsolved entry: it read as solved with count 0 by solver 8, and the
+/// next run printed a wrong Q(10) with exit status 0. Now the entry is named.
+#[test]
+fn a_flipped_bit_that_makes_an_entry_solved_is_named_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    // A fresh campaign: nothing handed out, no solver yet.
+    fresh(10, &c);
+    let mut bytes = std::fs::read(&c).unwrap();
+    set_word2(&mut bytes, 123, 1 << 55);
+    std::fs::write(&c, &bytes).unwrap();
+    let o = run(10, &c);
+    fails_with(&o, &["entry 123 (byte 1968)", "solver 8", "never gave out"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("Q(10)"));
+    assert_eq!(std::fs::read(&c).unwrap(), bytes, "nothing was written");
+    for cmd in [
+        &["db", "stats"][..],
+        &["db", "verify"],
+        &["db", "plot", "--out", "x.svg"],
+    ] {
+        let o = queens()
+            .args(cmd)
+            .arg(&c)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        fails_with(&o, &["entry 123", "solver 8"]);
+    }
+
+    // A campaign run to the end: solver 1 is the only one its history knows.
+    let c = dir.path().join("d");
+    ok(&run(10, &c));
+    let solved = std::fs::read(&c).unwrap();
+    // An entry made unsolved again (as a result lost in a crash leaves it: handed out, no
+    // count), then the flip: solver 8.
+    let mut bytes = solved.clone();
+    set_word2(&mut bytes, 7, 1 << 55);
+    std::fs::write(&c, &bytes).unwrap();
+    fails_with(&run(10, &c), &["entry 7", "solver 8"]);
+    // The flip of bit 52 names solver 1, which the history knows; but that entry was never
+    // handed out (its stamp is 0), so it was never solved either.
+    let mut bytes = solved.clone();
+    bytes[16 * 7 + 5] &= 0xF0;
+    bytes[16 * 7 + 6] = 0;
+    bytes[16 * 7 + 7] = 0;
+    set_word2(&mut bytes, 7, 1 << 52);
+    std::fs::write(&c, &bytes).unwrap();
+    fails_with(&run(10, &c), &["entry 7", "never handed out", "solver 1"]);
+    // A flip that leaves solver 0 with a count: refused by the entry's own format.
+    let mut bytes = solved.clone();
+    set_word2(&mut bytes, 7, 1 << 40);
+    std::fs::write(&c, &bytes).unwrap();
+    fails_with(&run(10, &c), &["entry 7", "solver = 0"]);
+    // Undamaged, it reads and resumes as before.
+    std::fs::write(&c, &solved).unwrap();
+    assert!(ok(&run(10, &c)).contains("Q(10) = 724"));
+}
+
+/// A Queens@TUD database has no history: its solver ids are taken as found, so it stays
+/// readable, and a run adopts it (naming its ids, giving new ones above them) after which its
+/// entries are checked as ours are.
+#[test]
+fn a_database_without_history_is_read_and_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("tud");
+    ok(&run(10, &c));
+    // As Queens@TUD left it: solver ids of their boards, no history, half unsolved.
+    let mut bytes = std::fs::read(&c).unwrap();
+    let entries = bytes.len() / 16;
+    for k in 0..entries {
+        let w = word2(&bytes, k);
+        let w = if k % 2 == 0 {
+            0
+        } else {
+            w & !(0xFFF << 52) | (77 + k as u64 % 3) << 52
+        };
+        set_word2(&mut bytes, k, w);
+    }
+    std::fs::write(&c, &bytes).unwrap();
+    std::fs::remove_file(dir.path().join("tud.history")).unwrap();
+    std::fs::remove_file(dir.path().join("tud.cycles")).unwrap();
+    let s = ok(&queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap());
+    let s: serde_json::Value = serde_json::from_str(&s).unwrap();
+    assert_eq!(s["solved"].as_u64().unwrap() as usize, entries / 2);
+    assert!(!dir.path().join("tud.history").exists(), "reading writes nothing");
+    // The run finishes it.
+    assert!(ok(&run(10, &c)).contains("Q(10) = 724"));
+    let h = std::fs::read_to_string(dir.path().join("tud.history")).unwrap();
+    for id in 77..80 {
+        assert!(
+            h.contains(&format!("\"id\":{id},\"link\":\"unnamed solver {id}")),
+            "{h}"
+        );
+    }
+    assert!(
+        h.contains("\"created\"") && h.contains("\"id\":80,\"link\":\"sim\""),
+        "{h}"
+    );
+    // From now on a damaged entry is named.
+    let mut bytes = std::fs::read(&c).unwrap();
+    let w = word2(&bytes, 0);
+    set_word2(&mut bytes, 0, w ^ 1 << 61);
+    std::fs::write(&c, &bytes).unwrap();
+    let o = queens().args(["db", "stats"]).arg(&c).output().unwrap();
+    fails_with(&o, &["entry 0", "never gave out"]);
+}
+
+/// Opening a large campaign stays a quick scan: N = 16, 3 million entries.
+#[test]
+fn opening_checks_every_entry_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    fresh(16, &c);
+    let t = Instant::now();
+    let o = queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap();
+    let s: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    assert_eq!(s["subproblems"], 3_073_215);
+    assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
+}
