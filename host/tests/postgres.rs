@@ -618,3 +618,53 @@ fn a_campaign_over_tls_verifies_the_server() {
         .unwrap());
     assert!(e.contains("TLS handshake") && e.contains("UnknownIssuer"), "{e}");
 }
+
+/// A flipped bit in a block's entries that makes an unsolved entry read as solved: the block
+/// no longer agrees with its row's count of solved entries, and every reader names it (the
+/// run, which would otherwise wait for an entry it never hands out; verify; export) instead
+/// of skipping or counting the entry.
+#[test]
+fn a_flipped_bit_in_a_shared_block_is_named() {
+    let url = database("q_flipped");
+    let dir = tempfile::tempdir().unwrap();
+    // Half a campaign: a fresh one, with the first blocks' worth solved by a run.
+    ok(&queens()
+        .args(["run", "10", "--json", "--campaign", &url])
+        .output()
+        .unwrap());
+    let mut c = client(&url);
+    // Entry 5 of block 0 unsolved again (the row's count follows), then bit 55 of its
+    // word 2 flipped: solver 8 (the campaign gave out only 1), count 0.
+    c.execute(
+        "UPDATE queens_block SET entries = overlay(entries placing '\\x0000000000000000'::bytea from 16 * 5 + 9),
+                solved = solved - 1 WHERE n = 10 AND block = 0",
+        &[],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE queens_campaign SET solved[1] = solved[1] - 1 WHERE n = 10",
+        &[],
+    )
+    .unwrap();
+    c.execute(
+        "UPDATE queens_block SET entries = overlay(entries placing '\\x0080'::bytea from 16 * 5 + 9)
+         WHERE n = 10 AND block = 0",
+        &[],
+    )
+    .unwrap();
+    let start = Instant::now();
+    let e = err(&queens().args(["run", "10", "--campaign", &url]).output().unwrap());
+    assert!(start.elapsed() < Duration::from_secs(60), "it did not wait");
+    for w in ["block 0", "entry 5 names solver 8", "damaged"] {
+        assert!(e.contains(w), "{w:?} not in {e}");
+    }
+    let e = err(&queens().args(["db", "verify", &url]).output().unwrap());
+    assert!(
+        e.contains("block 0") && e.contains("entry 5 names solver 8"),
+        "{e}"
+    );
+    let file = dir.path().join("q10");
+    let e = err(&queens().args(["db", "export", &url]).arg(&file).output().unwrap());
+    assert!(e.contains("block 0") && e.contains("damaged"), "{e}");
+    assert!(!file.exists(), "nothing exported");
+}

@@ -38,7 +38,15 @@ pub fn import(a: ImportArgs) -> anyhow::Result<()> {
     let size = store.size();
     let target = Target::parse(&a.url)?;
     let mut client = pg::connect(&target)?;
-    let solvers = store.solvers();
+    // Ids the file's history does not name (a Queens@TUD database's) are named as such, so
+    // that the database knows every id in its entries and gives new ones above them.
+    let mut solvers = store.solvers();
+    solvers.extend(
+        store
+            .unnamed_solvers()
+            .iter()
+            .map(|&id| (id, format!("unnamed solver {id} of {}", a.file.display()))),
+    );
     let entries = pg::create(
         &mut client,
         &target,

@@ -155,6 +155,51 @@ fn tally_of(solved: &[i64], solutions: &[i64]) -> Tally {
     t
 }
 
+/// A block's entries against its row: as many of them read as solved as its `solved` column
+/// counts (every commit keeps the two together). A difference is damage, such as a flipped
+/// bit that makes an unsolved entry read as solved: it is named, never counted or skipped.
+/// `solvers` gives the campaign's solver ids, to point at the entries that name another.
+fn check_block(
+    target: &Target,
+    block: i32,
+    first: u64,
+    entries: &[u8],
+    solved: i32,
+    solvers: impl FnOnce() -> Vec<(u16, String)>,
+) -> Result<(), StoreError> {
+    let count = (0..entries.len() / ENTRY_BYTES)
+        .filter(|&k| word2(entries, k) != 0)
+        .count();
+    if count == solved as usize {
+        return Ok(());
+    }
+    let known: HashSet<u16> = solvers().into_iter().map(|s| s.0).collect();
+    let suspects: Vec<String> = (0..entries.len() / ENTRY_BYTES)
+        .map(|k| (k, Solution::from_word(word2(entries, k))))
+        .filter(|(_, s)| s.solver != 0 && !known.is_empty() && !known.contains(&s.solver))
+        .take(8)
+        .map(|(k, s)| {
+            format!(
+                "entry {} names solver {}, which the campaign never gave out",
+                first + k as u64,
+                s.solver
+            )
+        })
+        .collect();
+    Err(StoreError::Campaign {
+        db: target.shown.clone(),
+        what: format!(
+            "block {block} (entries {first}..{}): {count} of its entries read as solved where its row counts {solved}: the block is damaged{}",
+            first + (entries.len() / ENTRY_BYTES) as u64,
+            if suspects.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", suspects.join("; "))
+            }
+        ),
+    })
+}
+
 /// What a campaign brings along when it is imported: its entries in canonical order, their
 /// cycle counts, and the links behind its solver ids.
 pub struct Import<'a> {
@@ -381,7 +426,7 @@ pub fn export(
         .get::<_, i64>(0) as u64;
     let portal = tx
         .bind(
-            "SELECT block, first, entries, cycles FROM queens_block WHERE n = $1 ORDER BY block",
+            "SELECT block, first, entries, cycles, solved FROM queens_block WHERE n = $1 ORDER BY block",
             &[&n],
         )
         .map_err(e(target, "reading entries"))?;
@@ -406,6 +451,9 @@ pub fn export(
                     ),
                 });
             }
+            check_block(target, r.get(0), first, entries, r.get(4), || {
+                read_solvers(&mut tx, target, n).unwrap_or_default()
+            })?;
             block(first, entries, r.get(3))?;
             next += (entries.len() / ENTRY_BYTES) as u64;
         }
@@ -686,7 +734,7 @@ impl PgStore {
                  SET lease = nextval('queens_lease'), holder = $2,
                      lease_until = now() + make_interval(secs => $3)
                  FROM free WHERE b.n = $1 AND b.block = free.block
-                 RETURNING b.block, b.first, b.lease, b.entries",
+                 RETURNING b.block, b.first, b.lease, b.entries, b.solved",
                 &[&self.n, &self.who, &self.lease_ttl.as_secs_f64(), &held],
             )
             .map_err(self.err("leasing a block"))?;
@@ -698,6 +746,9 @@ impl PgStore {
         let entries: Vec<u8> = row.get(3);
         let lease: i64 = row.get(2);
         tracing::debug!(block, lease, "block leased");
+        check_block(&self.target, block, first as u64, &entries, row.get(4), || {
+            read_solvers(&mut self.client, &self.target, self.n).unwrap_or_default()
+        })?;
         // Our own lease that lapsed and came back: its entries are queued or running already.
         if self.leases.insert(block, lease).is_some() {
             return Ok(true);
@@ -1126,11 +1177,20 @@ impl Reader {
             let r = self
                 .client
                 .query_one(
-                    "SELECT entries, cycles FROM queens_block WHERE n = $1 AND block = $2",
+                    "SELECT entries, cycles, solved, first FROM queens_block WHERE n = $1 AND block = $2",
                     &[&(self.size.n() as i32), &block],
                 )
                 .map_err(db_err(&self.target, "reading entries"))?;
-            self.block = Some((block, r.get(0), r.get(1)));
+            let entries: Vec<u8> = r.get(0);
+            check_block(
+                &self.target,
+                block,
+                r.get::<_, i64>(3) as u64,
+                &entries,
+                r.get(2),
+                || self.solvers.clone(),
+            )?;
+            self.block = Some((block, entries, r.get(1)));
         }
         Ok(off)
     }
