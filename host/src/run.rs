@@ -3,7 +3,7 @@
 //! so every decision happens in one place and in order. Links that fail are reopened every
 //! few seconds (a pulled cable, a rebooted board) while the others keep working.
 
-use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts};
+use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts, Trust};
 use crate::link::{LinkError, LinkSpec, SimSettings};
 use crate::store::history::{self, Event};
 use crate::store::{CrossChecks, Store, StoreError};
@@ -20,6 +20,8 @@ pub struct RunConfig {
     /// Subproblems a link holds beyond its units (the board's word queue).
     pub margin: usize,
     pub timeouts: Timeouts,
+    /// Which results are recomputed by a second source.
+    pub trust: Trust,
     /// The in-process simulated board of `sim` links.
     pub sim: SimSettings,
     /// How often results are made durable.
@@ -32,6 +34,8 @@ pub struct LinkReport {
     pub link: String,
     pub solver: u16,
     pub cycles: Option<bool>,
+    /// Why the link was given up (quarantined, or not speaking the protocol), if it was.
+    pub dropped: Option<String>,
     #[serde(flatten)]
     pub counters: Counters,
 }
@@ -61,11 +65,21 @@ pub enum RunError {
     Dispatch(#[from] DispatchError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("no link is left to finish N = {n}: {why}; {solved} of {subproblems} subproblems are solved, none of them by a quarantined board, and the campaign resumes where it stopped{untrusted}")]
+    NoLinks {
+        n: u32,
+        why: String,
+        solved: u64,
+        subproblems: u64,
+        untrusted: &'static str,
+    },
 }
 
 enum Msg {
     Bytes(usize, u64, Vec<u8>),
     Down(usize, u64, String),
+    /// Software's count of a subproblem (by wire word).
+    Software(u64, u64),
 }
 
 /// The live side of a link: its writer thread's channel and its connection generation.
@@ -128,6 +142,27 @@ fn connect(
         }
     });
     Ok(tx)
+}
+
+/// The software recomputations the dispatcher asks for, on a thread of their own (one core
+/// at most, so a host never starves its links); answers come back as messages.
+fn checker(events: &mpsc::Sender<Msg>) -> mpsc::Sender<(u64, queens_core::Preplacement)> {
+    let (tx, rx) = mpsc::channel::<(u64, queens_core::Preplacement)>();
+    let ev = events.clone();
+    std::thread::Builder::new()
+        .name("software-check".into())
+        .spawn(move || {
+            for (wire, pre) in rx {
+                if ev
+                    .send(Msg::Software(wire, queens_core::completions(&pre)))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+        })
+        .expect("a thread for software checks");
+    tx
 }
 
 struct Bars {
@@ -203,7 +238,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let start = Instant::now();
     let size = store.size();
     let before = store.summary();
-    let mut d = Dispatcher::new(store, cfg.timeouts);
+    let mut d = Dispatcher::new(store, cfg.timeouts).with_trust(cfg.trust, None);
     d.store_mut().record(&Event::Session {
         t: history::now(),
         n: size.n(),
@@ -212,6 +247,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let base = before.solved.subproblems();
     record_progress(&mut d, base);
     let (ev_tx, ev_rx) = mpsc::channel();
+    let software = checker(&ev_tx);
     let mut wires = Vec::new();
     for spec in &cfg.links {
         let units = spec.units().unwrap_or(cfg.units);
@@ -237,6 +273,43 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let fatal = loop {
         let now = Instant::now();
         d.expire(now);
+        for (wire, pre) in d.take_software() {
+            software
+                .send((wire, pre))
+                .expect("the checker thread lives as long as the run");
+        }
+        for l in d.take_dropped() {
+            let w = &mut wires[l];
+            let why = d.links()[l].dropped.clone().unwrap_or_default();
+            tracing::error!(link = %w.spec, "link dropped for the rest of this run: {why}");
+            w.tx = None;
+            w.retry_at = None;
+        }
+        if d.all_dropped() {
+            let why = d
+                .links()
+                .iter()
+                .map(|l| format!("{} {}", l.label, l.dropped.as_deref().unwrap_or("")))
+                .collect::<Vec<_>>()
+                .join("; ");
+            d.store_mut().sync()?;
+            let s = d.store().summary();
+            let quarantined = d.totals().withdrawn > 0
+                || d.links()
+                    .iter()
+                    .any(|l| l.dropped.as_deref().is_some_and(|w| w.starts_with("quarantined")));
+            break Some(RunError::NoLinks {
+                n: size.n(),
+                why,
+                solved: s.solved.subproblems(),
+                subproblems: s.subproblems,
+                untrusted: if quarantined {
+                    "; a board was caught giving wrong counts: do not trust a total without an independent recount (`queens db verify`)"
+                } else {
+                    ""
+                },
+            });
+        }
         for (l, w) in wires.iter_mut().enumerate() {
             if let Some(tx) = &w.tx {
                 let out = d.fill(l, now)?;
@@ -314,12 +387,18 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             match m {
                 Msg::Bytes(l, gen, bytes) if gen == wires[l].gen => {
                     if let Err(e) = d.feed(l, &bytes, Instant::now()) {
-                        err = Some(e);
+                        err = Some(e.into());
                         break;
                     }
                 }
                 Msg::Down(l, gen, why) if gen == wires[l].gen && wires[l].tx.is_some() => {
                     wires[l].down(l, &mut d, &why);
+                }
+                Msg::Software(wire, count) => {
+                    if let Err(e) = d.software(wire, count) {
+                        err = Some(e.into());
+                        break;
+                    }
                 }
                 _ => {} // from a connection already replaced
             }
@@ -353,6 +432,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             link: l.label.clone(),
             solver: l.solver,
             cycles: l.with_cycles(),
+            dropped: l.dropped.clone(),
             counters: l.counters,
         })
         .collect();

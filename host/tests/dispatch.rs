@@ -3,7 +3,7 @@
 use queens_core::frame;
 use queens_core::result::ResultRecord;
 use queens_core::{completions, word, BoardSize};
-use queens_host::dispatch::{DispatchError, Dispatcher, Timeouts};
+use queens_host::dispatch::{Dispatcher, Timeouts, Trust};
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::Store;
 use std::sync::atomic::AtomicU64;
@@ -43,8 +43,31 @@ const T: Timeouts = Timeouts {
     suspect: 2.0,
 };
 
+/// Runs the software recomputations the dispatcher asked for.
+fn serve_software<S: Store>(d: &mut Dispatcher<S>) {
+    for (w, pre) in d.take_software() {
+        d.software(w, completions(&pre)).unwrap();
+    }
+}
+
+/// The index of the entry whose word is `w`.
+fn index_of(s: &FileStore, w: u64) -> u64 {
+    (0..s.summary().subproblems)
+        .find(|&i| word::encode_wire(&s.entry(i).unwrap().pre).unwrap() == w)
+        .unwrap()
+}
+
+/// Checks on other boards only: no software, every result of the first `probation` checked.
+fn boards_check(probation: u64) -> Trust {
+    Trust {
+        verify: 0.0,
+        probation,
+        ..Trust::OFF
+    }
+}
+
 #[test]
-fn a_link_never_holds_more_than_its_window() {
+fn a_window_starts_small_and_grows_to_the_limit() {
     let (_d, s) = campaign(9);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
@@ -52,10 +75,48 @@ fn a_link_never_holds_more_than_its_window() {
     d.link_up(l);
     let now = Instant::now();
     let sent = words(size, &d.fill(l, now).unwrap());
-    assert_eq!(sent.len(), 5);
+    assert_eq!(sent.len(), 4, "the initial window");
     assert!(d.fill(l, now).unwrap().is_empty(), "window full");
     d.feed(l, &answer(size, sent[2], None), now).unwrap();
-    assert_eq!(words(size, &d.fill(l, now).unwrap()).len(), 1, "one slot freed");
+    assert_eq!(
+        words(size, &d.fill(l, now).unwrap()).len(),
+        2,
+        "one slot freed, one grown"
+    );
+    d.feed(l, &answer(size, sent[0], None), now).unwrap();
+    assert_eq!(
+        words(size, &d.fill(l, now).unwrap()).len(),
+        1,
+        "never beyond the limit"
+    );
+    assert_eq!(d.links()[l].window(), 5);
+}
+
+#[test]
+fn the_window_halves_when_a_result_goes_missing() {
+    let (_d, s) = campaign(10);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let l = d.add_link("a", 64, 0).unwrap();
+    d.link_up(l);
+    let mut now = Instant::now();
+    // Grown to 36 by 32 answers.
+    for _ in 0..8 {
+        for w in words(size, &d.fill(l, now).unwrap()) {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+        if d.links()[l].window() >= 32 {
+            break;
+        }
+    }
+    let grown = d.links()[l].window();
+    assert!(grown >= 32, "{grown}");
+    // A whole window lost at once (a board without room drops frames): one halving.
+    let lost = words(size, &d.fill(l, now).unwrap());
+    assert_eq!(lost.len(), grown);
+    now += Duration::from_secs(2);
+    d.expire(now);
+    assert_eq!(d.links()[l].window(), grown / 2);
 }
 
 #[test]
@@ -83,6 +144,7 @@ fn every_result_counts_once_whatever_the_faults() {
             }
             d.feed(l, &f, now).unwrap();
         }
+        serve_software(&mut d);
         now += Duration::from_millis(300);
         d.expire(now);
         // Late answers of subproblems already sent again are duplicates.
@@ -129,64 +191,210 @@ fn a_late_answer_after_a_resend_is_counted_once() {
 }
 
 #[test]
-fn a_conflict_is_recomputed_elsewhere_and_settled_by_agreement() {
+fn answers_for_another_links_work_never_count() {
+    let (_d, s) = campaign(8);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let a = d.add_link("a", 1, 0).unwrap();
+    let b = d.add_link("b", 1, 0).unwrap();
+    d.link_up(a);
+    d.link_up(b);
+    let t = Instant::now();
+    let w = words(size, &d.fill(a, t).unwrap())[0];
+    // b was never sent w: its answer, however well formed, is ignored.
+    d.feed(b, &answer(size, w, Some(99)), t).unwrap();
+    assert_eq!((d.totals().solved, d.totals().unknown), (0, 1));
+    assert_eq!(d.store().summary().solved.subproblems(), 0);
+    // a's answer counts, and b's repeated lie is not a second opinion.
+    d.feed(a, &answer(size, w, None), t).unwrap();
+    d.feed(b, &answer(size, w, Some(99)), t).unwrap();
+    let c = d.totals();
+    assert_eq!((c.solved, c.conflicts, c.unknown), (1, 0, 2), "{c:?}");
+    let e = d.store().entry(index_of(d.store(), w)).unwrap();
+    assert_eq!(e.solution.unwrap().count, completions(&e.pre));
+}
+
+#[test]
+fn a_count_software_contradicts_quarantines_the_board_and_withdraws_its_counts() {
     let (_d, s) = campaign(8);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
+    let a = d.add_link("a", 4, 0).unwrap();
+    let b = d.add_link("b", 4, 0).unwrap();
+    d.link_up(a);
+    let t = Instant::now();
+    let sent = words(size, &d.fill(a, t).unwrap());
+    // Three right, the last one wrong.
+    for (k, &w) in sent.iter().enumerate() {
+        let wrong = (k == 3).then(|| completions(&word::decode_wire(size, w).unwrap()) + 1);
+        d.feed(a, &answer(size, w, wrong), t).unwrap();
+    }
+    assert_eq!(d.store().summary().solved.subproblems(), 4);
+    serve_software(&mut d);
+    assert!(d.links()[a].dropped.as_deref().unwrap().contains("software"));
+    assert_eq!(d.take_dropped(), vec![a]);
+    assert_eq!(d.links()[a].counters.withdrawn, 4);
+    assert_eq!(
+        d.store().summary().solved.subproblems(),
+        0,
+        "every count of the quarantined board withdrawn"
+    );
+    // b does all of it again; nothing goes to a any more.
+    d.link_up(b);
+    assert!(d.fill(a, t).unwrap().is_empty());
+    let mut now = t;
+    while !d.finished() {
+        for w in words(size, &d.fill(b, now).unwrap()) {
+            d.feed(b, &answer(size, w, None), now).unwrap();
+        }
+        serve_software(&mut d);
+        now += Duration::from_millis(10);
+    }
+    let sum = d.store().summary();
+    assert!(sum.complete());
+    assert_eq!(sum.solved.total(), 92);
+    let e = d.store().entry(index_of(d.store(), sent[3])).unwrap();
+    assert_eq!(e.solution.unwrap().solver, d.links()[b].solver);
+}
+
+#[test]
+fn a_disagreement_between_boards_is_settled_by_software_and_the_liar_quarantined() {
+    let (_d, s) = campaign(8);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(boards_check(1), Some(1));
     let a = d.add_link("a", 1, 0).unwrap();
     let b = d.add_link("b", 1, 0).unwrap();
-    let c = d.add_link("c", 1, 0).unwrap();
-    for l in [a, b, c] {
-        d.link_up(l);
-    }
+    d.link_up(a);
+    d.link_up(b);
     let t = Instant::now();
     let w = words(size, &d.fill(a, t).unwrap())[0];
     let right = completions(&word::decode_wire(size, w).unwrap());
-    // a counts wrong, then b's duplicate answer disagrees.
     d.feed(a, &answer(size, w, Some(right + 7)), t).unwrap();
     let wrong_total = d.store().summary().solved.total();
+    // a's first result is checked on b, never on a.
+    assert!(d.take_software().is_empty(), "boards check, not software");
+    let on_a = words(size, &d.fill(a, t).unwrap());
+    assert!(!on_a.contains(&w));
+    assert_eq!(words(size, &d.fill(b, t).unwrap()), vec![w]);
     d.feed(b, &answer(size, w, None), t).unwrap();
     assert_eq!(d.totals().conflicts, 1);
-    // The recomputation goes to c, the link not involved.
-    let _ = d.fill(a, t).unwrap();
-    let _ = d.fill(b, t).unwrap();
-    let on_c = words(size, &d.fill(c, t).unwrap());
-    assert!(on_c.contains(&w), "recomputed on c");
-    d.feed(c, &answer(size, w, None), t).unwrap();
-    let fixed = d.store().summary().solved.total();
-    let index = (0..d.store().summary().subproblems)
-        .find(|&i| word::encode_wire(&d.store().entry(i).unwrap().pre).unwrap() == w)
-        .unwrap();
-    let e = d.store().entry(index).unwrap();
+    // Two boards disagree: software is asked and sides with b.
+    serve_software(&mut d);
+    assert!(d.links()[a].dropped.is_some(), "a quarantined");
+    assert!(d.links()[b].dropped.is_none());
+    let e = d.store().entry(index_of(d.store(), w)).unwrap();
     assert_eq!(e.solution.unwrap().count, right, "the stored count was corrected");
-    assert_eq!(
-        wrong_total - fixed,
-        7 * e.sym.weight() as u128,
-        "and the total with it"
-    );
-    // Settled: one more identical answer is a duplicate, not a new conflict.
+    assert_eq!(e.solution.unwrap().solver, d.links()[b].solver);
+    assert!(d.store().summary().solved.total() < wrong_total);
+    // Settled: one more identical answer from b is a duplicate, not a new conflict.
     d.feed(b, &answer(size, w, None), t).unwrap();
     assert_eq!((d.totals().conflicts, d.totals().duplicates), (1, 1));
 }
 
 #[test]
-fn a_board_for_another_n_is_named() {
+fn a_board_that_contradicts_itself_is_quarantined_not_asked_again() {
+    let (_d, s) = campaign(8);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let a = d.add_link("a", 1, 0).unwrap();
+    d.link_up(a);
+    let t = Instant::now();
+    let w = words(size, &d.fill(a, t).unwrap())[0];
+    let right = completions(&word::decode_wire(size, w).unwrap());
+    d.feed(a, &answer(size, w, None), t).unwrap();
+    d.feed(a, &answer(size, w, Some(right + 1)), t).unwrap();
+    assert!(d.links()[a].dropped.as_deref().unwrap().contains("two counts"));
+    assert!(d.all_dropped());
+    assert!(d.fill(a, t).unwrap().is_empty(), "nothing more for it");
+    assert_eq!(d.store().summary().solved.subproblems(), 0, "its count withdrawn");
+}
+
+#[test]
+fn a_subproblem_that_times_out_goes_to_another_link() {
+    let (_d, s) = campaign(8);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let a = d.add_link("silent", 2, 0).unwrap();
+    let b = d.add_link("b", 2, 0).unwrap();
+    d.link_up(a);
+    d.link_up(b);
+    let t0 = Instant::now();
+    let on_a = words(size, &d.fill(a, t0).unwrap());
+    let on_b = words(size, &d.fill(b, t0).unwrap());
+    for &w in &on_b {
+        d.feed(b, &answer(size, w, None), t0).unwrap();
+    }
+    let t1 = t0 + Duration::from_secs(2);
+    d.expire(t1);
+    // a has room again, but its lost work waits for b.
+    let again_a = words(size, &d.fill(a, t1).unwrap());
+    assert!(again_a.iter().all(|w| !on_a.contains(w)), "{again_a:?} {on_a:?}");
+    let mut again_b = words(size, &d.fill(b, t1).unwrap());
+    let mut on_a = on_a;
+    again_b.sort();
+    on_a.sort();
+    assert_eq!(again_b, on_a);
+}
+
+#[test]
+fn a_board_for_another_n_is_named_and_dropped_while_the_others_go_on() {
     let (_d, s) = campaign(17);
-    let mut d = Dispatcher::new(s, T);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
     let l = d.add_link("tcp:board", 4, 0).unwrap();
+    let ok = d.add_link("sim", 4, 0).unwrap();
     d.link_up(l);
+    d.link_up(ok);
+    let t = Instant::now();
+    let held = words(size, &d.fill(l, t).unwrap());
     let other = BoardSize::new(12).unwrap();
-    let subs: Vec<_> = queens_core::enumerate::canonical(other).take(400).collect();
-    let mut err = None;
-    for sp in subs {
+    for sp in queens_core::enumerate::canonical(other).take(400) {
         let w = word::encode_wire(&sp.pre).unwrap();
-        if let Err(e) = d.feed(l, &answer(other, w, None), Instant::now()) {
-            err = Some(e);
+        d.feed(l, &answer(other, w, None), t).unwrap();
+        if d.links()[l].dropped.is_some() {
             break;
         }
     }
-    let e = err.expect("detected");
-    assert!(matches!(e, DispatchError::Incompatible { .. }));
-    let msg = e.to_string();
-    assert!(msg.contains("tcp:board") && msg.contains("N = 12"), "{msg}");
+    let msg = d.links()[l].dropped.clone().expect("detected");
+    assert!(msg.contains("N = 12"), "{msg}");
+    assert_eq!(d.take_dropped(), vec![l]);
+    assert!(!d.all_dropped());
+    // Its work goes to the other board.
+    let mut on_ok = words(size, &d.fill(ok, t).unwrap());
+    let mut held = held;
+    on_ok.sort();
+    held.sort();
+    assert_eq!(on_ok, held);
+}
+
+#[test]
+fn garbage_and_sentinel_bursts_drop_only_their_link() {
+    let (_d, s) = campaign(10);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let bad = d.add_link("garbage", 4, 0).unwrap();
+    let burst = d.add_link("bursts", 4, 0).unwrap();
+    let ok = d.add_link("sim", 32, 0).unwrap();
+    for l in [bad, burst, ok] {
+        d.link_up(l);
+    }
+    let mut rng = fastrand::Rng::with_seed(7);
+    let mut now = Instant::now();
+    while !d.finished() {
+        for l in [bad, burst, ok] {
+            let sent = words(size, &d.fill(l, now).unwrap());
+            let reply: Vec<u8> = if l == bad {
+                (0..8192).map(|_| rng.u8(..)).collect()
+            } else if l == burst {
+                vec![frame::SENTINEL; 6000]
+            } else {
+                sent.iter().flat_map(|&w| answer(size, w, None)).collect()
+            };
+            d.feed(l, &reply, now).unwrap();
+        }
+        now += Duration::from_secs(2);
+        d.expire(now);
+    }
+    assert!(d.links()[bad].dropped.is_some() && d.links()[burst].dropped.is_some());
+    assert_eq!(d.store().summary().solved.total(), 724);
 }

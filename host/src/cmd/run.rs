@@ -4,7 +4,7 @@
 
 use super::{board, grouped};
 use anyhow::Context;
-use queens_host::dispatch::Timeouts;
+use queens_host::dispatch::{Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, RunConfig, RunReport};
 use queens_host::store::file::{Access, FileStore};
@@ -53,9 +53,22 @@ pub struct Args {
     /// Faults of the simulated board: corrupt=P,drop=P,dup=P,reset=SECONDS.
     #[arg(long, default_value = "")]
     sim_faults: queens_sim::board::Faults,
+    /// Share of results recomputed by a second source (software where that is cheap, another
+    /// board otherwise), besides every result of a board's first 16 and every result that
+    /// software recomputes faster than the frame arrives. A board whose count is caught wrong
+    /// is quarantined and its counts are computed again. 0 turns every check off.
+    #[arg(long, value_name = "SHARE", default_value_t = 0.01, value_parser = parse_share)]
+    verify: f64,
     /// Print the final report as one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("expected a share between 0 and 1, e.g. 0.01, not {s:?}")),
+    }
 }
 
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
@@ -146,6 +159,14 @@ fn config(a: &Args, size: queens_core::BoardSize) -> anyhow::Result<RunConfig> {
         units: a.solvers,
         margin: a.margin,
         timeouts,
+        trust: if a.verify > 0.0 {
+            Trust {
+                verify: a.verify,
+                ..Trust::default()
+            }
+        } else {
+            Trust::OFF
+        },
         sim: SimSettings {
             size,
             units: a.solvers,
@@ -203,12 +224,17 @@ fn print(r: &RunReport) {
     );
     for l in &r.links {
         println!(
-            "  {:<28} solver {:>4}: {} solved, {} sent again, {} rejected",
+            "  {:<28} solver {:>4}: {} solved, {} verified by a second source, {} sent again, {} rejected{}",
             l.link,
             l.solver,
             grouped(l.counters.solved as u128),
+            grouped(l.counters.verified as u128),
             l.counters.reissued,
-            l.counters.rejected_frames
+            l.counters.rejected_frames,
+            match &l.dropped {
+                Some(why) => format!("; dropped, {} counts withdrawn: {why}", l.counters.withdrawn),
+                None => String::new(),
+            }
         );
     }
 }

@@ -779,6 +779,17 @@ impl Store for FileStore {
         Ok(())
     }
 
+    fn retract(&mut self, index: u64) -> Result<(), StoreError> {
+        let entry = self.entry(index)?;
+        if let Some(old) = entry.solution {
+            self.set_word(index, 1, 0);
+            let slot = entry.sym.slot();
+            self.summary.solved.preplacements[slot] -= 1;
+            self.summary.solved.solutions[slot] -= old.whole();
+        }
+        Ok(())
+    }
+
     fn sync(&mut self) -> Result<(), StoreError> {
         if self.access == Access::Write {
             self.map.flush().map_err(io(&self.path, "syncing"))?;

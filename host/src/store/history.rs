@@ -24,6 +24,14 @@ pub enum Event {
     Progress { t: f64, solved: u64 },
     /// Every entry is solved: Q(N) in decimal (it outgrows 64 bits at N = 29).
     Finished { t: f64, total: String },
+    /// The board behind a link was caught giving wrong counts: its link was dropped and its
+    /// counts of that session withdrawn.
+    Quarantined {
+        t: f64,
+        link: String,
+        solver: u16,
+        reason: String,
+    },
 }
 
 impl Event {
@@ -33,7 +41,8 @@ impl Event {
             | Event::Session { t, .. }
             | Event::Solver { t, .. }
             | Event::Progress { t, .. }
-            | Event::Finished { t, .. } => *t,
+            | Event::Finished { t, .. }
+            | Event::Quarantined { t, .. } => *t,
         }
     }
 }

@@ -174,6 +174,10 @@ pub trait Store: Send {
     /// Replaces the count of a solved entry once a recomputation has settled a dispute.
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError>;
 
+    /// Makes a solved entry unsolved again, its count withdrawn from the totals: the results
+    /// of a board caught lying are computed again elsewhere.
+    fn retract(&mut self, index: u64) -> Result<(), StoreError>;
+
     /// Makes everything recorded so far durable.
     fn sync(&mut self) -> Result<(), StoreError>;
 

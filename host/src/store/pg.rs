@@ -856,14 +856,20 @@ impl PgStore {
                 }
                 let stored = word2(&entries, off);
                 let slot = sym(&entries, off)?.slot();
-                if stored == 0 {
+                if stored != 0 {
+                    // The old count comes off; the entry stays solved unless withdrawn.
+                    dsums[slot] -= Solution::from_word(stored).whole() as i64;
+                    if w2 == 0 {
+                        solved -= 1;
+                        dsolved[slot] -= 1;
+                    }
+                } else if w2 != 0 {
                     solved += 1;
                     dsolved[slot] += 1;
-                } else {
-                    // Still solved: the old count comes off, the entry count stays.
-                    dsums[slot] -= Solution::from_word(stored).whole() as i64;
                 }
-                dsums[slot] += Solution::from_word(w2).whole() as i64;
+                if w2 != 0 {
+                    dsums[slot] += Solution::from_word(w2).whole() as i64;
+                }
                 entries[off * ENTRY_BYTES + 8..][..8].copy_from_slice(&w2.to_be_bytes());
             }
             upd.push(block, solved, entries, cycles);
@@ -1010,6 +1016,13 @@ impl Store for PgStore {
         Ok(())
     }
 
+    fn retract(&mut self, index: u64) -> Result<(), StoreError> {
+        // A correction to no solution: merged like the others, at the next commit.
+        let (block, off) = block_of(index);
+        self.corrections.push((block, off, 0));
+        Ok(())
+    }
+
     fn sync(&mut self) -> Result<(), StoreError> {
         if !self.online() {
             return Ok(());
@@ -1074,15 +1087,22 @@ impl Store for PgStore {
         if !self.results.is_empty() || !self.corrections.is_empty() || !self.online() {
             return Ok(true);
         }
+        // One statement, one snapshot: the totals read with the answer, so that a host that
+        // stops because another one committed the last block reports the finished campaign.
         let r = self
             .client
             .query_one(
-                "SELECT EXISTS (SELECT 1 FROM queens_block WHERE n = $1 AND solved < len)",
+                "SELECT subproblems, census, solved, solutions,
+                        EXISTS (SELECT 1 FROM queens_block WHERE n = $1 AND solved < len)
+                 FROM queens_campaign WHERE n = $1",
                 &[&self.n],
             )
             .map_err(db_err(&self.target, "looking for open blocks"));
         match r {
-            Ok(row) => Ok(row.get(0)),
+            Ok(row) => {
+                self.summary = summary_of(&row);
+                Ok(row.get(4))
+            }
             Err(e) => self.transient(e).map(|_| true),
         }
     }
