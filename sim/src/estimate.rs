@@ -1,25 +1,95 @@
-//! How long a board would take for the whole of Q(N): the cycle model runs a sample of the
-//! subproblems, and the board's units, clock and link turn the mean into hours. A UART link
-//! can bound a board of many fast units, so both bounds are reported.
+//! How long a board would take for the whole of Q(N): the mean unit cycles per subproblem,
+//! from a sample of the subproblems, and the board's units, clock and link turn into hours. A
+//! UART link can bound a board of many fast units, so both bounds are reported.
+//!
+//! The mean comes one of two ways:
+//! - *sampled*: the cycle model exhausts each sampled subproblem; exact per subproblem, the
+//!   only error is the sampling of subproblems. At N = 27 one subproblem costs the model
+//!   minutes, so this is for small N.
+//! - *probe*: Knuth's random-probe estimator ([`crate::probe`]) on each sampled subproblem's
+//!   walk, 64 random root-to-leaf paths each by default; unbiased, and its standard error
+//!   (from the spread of the per-subproblem estimates) covers both the probes' and the
+//!   sample's error. Seconds at any N.
+//!
+//! [`Method::Auto`] runs a pilot of probes on part of the sample and takes *sampled* when the
+//! model would get through the whole sample within [`SAMPLED_BUDGET_SECONDS`].
 
 use crate::model::run_subproblem;
+use crate::probe;
+use queens_core::enumerate::Prefix;
 use queens_core::result::ResultRecord;
-use queens_core::{frame, word, BoardSize, Subproblem};
+use queens_core::{frame, word, Blocking, BoardSize, Enumerator, Subproblem};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How the mean cycles per subproblem are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Probe a pilot and choose: sampled when the model is quick enough, else probe.
+    Auto,
+    /// The cycle model exhausts every sampled subproblem.
+    Sampled,
+    /// Knuth's random-probe estimator on every sampled subproblem.
+    Probe,
+}
+
+impl Method {
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Auto => "auto",
+            Method::Sampled => "sampled",
+            Method::Probe => "probe",
+        }
+    }
+}
+
+/// Subproblems sampled by default: by the model, and by probes.
+pub const SAMPLED_DEFAULT: u64 = 256;
+pub const PROBE_SAMPLE_DEFAULT: u64 = 65_536;
+/// Probes per subproblem by default.
+pub const PROBES_DEFAULT: u32 = 64;
+/// [`Method::Auto`] takes the model when it would run the sample in this many seconds.
+pub const SAMPLED_BUDGET_SECONDS: f64 = 10.0;
+/// Unit cycles the model runs per second on one core (a release build measured 1.2-1.4 x 10^8
+/// on each of two shared CI-class cores at N = 23 and 25; the lower figure, so that auto
+/// errs toward probes).
+pub const MODEL_CYCLES_PER_SECOND: f64 = 1.2e8;
+/// The pilot of [`Method::Auto`]: at most this many subproblems of the sample, and probes each.
+pub const PILOT_SUBPROBLEMS: usize = 64;
+pub const PILOT_PROBES: u32 = 32;
+/// The interval reported is the mean ± this many standard errors (95% for a normal mean).
+pub const Z95: f64 = 1.96;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Estimate {
     pub n: u32,
     pub subproblems: u64,
+    /// "sampled" or "probe" (see the module's comment).
+    pub method: Method,
+    /// Subproblems in the sample.
     pub sampled: usize,
-    /// Mean unit cycles per subproblem in the sample, and its standard error.
+    /// Random probes of each (0 when sampled).
+    pub probes_per_subproblem: u32,
+    /// Mean unit cycles per subproblem, and its standard error.
     pub mean_cycles: f64,
     pub mean_cycles_stderr: f64,
+    /// The standard error over the mean.
+    pub relative_stderr: f64,
     /// Hours if the units were the only limit, and if the link were.
     pub compute_hours: f64,
     pub link_hours: f64,
     /// The larger of the two.
     pub hours: f64,
+    /// The 95% interval of `hours` (mean cycles ± 1.96 standard errors; the link bound is
+    /// exact).
+    pub hours_low: f64,
+    pub hours_high: f64,
+    /// "solver" or "link": which bound `hours` is.
+    pub limit: &'static str,
+    pub units: usize,
+    pub clock_hz: f64,
+    pub link_bytes_per_s: f64,
 }
 
 /// Board figures an estimate needs.
@@ -32,29 +102,203 @@ pub struct BoardSpeed {
     pub with_cycles: bool,
 }
 
-pub fn estimate(size: BoardSize, sample: &[Subproblem], total: u64, board: BoardSpeed) -> Estimate {
-    let cycles: Vec<f64> = sample
+/// The canonical subproblems of one board size, counted per prefix so that any of them can
+/// be picked without walking the whole order on one thread.
+pub struct Sampler {
+    e: Enumerator,
+    prefixes: Vec<Prefix>,
+    counts: Vec<u64>,
+}
+
+impl Sampler {
+    pub fn new(size: BoardSize) -> Self {
+        let e = Enumerator::new(size);
+        let prefixes = e.prefixes();
+        Self {
+            e,
+            prefixes,
+            counts: Vec::new(),
+        }
+    }
+
+    /// Prefixes to count (the length of [`count`](Self::count)'s progress).
+    pub fn prefix_count(&self) -> u64 {
+        self.prefixes.len() as u64
+    }
+
+    /// Counts the subproblems of every prefix on the rayon pool (`done` counts prefixes) and
+    /// returns the total.
+    pub fn count(&mut self, done: &AtomicU64) -> u64 {
+        let e = &self.e;
+        self.counts = self
+            .prefixes
+            .par_iter()
+            .map(|&p| {
+                let mut k = 0u64;
+                e.for_each_in(p, |_| k += 1);
+                done.fetch_add(1, Ordering::Relaxed);
+                k
+            })
+            .collect();
+        self.total()
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// `s` subproblems at the canonical indices k * total / s (k = 0..s), in order: every
+    /// one when s >= total. Needs [`count`](Self::count) first; `done` counts the
+    /// subproblems picked.
+    pub fn evenly(&self, s: u64, done: &AtomicU64) -> Vec<Subproblem> {
+        let total = self.total();
+        let s = s.min(total);
+        if s == 0 {
+            return Vec::new();
+        }
+        // The wanted offsets within each prefix.
+        let mut wanted: Vec<(usize, Vec<u64>)> = Vec::new();
+        let mut start = 0u64;
+        let mut k = 0u64;
+        for (i, &c) in self.counts.iter().enumerate() {
+            let end = start + c;
+            let mut here = Vec::new();
+            while k < s {
+                let idx = (k as u128 * total as u128 / s as u128) as u64;
+                if idx >= end {
+                    break;
+                }
+                here.push(idx - start);
+                k += 1;
+            }
+            if !here.is_empty() {
+                wanted.push((i, here));
+            }
+            start = end;
+        }
+        wanted
+            .par_iter()
+            .flat_map_iter(|(i, offsets)| {
+                let mut out = Vec::with_capacity(offsets.len());
+                let mut next = offsets.iter().peekable();
+                let mut at = 0u64;
+                self.e.for_each_in(self.prefixes[*i], |sp| {
+                    if next.peek() == Some(&&at) {
+                        next.next();
+                        out.push(sp);
+                    }
+                    at += 1;
+                });
+                done.fetch_add(out.len() as u64, Ordering::Relaxed);
+                out
+            })
+            .collect()
+    }
+}
+
+/// Exact unit cycles of each subproblem, by the cycle model (`done` counts subproblems).
+pub fn model_cycles(sample: &[Subproblem], done: &AtomicU64) -> Vec<f64> {
+    sample
         .par_iter()
-        .map(|sp| run_subproblem(&sp.pre).cycles as f64)
-        .collect();
+        .map(|sp| {
+            let c = run_subproblem(&sp.pre).cycles as f64;
+            done.fetch_add(1, Ordering::Relaxed);
+            c
+        })
+        .collect()
+}
+
+/// Knuth's estimate of each subproblem's unit cycles, the mean of `probes` random probes of
+/// its walk as the array runs it (oriented). Subproblem i draws from its own generator, seeded
+/// from `seed` and i, so the figures do not depend on the threads.
+pub fn probe_cycles(sample: &[Subproblem], probes: u32, seed: u64, done: &AtomicU64) -> Vec<f64> {
+    sample
+        .par_iter()
+        .enumerate()
+        .map(|(i, sp)| {
+            let mut rng = fastrand::Rng::with_seed(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let b = Blocking::new(&sp.pre).oriented();
+            let c = probe::probe_mean(&b, probes, &mut rng);
+            done.fetch_add(1, Ordering::Relaxed);
+            c
+        })
+        .collect()
+}
+
+/// The pilot of [`Method::Auto`]: probes of at most [`PILOT_SUBPROBLEMS`] subproblems spread
+/// over the sample; returns the seconds the model would take for the whole sample on
+/// `threads` threads.
+pub fn pilot_model_seconds(sample: &[Subproblem], seed: u64, threads: usize) -> f64 {
+    if sample.is_empty() {
+        return 0.0;
+    }
+    let step = sample.len().div_ceil(PILOT_SUBPROBLEMS);
+    let pilot: Vec<Subproblem> = sample.iter().step_by(step).copied().collect();
+    let est = probe_cycles(&pilot, PILOT_PROBES, seed, &AtomicU64::new(0));
+    let mean = est.iter().sum::<f64>() / est.len() as f64;
+    sample.len() as f64 * mean / (MODEL_CYCLES_PER_SECOND * threads.max(1) as f64)
+}
+
+/// The estimate from per-subproblem cycles (exact or probed) of a sample of `total`.
+pub fn estimate(
+    size: BoardSize,
+    method: Method,
+    probes_per_subproblem: u32,
+    cycles: &[f64],
+    total: u64,
+    board: BoardSpeed,
+) -> Estimate {
     let k = cycles.len().max(1) as f64;
     let mean = cycles.iter().sum::<f64>() / k;
     let var = cycles.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
+    let stderr = (var / k).sqrt();
     // Dispatch costs a unit M + 3 cycles before it starts, and the orientation stage 3 more.
-    let per_sub = mean + size.inner() as f64 + 3.0 + queens_hdl::orient::LATENCY as f64;
-    let compute = total as f64 * per_sub / (board.units as f64 * board.clock_hz);
+    let overhead = size.inner() as f64 + 3.0 + queens_hdl::orient::LATENCY as f64;
+    let seconds = |mean: f64| total as f64 * (mean + overhead) / (board.units as f64 * board.clock_hz);
+    let compute = seconds(mean);
     // Both directions run at once; the longer frame bounds.
     let out_frame = frame::encode(&vec![0; ResultRecord::payload_len(size, board.with_cycles)]).len();
     let in_frame = word::wire_bytes(size) + 2;
     let link = total as f64 * out_frame.max(in_frame) as f64 / board.link_bytes_per_s;
+    let low = seconds((mean - Z95 * stderr).max(0.0)).max(link);
+    let high = seconds(mean + Z95 * stderr).max(link);
     Estimate {
         n: size.n(),
         subproblems: total,
+        method,
         sampled: cycles.len(),
+        probes_per_subproblem,
         mean_cycles: mean,
-        mean_cycles_stderr: (var / k).sqrt(),
+        mean_cycles_stderr: stderr,
+        relative_stderr: stderr / mean.max(f64::MIN_POSITIVE),
         compute_hours: compute / 3600.0,
         link_hours: link / 3600.0,
         hours: compute.max(link) / 3600.0,
+        hours_low: low / 3600.0,
+        hours_high: high / 3600.0,
+        limit: if link > compute { "link" } else { "solver" },
+        units: board.units,
+        clock_hz: board.clock_hz,
+        link_bytes_per_s: board.link_bytes_per_s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use queens_core::enumerate::canonical;
+
+    #[test]
+    fn evenly_picks_the_indices_of_the_canonical_order() {
+        let size = BoardSize::new(13).unwrap();
+        let all: Vec<Subproblem> = canonical(size).collect();
+        let mut s = Sampler::new(size);
+        assert_eq!(s.count(&AtomicU64::new(0)), all.len() as u64);
+        for k in [1u64, 7, 1000, all.len() as u64, all.len() as u64 + 5] {
+            let got = s.evenly(k, &AtomicU64::new(0));
+            let k = k.min(all.len() as u64);
+            let want: Vec<Subproblem> = (0..k).map(|i| all[(i * all.len() as u64 / k) as usize]).collect();
+            assert_eq!(got, want, "{k}");
+        }
     }
 }

@@ -38,17 +38,30 @@ pub struct CyclesArgs {
 #[derive(clap::Args)]
 pub struct EstimateArgs {
     /// Board: generic (the figures below), a built-in board (vc707, kc705, ml605, de4, ulx3s:
-    /// its clock, and the units Queens@TUD ran on it unless --solvers says) or a board file.
+    /// its clock, and as many units as `queens hdl fit` puts on it unless --solvers says) or
+    /// a board file.
     #[arg(long, default_value = "generic")]
     board: String,
     /// Board size, 6..=32 (default: the board's; 27 for generic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_n)]
     n: Option<u32>,
-    /// Subproblems to run through the model, spread evenly over the canonical order.
-    #[arg(long, default_value_t = 256)]
-    sample: u64,
-    /// Solver units on the board (generic: 360).
-    #[arg(long)]
+    /// How the mean unit cycles per subproblem are found: sampled (the cycle model exhausts
+    /// every sampled subproblem), probe (Knuth's random-probe estimator on each), or auto
+    /// (sampled when the model would take under 10 s, else probe).
+    #[arg(long, value_enum, default_value = "auto")]
+    method: EstimateMethod,
+    /// Subproblems in the sample, spread evenly over the canonical order (default: 256 by
+    /// the model, 65,536 by probes).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    sample: Option<u64>,
+    /// Random probes of each sampled subproblem (probe).
+    #[arg(long, default_value_t = queens_sim::estimate::PROBES_DEFAULT, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    probes: u32,
+    /// Seed of the probes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Solver units on the board (generic: 360; a board: our fit, as `queens hdl fit`).
+    #[arg(long, value_parser = super::units())]
     solvers: Option<usize>,
     /// Solver clock (generic: 250MHz).
     #[arg(long, value_parser = parse_hz)]
@@ -59,10 +72,17 @@ pub struct EstimateArgs {
     /// Results without the cycle counter (shorter frames).
     #[arg(long)]
     no_cycles: bool,
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EstimateMethod {
+    Auto,
+    Sampled,
+    Probe,
 }
 
 #[derive(clap::Args)]
@@ -233,68 +253,288 @@ fn run_cycles(a: CyclesArgs) -> anyhow::Result<()> {
 }
 
 fn run_estimate(a: EstimateArgs) -> anyhow::Result<()> {
-    use queens_sim::estimate::{estimate, BoardSpeed};
-    let (n, solvers, clock) = if a.board == "generic" {
-        (
-            a.n.unwrap_or(27),
-            a.solvers.unwrap_or(360),
-            a.clock.unwrap_or(250e6),
-        )
+    use crate::progress::with_bar;
+    use queens_sim::estimate::{self as est, BoardSpeed, Method, Sampler};
+    use std::sync::atomic::AtomicU64;
+    anyhow::ensure!(a.baud > 0, "--baud must be positive");
+    let loaded = if a.board == "generic" {
+        None
     } else {
-        let b = queens_hdl::board::Board::load(&a.board)?;
-        let units = match (a.solvers, &b.reference) {
-            (Some(k), _) => k,
-            (None, Some(r)) => r.units,
-            (None, None) => bail!(
-                "{}: the board file has no reference units; give --solvers",
-                b.name
+        Some(queens_hdl::board::Board::load(&a.board)?)
+    };
+    let n =
+        a.n.unwrap_or_else(|| loaded.as_ref().map_or(27, |b| b.defaults.n as u32));
+    let clock = a
+        .clock
+        .unwrap_or_else(|| loaded.as_ref().map_or(250e6, |b| b.defaults.clock_hz as f64));
+    let size = board(n)?;
+    let pool = pool(a.threads)?;
+    let start = Instant::now();
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        // The unit count: given, generic's, or our fit of the board (from the cache, or made
+        // while the cycles are estimated: yosys runs beside the estimate).
+        let mut units: Option<(usize, String)> = match (&loaded, a.solvers) {
+            (_, Some(k)) => Some((k, "--solvers".into())),
+            (None, None) => Some((360, "generic".into())),
+            (Some(_), None) => None,
+        };
+        let mut fitting = None;
+        if let (Some(b), None) = (&loaded, &units) {
+            let arbiter = super::hdl::default_arbiter(b);
+            let cache = fit_cache_path(b, n, arbiter);
+            if let Some(u) = cache.as_deref().and_then(read_cached_fit) {
+                units = Some((u.0, format!("our fit, limited by {}; cached", u.1)));
+            } else if b.family == queens_hdl::board::Family::Ecp5 {
+                // Placed and routed with spinners of its own: before the estimate's bars.
+                units = Some(fit_units(b, n, arbiter, cache.as_deref(), start)?);
+            } else {
+                let cache = cache.clone();
+                fitting = Some(scope.spawn(move || fit_units(b, n, arbiter, cache.as_deref(), start)));
+            }
+        }
+
+        let mut sampler = Sampler::new(size);
+        let prefixes = sampler.prefix_count();
+        let done = AtomicU64::new(0);
+        let total = with_bar(
+            "counting subproblems (prefixes)",
+            &done,
+            move || prefixes,
+            || pool.install(|| sampler.count(&done)),
+        );
+        let pick = |s: u64| {
+            let done = AtomicU64::new(0);
+            with_bar(
+                "picking the sample",
+                &done,
+                || s.min(total),
+                || pool.install(|| sampler.evenly(s, &done)),
+            )
+        };
+        let (method, subs) = match a.method {
+            EstimateMethod::Sampled => (Method::Sampled, pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT))),
+            EstimateMethod::Probe => (Method::Probe, pick(a.sample.unwrap_or(est::PROBE_SAMPLE_DEFAULT))),
+            EstimateMethod::Auto => {
+                let subs = pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT));
+                let threads = pool.current_num_threads();
+                let model_seconds = pool.install(|| est::pilot_model_seconds(&subs, a.seed, threads));
+                if model_seconds <= est::SAMPLED_BUDGET_SECONDS {
+                    (Method::Sampled, subs)
+                } else if a.sample.is_some() {
+                    (Method::Probe, subs)
+                } else {
+                    (Method::Probe, pick(est::PROBE_SAMPLE_DEFAULT))
+                }
+            }
+        };
+        let done = AtomicU64::new(0);
+        let len = subs.len() as u64;
+        let (cycles, probes) = match method {
+            Method::Probe => (
+                with_bar(
+                    "probing subproblems",
+                    &done,
+                    || len,
+                    || pool.install(|| est::probe_cycles(&subs, a.probes, a.seed, &done)),
+                ),
+                a.probes,
+            ),
+            _ => (
+                with_bar(
+                    "running the cycle model on subproblems",
+                    &done,
+                    || len,
+                    || pool.install(|| est::model_cycles(&subs, &done)),
+                ),
+                0,
             ),
         };
-        (
-            a.n.unwrap_or(b.defaults.n as u32),
-            units,
-            a.clock.unwrap_or(b.defaults.clock_hz as f64),
-        )
-    };
-    let size = board(n)?;
-    anyhow::ensure!(solvers > 0, "--solvers must be at least 1");
-    anyhow::ensure!(a.baud > 0, "--baud must be positive");
-    let pool = pool(a.threads)?;
-    let total = queens_core::Enumerator::new(size).census().total();
-    let subs: Vec<Subproblem> = select(size, Some(a.sample), None)?
-        .into_iter()
-        .map(|s| s.1)
-        .collect();
-    let speed = BoardSpeed {
-        units: solvers,
-        clock_hz: clock,
-        link_bytes_per_s: a.baud as f64 / 10.0,
-        with_cycles: !a.no_cycles,
-    };
-    let e = pool.install(|| estimate(size, &subs, total, speed));
-    if a.json {
-        println!("{}", serde_json::to_string(&e)?);
-        return Ok(());
+
+        let (solvers, units_source) = match (units, fitting) {
+            (Some(u), _) => u,
+            (None, Some(job)) => {
+                let bar = spinner("fitting the board (yosys: a stage and the front end)");
+                let u = job.join().expect("the fit's thread panicked");
+                bar.finish_and_clear();
+                u?
+            }
+            (None, None) => unreachable!("a unit count or a fit under way"),
+        };
+        let speed = BoardSpeed {
+            units: solvers,
+            clock_hz: clock,
+            link_bytes_per_s: a.baud as f64 / 10.0,
+            with_cycles: !a.no_cycles,
+        };
+        let e = est::estimate(size, method, probes, &cycles, total, speed);
+        let seconds = start.elapsed().as_secs_f64();
+        if a.json {
+            #[derive(Serialize)]
+            struct Json<'a> {
+                board: &'a str,
+                #[serde(flatten)]
+                estimate: &'a est::Estimate,
+                /// Where `units` came from: --solvers, generic, our fit, or the board file's
+                /// reference units (when the fit could not be made).
+                units_source: &'a str,
+                /// What hours_low..hours_high is.
+                interval: &'static str,
+                seed: u64,
+                seconds: f64,
+            }
+            let j = Json {
+                board: &a.board,
+                estimate: &e,
+                units_source: &units_source,
+                interval: "95%: mean cycles ± 1.96 standard errors",
+                seed: a.seed,
+                seconds,
+            };
+            println!("{}", serde_json::to_string(&j)?);
+            return Ok(());
+        }
+        let how = match method {
+            Method::Probe => format!(
+                "probe: Knuth's estimator, {} random probes of each of {} subproblems",
+                e.probes_per_subproblem,
+                grouped(e.sampled as u128)
+            ),
+            _ => format!(
+                "sampled: the cycle model ran {} subproblems",
+                grouped(e.sampled as u128)
+            ),
+        };
+        println!(
+            "{}, N = {n}: {} subproblems; mean {} unit cycles per subproblem ± {:.2}% ({how})",
+            a.board,
+            grouped(total as u128),
+            if e.mean_cycles >= 1e7 {
+                format!("{:.3e}", e.mean_cycles)
+            } else {
+                format!("{:.0}", e.mean_cycles)
+            },
+            100.0 * e.relative_stderr,
+        );
+        println!(
+            "{solvers} units ({units_source}) at {:.0} MHz: {} h of solving; link at {} baud: {} h of frames",
+            clock / 1e6,
+            hours(e.compute_hours),
+            a.baud,
+            hours(e.link_hours),
+        );
+        println!(
+            "estimate {} h, 95% {}..{} h ({}-bound){}; {seconds:.1} s",
+            hours(e.hours),
+            hours(e.hours_low),
+            hours(e.hours_high),
+            e.limit,
+            if e.hours >= 24.0 * 365.25 {
+                format!(", {:.2} years", e.hours / (24.0 * 365.25))
+            } else {
+                String::new()
+            }
+        );
+        Ok(())
+    })
+}
+
+/// Hours as `sim estimate` prints them: three decimals, grouped whole hours from 1,000.
+fn hours(h: f64) -> String {
+    if h >= 1000.0 {
+        grouped(h.round() as u128)
+    } else {
+        format!("{h:.3}")
     }
-    println!(
-        "{}, N = {n}: {} subproblems; {} sampled, mean {:.0} unit cycles (± {:.1}%)",
-        a.board,
-        grouped(total as u128),
-        e.sampled,
-        e.mean_cycles,
-        100.0 * e.mean_cycles_stderr / e.mean_cycles.max(1.0)
-    );
-    println!(
-        "{} units at {:.0} MHz: {:.3} h of solving; link at {} baud: {:.3} h of frames; estimate {:.3} h ({}-bound)",
-        solvers,
-        clock / 1e6,
-        e.compute_hours,
-        a.baud,
-        e.link_hours,
-        e.hours,
-        if e.link_hours > e.compute_hours { "link" } else { "solver" }
-    );
-    Ok(())
+}
+
+/// A spinner on stderr (drawn only on a terminal) saying what is being waited for.
+fn spinner(what: &str) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"));
+    bar.set_message(what.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+/// `sim estimate`'s unit count of a board: our fit (as `hdl fit`), remembered in the cache;
+/// the board file's reference units, said so, when the fit cannot be made.
+fn fit_units(
+    b: &queens_hdl::board::Board,
+    n: u32,
+    arbiter: ArbiterKind,
+    cache: Option<&std::path::Path>,
+    start: Instant,
+) -> anyhow::Result<(usize, String)> {
+    match super::hdl::fit_board(b, n, arbiter) {
+        Ok((f, _, _)) => {
+            tracing::info!(
+                units = f.units,
+                seconds = start.elapsed().as_secs_f64(),
+                "fit made"
+            );
+            if let Some(p) = cache {
+                let text = serde_json::json!({ "units": f.units, "limit": f.limit }).to_string();
+                let written = p.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| {
+                    let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+                    std::fs::write(&tmp, text)?;
+                    std::fs::rename(&tmp, p)
+                });
+                if let Err(e) = written {
+                    tracing::warn!("could not cache the fit in {}: {e}", p.display());
+                }
+            }
+            Ok((f.units, format!("our fit, limited by {}", f.limit)))
+        }
+        Err(err) => match &b.reference {
+            Some(r) => {
+                eprintln!(
+                    "warning: no fit of {} ({err:#}); using the board file's reference units, {}",
+                    b.name, r.units
+                );
+                Ok((
+                    r.units,
+                    format!("the board file's reference units, no fit: {err:#}"),
+                ))
+            }
+            None => Err(err.context(format!("fitting {} for its unit count; give --solvers", b.name))),
+        },
+    }
+}
+
+/// Where the fit of a board is cached: `$QUEENS_FIT_CACHE` or `<tmp>/queens-fit`, named by a
+/// hash of everything the fit depends on here (the board file, N, the arbiter, and the
+/// Verilog of a stage and of the front end).
+fn fit_cache_path(b: &queens_hdl::board::Board, n: u32, arbiter: ArbiterKind) -> Option<std::path::PathBuf> {
+    use queens_hdl::emit::{front_verilog, stage_verilog, CoreConfig};
+    use std::hash::{Hash, Hasher};
+    let m = board(n).ok()?.inner() as usize;
+    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        format!("{b:?}"),
+        n,
+        arbiter.name(),
+        stage_verilog(m, arbiter, "queens_stage"),
+        front_verilog(&cfg, "queens_front"),
+    )
+        .hash(&mut h);
+    let root = std::env::var_os("QUEENS_FIT_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("queens-fit"));
+    let name: String = b
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Some(root.join(format!("{name}-n{n}-{}-{:016x}.json", arbiter.name(), h.finish())))
+}
+
+/// A cached fit: units and what limits them.
+fn read_cached_fit(p: &std::path::Path) -> Option<(usize, String)> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+    let units = v["units"].as_u64().filter(|&u| u >= 1)? as usize;
+    Some((units, v["limit"].as_str().unwrap_or("?").to_string()))
 }
 
 fn run_board(a: BoardArgs) -> anyhow::Result<()> {

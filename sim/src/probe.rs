@@ -1,0 +1,181 @@
+//! The unit's cycles of one subproblem without running it: Knuth's random-probe estimator on
+//! the tree the unit walks.
+//!
+//! The unit of [`crate::model`] walks a search tree whose node at depth c holds queens in
+//! columns 0..c-1 (a column the ring fills has one child, its "no queen"); the children of a
+//! node are the rows column c leaves open. Its cycles are a sum over that tree's nodes:
+//! - the root (depth 0) costs 1 (its last cycle is the one that finds nothing more);
+//! - a node at depth 1..m-2 without children costs 1 (A finds nothing, B moves on);
+//! - a node at depth 1..m-2 with children costs 2 (the advance into its first child, and the
+//!   cycle in its exhausted column after the retreat from its last);
+//! - a node in the last column costs 1, a solution or not.
+//!
+//! (The cycle that moves to a sibling is the last cycle of the sibling before it.) [`cycles`]
+//! sums this over the whole tree and is tested against the model; [`probe`] follows one random
+//! path from the root, picking each child with equal chance, and returns the sum of its nodes'
+//! costs each multiplied by the product of the branching factors above it. That is an
+//! unbiased estimate of the tree's sum (D. E. Knuth, "Estimating the efficiency of backtrack
+//! programs", Math. Comp. 29, 1975), at the cost of one path instead of the whole tree.
+
+use queens_core::Blocking;
+
+/// The board state along a walk: the ring's open rows and the queens placed so far.
+#[derive(Debug, Clone, Copy)]
+struct Walk {
+    m: u32,
+    open: [u32; 32],
+    filled: u32,
+    used: u32,
+    down: u64,
+    up: u64,
+}
+
+impl Walk {
+    fn new(b: &Blocking) -> Self {
+        let mut open = [0u32; 32];
+        for x in 0..b.m {
+            if b.cols >> x & 1 == 0 {
+                open[x as usize] = b.open_rows(x);
+            }
+        }
+        Self {
+            m: b.m,
+            open,
+            filled: b.cols,
+            used: 0,
+            down: 0,
+            up: 0,
+        }
+    }
+
+    /// The children of the node at depth c: `None` for a column the ring fills (one child,
+    /// no queen), else the free rows.
+    #[inline(always)]
+    fn children(&self, c: u32) -> Option<u32> {
+        if self.filled >> c & 1 != 0 {
+            return None;
+        }
+        let att = (self.down >> c) | (self.up >> (self.m - 1 - c));
+        Some(self.open[c as usize] & !self.used & !(att as u32))
+    }
+
+    #[inline(always)]
+    fn place(&mut self, c: u32, q: u32) {
+        let y = q.trailing_zeros();
+        self.used |= q;
+        self.down |= 1 << (c + y);
+        self.up |= 1 << (y + self.m - 1 - c);
+    }
+
+    /// Cost of the node at depth c with `k` children (see the module's comment).
+    #[inline(always)]
+    fn cost(&self, c: u32, k: u32) -> u64 {
+        if c == 0 || c == self.m - 1 || k == 0 {
+            1
+        } else {
+            2
+        }
+    }
+
+    fn subtree(&self, c: u32) -> u64 {
+        if c == self.m - 1 {
+            return 1;
+        }
+        match self.children(c) {
+            None => self.cost(c, 1) + self.subtree(c + 1),
+            Some(mut f) => {
+                let mut sum = self.cost(c, f.count_ones());
+                while f != 0 {
+                    let q = f & f.wrapping_neg();
+                    f &= f - 1;
+                    let mut next = *self;
+                    next.place(c, q);
+                    sum += next.subtree(c + 1);
+                }
+                sum
+            }
+        }
+    }
+}
+
+/// The unit's cycles on `b` walked as given, from the tree's node costs (equal to
+/// [`crate::model::run_unit`]'s cycles; the test of that is the check on this sum).
+pub fn cycles(b: &Blocking) -> u64 {
+    Walk::new(b).subtree(0)
+}
+
+/// One random probe of the unit's walk of `b` (as given, not turned): an unbiased estimate of
+/// its cycles.
+pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> f64 {
+    let mut w = Walk::new(b);
+    let mut weight = 1.0f64;
+    let mut sum = 0.0f64;
+    for c in 0..w.m {
+        if c == w.m - 1 {
+            return sum + weight;
+        }
+        match w.children(c) {
+            None => sum += weight * w.cost(c, 1) as f64,
+            Some(f) => {
+                let k = f.count_ones();
+                sum += weight * w.cost(c, k) as f64;
+                if k == 0 {
+                    return sum;
+                }
+                // The pick-th set bit of f.
+                let mut g = f;
+                for _ in 0..rng.u32(0..k) {
+                    g &= g - 1;
+                }
+                w.place(c, g & g.wrapping_neg());
+                weight *= k as f64;
+            }
+        }
+    }
+    sum
+}
+
+/// The mean of `probes` probes of `b`.
+pub fn probe_mean(b: &Blocking, probes: u32, rng: &mut fastrand::Rng) -> f64 {
+    let p = probes.max(1);
+    (0..p).map(|_| probe(b, rng)).sum::<f64>() / p as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::run_unit;
+    use queens_core::enumerate::canonical;
+    use queens_core::BoardSize;
+
+    #[test]
+    fn node_costs_sum_to_the_models_cycles() {
+        for n in [6, 7, 8, 9, 10, 11] {
+            for sp in canonical(BoardSize::new(n).unwrap()) {
+                let b = Blocking::new(&sp.pre);
+                for b in [b, b.oriented()] {
+                    assert_eq!(cycles(&b), run_unit(&b).cycles, "N = {n}, {}", sp.pre);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn probes_average_to_the_cycles() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let size = BoardSize::new(14).unwrap();
+        for sp in canonical(size).step_by(997).take(20) {
+            let b = Blocking::new(&sp.pre).oriented();
+            let exact = cycles(&b) as f64;
+            let probes: Vec<f64> = (0..20_000).map(|_| probe(&b, &mut rng)).collect();
+            let mean = probes.iter().sum::<f64>() / probes.len() as f64;
+            let var = probes.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (probes.len() - 1) as f64;
+            let se = (var / probes.len() as f64).sqrt();
+            assert!(
+                (mean - exact).abs() <= 5.0 * se + 1e-9,
+                "{}: {mean} ± {se}, exact {exact}",
+                sp.pre
+            );
+        }
+    }
+}
