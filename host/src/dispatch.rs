@@ -194,6 +194,15 @@ pub struct Link {
     /// The learned window (congestion window) and its slow-start threshold.
     cwnd: f64,
     ssthresh: f64,
+    /// What the board is believed to hold: lowered to just below the depth at which a
+    /// subproblem went missing, raised by one again after `ceiling << backoff` clean results
+    /// (a board without back-pressure drops what it has no room for; probing its size
+    /// costs a lost frame each time, so it is done ever more rarely).
+    ceiling: usize,
+    backoff: u32,
+    clean: u64,
+    /// The latest send time of a subproblem this link answered.
+    answered_upto: Option<Instant>,
     /// Jobs sent before this were in flight at the last cut of the window.
     cut_at: Option<Instant>,
     /// Subproblems sent, oldest first (entries of jobs no longer on the link are dropped
@@ -223,7 +232,7 @@ impl Link {
 
     /// Subproblems it may hold now.
     pub fn window(&self) -> usize {
-        (self.cwnd as usize).clamp(1, self.limit)
+        (self.cwnd as usize).clamp(1, self.ceiling.min(self.limit))
     }
 
     fn live(&self) -> bool {
@@ -239,14 +248,30 @@ impl Link {
             1.0 / self.cwnd
         };
         self.cwnd = (self.cwnd + step).min(self.limit as f64);
+        self.clean += 1;
+        if self.ceiling < self.limit && self.clean >= (self.ceiling as u64) << self.backoff {
+            self.ceiling += 1;
+            self.clean = 0;
+        }
     }
 
     /// A subproblem sent at `sent` went missing: the window halves, once for all the
     /// subproblems that were in flight together.
-    fn cut(&mut self, sent: Instant, now: Instant) {
+    fn cut(&mut self, sent: Instant, depth: usize, now: Instant) {
         if self.cut_at.is_some_and(|c| sent < c) {
             return;
         }
+        // The board answered work sent after this: it was alive and had no room, so it
+        // holds less than this one's depth. (A board that lost everything, reset or not yet
+        // up, says nothing of its size.)
+        if self.answered_upto.is_some_and(|a| a > sent) {
+            let below = depth.saturating_sub(1).max(1);
+            if below < self.ceiling {
+                self.ceiling = below;
+            }
+        }
+        self.backoff = (self.backoff + 1).min(12);
+        self.clean = 0;
         self.cwnd = (self.cwnd / 2.0).max(1.0);
         self.ssthresh = self.cwnd.max(2.0);
         self.cut_at = Some(now);
@@ -294,6 +319,8 @@ struct Job {
     on: Option<(usize, Instant, Instant)>,
     /// Times it went back to the queue.
     attempts: u32,
+    /// Subproblems its link held with it, when it was sent.
+    depth: usize,
     /// Links it was sent to on their current connection: only their answers count.
     sent: Mask,
     /// Links it should not go to while another can take it (or, when `strict`, at all:
@@ -442,6 +469,10 @@ impl<S: Store> Dispatcher<S> {
             in_flight: 0,
             cwnd: INITIAL_WINDOW.min(limit as f64),
             ssthresh: limit as f64,
+            ceiling: limit,
+            backoff: 0,
+            clean: 0,
+            answered_upto: None,
             cut_at: None,
             order: VecDeque::new(),
             counters: Counters::default(),
@@ -467,6 +498,8 @@ impl<S: Store> Dispatcher<S> {
         }
         link.up = true;
         link.cwnd = INITIAL_WINDOW.min(link.limit as f64);
+        link.ceiling = link.limit;
+        link.backoff = 0;
         link.cut_at = None;
         if let Framing::Locked { with_cycles, .. } = link.framing {
             link.framing = Framing::Locked {
@@ -547,7 +580,8 @@ impl<S: Store> Dispatcher<S> {
             }
             if let Some((l, sent, _)) = self.jobs.get(&wire).and_then(|j| j.on) {
                 tracing::info!(link = %self.links[l].label, wire = format_args!("{wire:#x}"), "no result in time: sending again");
-                self.links[l].cut(sent, now);
+                let depth = self.jobs[&wire].depth;
+                self.links[l].cut(sent, depth, now);
                 let job = self.jobs.get_mut(&wire).expect("outstanding");
                 job.avoid = job.avoid.with(l);
             }
@@ -678,6 +712,7 @@ impl<S: Store> Dispatcher<S> {
             let job = self.jobs.get_mut(&wire).expect("just taken");
             job.on = Some((l, now, due));
             job.sent = job.sent.with(l);
+            job.depth = self.links[l].in_flight + 1;
             self.deadlines.insert((due, wire));
             let link = &mut self.links[l];
             link.in_flight += 1;
@@ -811,7 +846,9 @@ impl<S: Store> Dispatcher<S> {
         if let Some((on, sent, _)) = on {
             if on == l {
                 self.observe_latency(l, now - sent);
-                self.links[l].grow();
+                let link = &mut self.links[l];
+                link.grow();
+                link.answered_upto = link.answered_upto.max(Some(sent));
             }
         }
         match purpose {
@@ -1235,6 +1272,7 @@ impl Job {
             index,
             on: None,
             attempts: 0,
+            depth: 0,
             sent: Mask::default(),
             avoid: Mask::default(),
             strict: false,

@@ -191,6 +191,35 @@ fn a_late_answer_after_a_resend_is_counted_once() {
 }
 
 #[test]
+fn the_size_of_a_board_that_drops_what_it_has_no_room_for_is_learned() {
+    let (_d, s) = campaign(10);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let l = d.add_link("small", 376, 0).unwrap();
+    d.link_up(l);
+    // A board of 6 places without back-pressure, answering its oldest word each step.
+    const ROOM: usize = 6;
+    let mut board: std::collections::VecDeque<u64> = Default::default();
+    let mut now = Instant::now();
+    while !d.finished() {
+        for w in words(size, &d.fill(l, now).unwrap()) {
+            if board.len() < ROOM {
+                board.push_back(w);
+            }
+        }
+        if let Some(w) = board.pop_front() {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+        now += Duration::from_millis(10);
+        d.expire(now);
+    }
+    assert_eq!(d.store().summary().solved.total(), 724);
+    let c = d.totals();
+    assert!(c.reissued < 3_739 / 20, "{c:?}");
+    assert!(d.links()[l].window() <= ROOM + 1, "{}", d.links()[l].window());
+}
+
+#[test]
 fn answers_for_another_links_work_never_count() {
     let (_d, s) = campaign(8);
     let size = s.size();

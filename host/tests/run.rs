@@ -444,3 +444,32 @@ fn db_commands_report_verify_and_draw() {
     let doc = std::fs::read_to_string(&svg).unwrap();
     assert!(doc.contains("solutions per subproblem") && doc.contains("cycles per subproblem"));
 }
+
+/// A 4-unit board that drops what it has no room for (no back-pressure, like Queens@TUD's),
+/// driven with the default options (a window of up to 376): the window learned keeps it as
+/// fast as when its size is given.
+#[test]
+fn a_small_board_of_unknown_size_runs_at_full_speed() {
+    let b = Board::tcp(11, &["--solvers", "4", "--clock", "20kHz"]);
+    let dir = tempfile::tempdir().unwrap();
+    let mut best = [f64::MAX; 2];
+    for k in 0..4 {
+        let given: &[&str] = if k % 2 == 0 {
+            &[]
+        } else {
+            &["--solvers", "4", "--margin", "4"]
+        };
+        let f = dir.path().join(format!("q11-{k}"));
+        let t = Instant::now();
+        let r = report(&run(11, &f, &[b.link.as_str()], given));
+        let s = t.elapsed().as_secs_f64();
+        assert_eq!(r["total"].as_u64().unwrap() as u128, Q[11], "{r}");
+        best[k % 2] = best[k % 2].min(s);
+    }
+    let [default, sized] = best;
+    assert!(
+        default < 1.5 * sized,
+        "default options {default:.2} s, --solvers 4 --margin 4 {sized:.2} s"
+    );
+    eprintln!("default options {default:.2} s, --solvers 4 --margin 4 {sized:.2} s");
+}
