@@ -668,3 +668,52 @@ fn a_flipped_bit_in_a_shared_block_is_named() {
     assert!(e.contains("block 0") && e.contains("damaged"), "{e}");
     assert!(!file.exists(), "nothing exported");
 }
+
+/// A quarantined board's counts are withdrawn from a shared campaign: the totals lose them,
+/// the block is open again, and solving them anew counts each once.
+#[test]
+fn withdrawn_counts_leave_the_shared_totals_and_reopen_their_block() {
+    let url = database("q_withdraw");
+    let target = Target::parse(&url).unwrap();
+    let size = BoardSize::new(9).unwrap();
+    let (mut s, _) = PgStore::open(&target, size, Duration::from_secs(60)).unwrap();
+    let claims = s.claim(100_000, Stamp::now()).unwrap();
+    let solver = s.solver_id("test").unwrap();
+    for c in &claims {
+        let right = queens_core::completions(&c.sub.pre);
+        s.solve(c.index, Solution::new(solver, right).unwrap(), None)
+            .unwrap();
+    }
+    s.sync().unwrap();
+    assert!(s.summary().complete());
+    assert_eq!(s.summary().solved.total(), Q[9]);
+    assert!(!s.more_later().unwrap());
+    // Ten counts withdrawn (one of them also wrongly corrected first).
+    let gone: Vec<_> = claims
+        .iter()
+        .filter(|c| c.sub.sym.weight() == 8)
+        .take(10)
+        .collect();
+    s.correct(gone[0].index, Solution::new(solver, 12345).unwrap())
+        .unwrap();
+    for c in &gone {
+        s.retract(c.index).unwrap();
+    }
+    s.sync().unwrap();
+    let sum = s.summary();
+    assert_eq!(sum.pending(), 10);
+    let lost: u128 = gone
+        .iter()
+        .map(|c| 8 * queens_core::completions(&c.sub.pre) as u128)
+        .sum();
+    assert_eq!(sum.solved.total(), Q[9] - lost);
+    assert!(s.more_later().unwrap(), "the block is open again");
+    for c in &gone {
+        let right = queens_core::completions(&c.sub.pre);
+        s.solve(c.index, Solution::new(solver, right).unwrap(), None)
+            .unwrap();
+    }
+    s.sync().unwrap();
+    assert!(s.summary().complete());
+    assert_eq!(s.summary().solved.total(), Q[9]);
+}
