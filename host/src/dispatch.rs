@@ -176,6 +176,10 @@ const DETECT_BYTES: usize = 4096;
 /// The window a link starts with, and after it reconnects.
 const INITIAL_WINDOW: f64 = 4.0;
 
+/// Costly software checks waiting beyond which a chosen one is skipped (only a board alone,
+/// at large N, gets there).
+const SOFT_BACKLOG: usize = 4;
+
 /// Counts gathered for one disputed subproblem before it is left unsettled.
 const MAX_VOTES: usize = 5;
 
@@ -906,8 +910,16 @@ impl<S: Store> Dispatcher<S> {
             count: r.count,
             by: l,
         };
-        if trivial || t.cheap(n, r.cycles) || !self.any_live(Mask::default().with(l)) {
+        if trivial || t.cheap(n, r.cycles) {
             self.ask_software(wire, index, why);
+            return;
+        }
+        if !self.any_live(Mask::default().with(l)) {
+            // No other board: software, as far as one thread keeps up (a board of large N
+            // answers faster than software recomputes); the probation is done whatever it costs.
+            if nth <= t.probation || self.soft.len() < SOFT_BACKLOG {
+                self.ask_software(wire, index, why);
+            }
             return;
         }
         let mut job = Job::new(
