@@ -244,3 +244,33 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
         "8",
     ]);
 }
+
+/// A board file whose name is a path (`../x`, an absolute one) made `hdl emit` write
+/// `x.xdc` outside --out: now the file is refused, naming file, field and value, and
+/// nothing is written.
+#[test]
+fn a_board_name_is_a_name_not_a_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../boards/vc707.toml")).unwrap();
+    let abs = dir.path().join("abs").display().to_string();
+    let out = dir.path().join("a").join("out");
+    for bad in ["../x", abs.as_str()] {
+        let file = dir.path().join("my.toml");
+        std::fs::write(
+            &file,
+            text.replacen("name = \"vc707\"", &format!("name = {bad:?}"), 1),
+        )
+        .unwrap();
+        let o = queens()
+            .args(["hdl", "emit", "--solvers", "2", "--board"])
+            .arg(&file)
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        fails_with(&o, &["my.toml", "field name", &format!("{bad:?}")]);
+    }
+    assert!(!out.exists());
+    assert!(!dir.path().join("a").join("x.xdc").exists());
+    assert!(!Path::new(&format!("{abs}.xdc")).exists());
+}

@@ -400,3 +400,54 @@ fn opening_checks_every_entry_quickly() {
     assert_eq!(s["subproblems"], 3_073_215);
     assert!(t.elapsed() < Duration::from_secs(30), "{:?}", t.elapsed());
 }
+
+/// What is not a regular file is never renamed over: `--force` refuses a device or a pipe in
+/// the campaign's place, and an output onto a pipe is written into it (onto a symbolic link,
+/// into the file it names, the link kept).
+#[test]
+fn devices_pipes_and_links_are_written_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fifo = d.join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string and mode.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let o = queens()
+        .args(["subproblems", "8", "--force", "--out"])
+        .arg(&fifo)
+        .output()
+        .unwrap();
+    fails_with(&o, &["fifo", "not a regular file"]);
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let camp = d.join("c");
+    fresh(8, &camp);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    ok(&queens()
+        .args(["db", "plot"])
+        .arg(&camp)
+        .arg("--out")
+        .arg(&fifo)
+        .output()
+        .unwrap());
+    assert!(reader.join().unwrap().contains("<svg"));
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    let real = d.join("real.svg");
+    std::fs::write(&real, "old").unwrap();
+    std::os::unix::fs::symlink(&real, d.join("link.svg")).unwrap();
+    ok(&queens()
+        .args(["db", "plot"])
+        .arg(&camp)
+        .arg("--out")
+        .arg(d.join("link.svg"))
+        .output()
+        .unwrap());
+    assert!(std::fs::symlink_metadata(d.join("link.svg"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&real).unwrap().contains("<svg"));
+}

@@ -102,8 +102,9 @@ pub fn parse_lease(s: &str) -> Result<f64, String> {
 }
 
 /// Writes an output file (a plot, Verilog) whole: to a temporary file beside it, renamed
-/// over it once complete. Refused when `path` holds a campaign: no other output ever
-/// replaces one. `option` names where the path came from.
+/// over it once complete (over the file a symbolic link names, the link kept). A device or a
+/// pipe (`/dev/stdout`) is written in place, never replaced. Refused when `path` holds a
+/// campaign: no other output ever replaces one. `option` names where the path came from.
 pub fn write_output(option: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::io::Write;
@@ -114,11 +115,16 @@ pub fn write_output(option: &str, path: &Path, bytes: &[u8]) -> anyhow::Result<(
             s.n()
         );
     }
-    let mut tmp = queens_host::store::temp_beside(path)
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes)
+            .with_context(|| format!("{option} {}: writing it", path.display()));
+    }
+    let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut tmp = queens_host::store::temp_beside(&path)
         .with_context(|| format!("{option} {}: creating a temporary file beside it", path.display()))?;
     tmp.write_all(bytes)
         .with_context(|| format!("writing {}", tmp.path().display()))?;
-    tmp.persist(path)
+    tmp.persist(&path)
         .map_err(|e| e.error)
         .with_context(|| format!("{option} {}: writing it", path.display()))?;
     Ok(())

@@ -124,6 +124,13 @@ fn replaceable(path: &Path, force: bool) -> Result<Option<File>, StoreError> {
         Ok(_) if !force => return Err(StoreError::Exists { path: path.into() }),
         Ok(_) => {}
     }
+    // A campaign replaces a file, never a device or a directory (`--out /dev/null --force`
+    // must not rename a file over /dev/null).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(io(path, "replacing")(std::io::Error::other(
+            "not a regular file; a campaign replaces only a file",
+        )));
+    }
     let file = match File::open(path) {
         Ok(f) => f,
         // A dangling link: nothing to hold.
