@@ -89,14 +89,14 @@ fn open(file: &std::path::Path) -> anyhow::Result<FileStore> {
 
 /// A campaign to read entries from, wherever it is kept.
 enum Campaign {
-    File(FileStore),
+    File(Box<FileStore>),
     Shared(Box<pg::Reader>, String),
 }
 
 impl Campaign {
     fn open(campaign: &str, n: Option<u32>) -> anyhow::Result<Self> {
         if !pg_conn::is_url(campaign) {
-            return Ok(Campaign::File(open(std::path::Path::new(campaign))?));
+            return Ok(Campaign::File(Box::new(open(std::path::Path::new(campaign))?)));
         }
         let target = pg_conn::Target::parse(campaign)?;
         let mut client = pg::connect(&target)?;
