@@ -422,7 +422,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     let synced = d.store_mut().sync();
     bars.multi.clear().ok();
     if let Some(e) = fatal {
-        return Err(e.into());
+        return Err(e);
     }
     synced?;
     let links = d
