@@ -193,6 +193,8 @@ pub struct Link {
     pub up: bool,
     /// Why the link was given up for this run (quarantined or incompatible), if it was.
     pub dropped: Option<String>,
+    /// Dropped because its board was caught giving wrong counts.
+    pub quarantined: bool,
     /// Subproblems on the board now.
     pub in_flight: usize,
     /// The learned window (congestion window) and its slow-start threshold.
@@ -470,6 +472,7 @@ impl<S: Store> Dispatcher<S> {
             slack,
             up: false,
             dropped: None,
+            quarantined: false,
             in_flight: 0,
             cwnd: INITIAL_WINDOW.min(limit as f64),
             ssthresh: limit as f64,
@@ -1198,6 +1201,7 @@ impl<S: Store> Dispatcher<S> {
             reason: why.clone(),
         });
         self.drop_link(l, format!("quarantined: {why}"))?;
+        self.links[l].quarantined = true;
         let gave = std::mem::take(&mut self.links[l].gave);
         tracing::error!(link = %label, results = gave.len(), "every count of the quarantined board withdrawn, to be computed again");
         for (index, wire) in gave {

@@ -294,10 +294,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 .join("; ");
             d.store_mut().sync()?;
             let s = d.store().summary();
-            let quarantined = d.totals().withdrawn > 0
-                || d.links()
-                    .iter()
-                    .any(|l| l.dropped.as_deref().is_some_and(|w| w.starts_with("quarantined")));
+            let quarantined = d.links().iter().any(|l| l.quarantined);
             break Some(RunError::NoLinks {
                 n: size.n(),
                 why,
