@@ -65,6 +65,18 @@ impl Blocking {
         self.full() & !self.rows & !(att as u32)
     }
 
+    /// Open rows of every inner column the ring does not fill (zero for the filled ones),
+    /// indexed by column: where a walk over the inner board starts.
+    pub fn open_table(&self) -> [u32; 32] {
+        let mut open = [0u32; 32];
+        for x in 0..self.m {
+            if self.cols >> x & 1 == 0 {
+                open[x as usize] = self.open_rows(x);
+            }
+        }
+        open
+    }
+
     /// The same inner board seen in another orientation (a symmetry of the whole board, so
     /// its completions are the same in number).
     pub fn turned(&self, o: Orientation) -> Blocking {

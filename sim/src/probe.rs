@@ -32,12 +32,7 @@ struct Walk {
 
 impl Walk {
     fn new(b: &Blocking) -> Self {
-        let mut open = [0u32; 32];
-        for x in 0..b.m {
-            if b.cols >> x & 1 == 0 {
-                open[x as usize] = b.open_rows(x);
-            }
-        }
+        let open = b.open_table();
         Self {
             m: b.m,
             open,
