@@ -1,12 +1,15 @@
 //! The software counter: completions of one pre-placement, and Q(N) over all of them.
 //!
 //! This is the oracle every circuit is checked against and what runs when no board is
-//! attached. The search of one pre-placement lives in [`crate::search`].
+//! attached. The search of one pre-placement lives in [`crate::search`]; Q(N) is counted by
+//! [`crate::sweep`], which walks all pre-placements that differ only in their south side at
+//! once (the tests hold the two to the same count for every pre-placement).
 
 use crate::board::BoardSize;
 use crate::enumerate::{Enumerator, Prefix};
 use crate::preplacement::Symmetry;
 pub use crate::search::{completions, completions_of};
+use crate::sweep::Sweep;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -72,11 +75,19 @@ pub fn count(size: BoardSize, done: &AtomicU64) -> Tally {
     e.prefixes()
         .par_iter()
         .with_max_len(8)
-        .map(|&p: &Prefix| {
-            let mut t = Tally::default();
-            e.for_each_in(p, |sp| t.add(sp.sym, completions(&sp.pre)));
-            done.fetch_add(t.subproblems(), Ordering::Relaxed);
-            t
-        })
+        .map_init(
+            || Sweep::new(size),
+            |sweep, &p: &Prefix| {
+                let mut t = Tally::default();
+                e.for_each_east(p, |east, souths| {
+                    let counts = sweep.souths(p.w, p.n, east);
+                    for &(s, sym) in souths {
+                        t.add(sym, counts[s as usize]);
+                    }
+                });
+                done.fetch_add(t.subproblems(), Ordering::Relaxed);
+                t
+            },
+        )
         .reduce(Tally::default, |a, b| a.merge(&b))
 }

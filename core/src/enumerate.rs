@@ -232,6 +232,24 @@ impl Enumerator {
     pub fn for_each_in(&self, prefix: Prefix, mut f: impl FnMut(Subproblem)) {
         let size = self.size();
         let t = &self.table;
+        let (wa, wb) = t.pair(prefix.w);
+        let (na, nb) = t.pair(prefix.n);
+        self.for_each_east(prefix, |e, souths| {
+            let (ea, eb) = t.pair(e);
+            for &(s, sym) in souths {
+                let (sa, sb) = t.pair(s);
+                let pre = Preplacement::from_valid(size, [wa, wb, na, nb, ea, eb, sa, sb]);
+                f(Subproblem { pre, sym });
+            }
+        });
+    }
+
+    /// Calls `f(e, souths)` for every east side (pair index e) that completes some canonical
+    /// pre-placement with the given prefix, with those pre-placements' south pair indices and
+    /// classes, all in order.
+    pub fn for_each_east(&self, prefix: Prefix, mut f: impl FnMut(u32, &[(u32, Symmetry)])) {
+        let size = self.size();
+        let t = &self.table;
         let pairs = size.pairs();
         let (w, n) = (prefix.w, prefix.n);
         let hi = pairs - 1 - w;
@@ -240,15 +258,19 @@ impl Enumerator {
         let mut ring = Ring::new(size);
         ring.place_side(0, wa, wb);
         ring.place_side(1, na, nb);
+        let mut souths = Vec::new();
         for_pairs(t, ring.side_masks(2), w, hi, |ea, eb, e| {
             let mut ring = ring;
             ring.place_side(2, ea, eb);
-            for_pairs(t, ring.side_masks(3), w, hi, |sa, sb, s| {
+            souths.clear();
+            for_pairs(t, ring.side_masks(3), w, hi, |_, _, s| {
                 if let Some(sym) = select(pairs, w, n, e, s) {
-                    let pre = Preplacement::from_valid(size, [wa, wb, na, nb, ea, eb, sa, sb]);
-                    f(Subproblem { pre, sym });
+                    souths.push((s, sym));
                 }
             });
+            if !souths.is_empty() {
+                f(e, &souths);
+            }
         });
     }
 

@@ -4,8 +4,9 @@
 //! ring and its symmetry class), [`enumerate`] (the canonical order of subproblems),
 //! [`word`] (the pre-placement word), [`frame`] (wire frames and CRC-8), [`result`] (the
 //! record a board returns), [`entry`] (the 16-byte database entry), [`blocking`] (the inner
-//! board a solver starts from), [`search`] (the search of one pre-placement), [`count`]
-//! (Q(N) over all of them) and [`plain`] (an
+//! board a solver starts from), [`search`] (the search of one pre-placement), [`sweep`] (the
+//! search of all pre-placements that differ only in their south side), [`count`] (Q(N) over
+//! all of them) and [`plain`] (an
 //! independent whole-board counter for cross-checks).
 
 pub mod blocking;
@@ -19,6 +20,7 @@ pub mod plain;
 pub mod preplacement;
 pub mod result;
 pub mod search;
+pub mod sweep;
 pub mod word;
 
 pub use blocking::{Blocking, Orientation};
