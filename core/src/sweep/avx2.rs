@@ -3,7 +3,7 @@
 //! of the next level. A chunk costs as many rounds as its busiest lane has candidates, and no
 //! branch depends on a single node.
 
-use super::frontier::{Level, CHUNK};
+use super::frontier::Level;
 
 /// Whether this machine runs [`expand`].
 pub fn available() -> bool {
@@ -22,8 +22,8 @@ pub use x86::expand;
 
 /// Never called: [`available`] is false off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-pub unsafe fn expand(ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
-    super::frontier::expand(ring, shift, src, dst)
+pub unsafe fn expand(chunk: usize, ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
+    super::frontier::expand(chunk, ring, shift, src, dst)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -53,8 +53,8 @@ mod x86 {
     /// # Safety
     /// The machine must have AVX2 ([`available`]).
     #[target_feature(enable = "avx2,popcnt")]
-    pub unsafe fn expand(ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
-        let start = src.len.saturating_sub(CHUNK);
+    pub unsafe fn expand(chunk: usize, ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
+        let start = src.len.saturating_sub(chunk);
         let ring = _mm256_set1_epi32(ring as i32);
         let shift = _mm_cvtsi32_si128(shift as i32);
         let zero = _mm256_setzero_si256();

@@ -35,26 +35,29 @@ impl Level {
     }
 }
 
-/// A buffer for each level of a walk over an inner board of width `inner`.
+/// A buffer for each level of a walk over an inner board of width `inner`, and how many
+/// nodes are expanded at a time.
 pub struct Frontier {
     pub levels: Vec<Level>,
+    pub chunk: usize,
 }
 
 impl Frontier {
-    pub fn new(inner: u32) -> Self {
+    pub fn new(inner: u32, chunk: usize) -> Self {
         // A level holds under a chunk, then at most a chunk's children: a row has at most
         // `inner` candidates.
-        let capacity = CHUNK * (inner as usize + 1);
+        let capacity = chunk * (inner as usize + 1);
         Frontier {
             levels: (0..=inner).map(|_| Level::new(capacity)).collect(),
+            chunk,
         }
     }
 }
 
-/// Takes up to a chunk of nodes off the end of `src`, in row with attacks `ring`, and
+/// Takes up to `chunk` nodes off the end of `src`, in a row with attacks `ring`, and
 /// appends their children to `dst`, whose row is `shift` rows further down.
-pub fn expand(ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
-    let start = src.len.saturating_sub(CHUNK);
+pub fn expand(chunk: usize, ring: u32, shift: u32, src: &mut Level, dst: &mut Level) {
+    let start = src.len.saturating_sub(chunk);
     for j in start..src.len {
         let (free, a, b) = (src.free[j], src.a[j], src.b[j]);
         let mut cand = free & !(a | b | ring);

@@ -32,15 +32,16 @@ pub struct Sweep {
 
 impl Sweep {
     pub fn new(size: BoardSize) -> Self {
-        Self::with_vectors(size, avx2::available())
+        Self::with(size, avx2::available(), CHUNK)
     }
 
-    /// `vector: false` forces the portable expansion (tests compare the two).
-    pub fn with_vectors(size: BoardSize, vector: bool) -> Self {
+    /// `vector: false` forces the portable expansion; a small `chunk` makes small boards
+    /// take every path of the walk (tests compare them all).
+    fn with(size: BoardSize, vector: bool, chunk: usize) -> Self {
         Sweep {
             size,
             table: PairTable::new(size),
-            frontier: Frontier::new(size.inner()),
+            frontier: Frontier::new(size.inner(), chunk),
             counts: vec![0; size.pairs() as usize],
             vector: vector && avx2::available(),
         }
@@ -58,22 +59,23 @@ impl Sweep {
             return &self.counts;
         }
         let k = plan.rows;
+        let chunk = self.frontier.chunk;
         let levels = &mut self.frontier.levels;
         levels[0].push(plan.free, 0, 0);
         // Expand the deepest level that fills a chunk, else the shallowest with nodes: chunks
         // stay full, and no level ever holds more than a chunk's children plus a chunk.
         while let Some(i) = (0..k)
             .rev()
-            .find(|&i| levels[i].len >= CHUNK)
+            .find(|&i| levels[i].len >= chunk)
             .or_else(|| (0..k).find(|&i| levels[i].len > 0))
         {
             let (upper, lower) = levels.split_at_mut(i + 1);
             let (src, dst) = (&mut upper[i], &mut lower[0]);
             if self.vector {
                 // SAFETY: `vector` is only set where AVX2 was detected.
-                unsafe { avx2::expand(plan.ring[i], plan.shift[i], src, dst) }
+                unsafe { avx2::expand(chunk, plan.ring[i], plan.shift[i], src, dst) }
             } else {
-                frontier::expand(plan.ring[i], plan.shift[i], src, dst)
+                frontier::expand(chunk, plan.ring[i], plan.shift[i], src, dst)
             }
             if i + 1 == k {
                 plan.leaves(&self.table, dst, &mut self.counts);
@@ -214,13 +216,17 @@ mod tests {
     use crate::search::completions;
 
     /// Every canonical pre-placement's completions, as the walk counts them and as the
-    /// per-pre-placement search does, through both expansions.
+    /// per-pre-placement search does, through both expansions, with chunks from one node (a
+    /// depth-first walk) to more than small boards ever fill.
     #[test]
     fn the_walk_counts_each_preplacement_as_the_search_does() {
         for n in 6..=12 {
             let size = BoardSize::new(n).unwrap();
             let table = PairTable::new(size);
-            let mut walks = [Sweep::with_vectors(size, false), Sweep::new(size)];
+            let mut walks: Vec<Sweep> = [1, 3, 8, 20, CHUNK]
+                .into_iter()
+                .flat_map(|chunk| [false, true].map(|v| Sweep::with(size, v, chunk)))
+                .collect();
             for sp in canonical(size) {
                 let [w, nn, e, s] = sp.pre.side_indices(&table);
                 let want = completions(&sp.pre);
@@ -235,6 +241,6 @@ mod tests {
     fn vector_lanes_are_used_where_the_machine_has_them() {
         let size = BoardSize::new(10).unwrap();
         assert_eq!(Sweep::new(size).vector, avx2::available());
-        assert!(!Sweep::with_vectors(size, false).vector);
+        assert!(!Sweep::with(size, false, CHUNK).vector);
     }
 }
