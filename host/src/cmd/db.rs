@@ -181,26 +181,9 @@ struct StatsJson {
     solved_per_class: std::collections::BTreeMap<&'static str, u64>,
     sessions: Vec<Session>,
     /// Live leases of a shared campaign, per host process.
-    leases: Vec<LeaseJson>,
+    leases: Vec<pg::Lease>,
     /// Results of two hosts that differ, recorded by a shared campaign.
-    disputes: Vec<DisputeJson>,
-}
-
-#[derive(Serialize)]
-struct LeaseJson {
-    holder: String,
-    blocks: i64,
-    expires_in: f64,
-}
-
-#[derive(Serialize)]
-struct DisputeJson {
-    entry: i64,
-    kept: u64,
-    kept_solver: u16,
-    other: u64,
-    other_solver: u16,
-    host: String,
+    disputes: Vec<pg::Dispute>,
 }
 
 /// What `stats` shows of a campaign, wherever it is kept.
@@ -210,8 +193,8 @@ struct View {
     summary: queens_host::store::Summary,
     sessions: Vec<Session>,
     solvers: Vec<(u16, String)>,
-    leases: Vec<LeaseJson>,
-    disputes: Vec<DisputeJson>,
+    leases: Vec<pg::Lease>,
+    disputes: Vec<pg::Dispute>,
 }
 
 fn view(a: &StatsArgs) -> anyhow::Result<View> {
@@ -234,45 +217,21 @@ fn view(a: &StatsArgs) -> anyhow::Result<View> {
     let n = super::transfer::which(&mut client, &target, a.n)?;
     let st = pg::status(&mut client, &target, board(n)?)?;
     let mut all = Vec::new();
-    for group in st.events.chunk_by(|x, y| x.0 == y.0) {
-        let events: Vec<Event> = group.iter().map(|(_, e)| e.clone()).collect();
-        all.extend(sessions(&events).into_iter().map(|mut s| {
-            s.host = Some(group[0].0.clone());
+    for h in &st.histories {
+        all.extend(sessions(&h.events).into_iter().map(|mut s| {
+            s.host = Some(h.host.clone());
             s
         }));
     }
     all.sort_by(|x, y| x.start.total_cmp(&y.start));
-    let word = |w: i64| {
-        let s = queens_core::entry::Solution::from_word(w as u64);
-        (s.whole(), s.solver)
-    };
     Ok(View {
         name: target.shown.clone(),
         n,
         summary: st.summary,
         sessions: all,
         solvers: st.solvers,
-        leases: st
-            .leases
-            .into_iter()
-            .map(|(holder, blocks, expires_in)| LeaseJson {
-                holder,
-                blocks,
-                expires_in,
-            })
-            .collect(),
-        disputes: st
-            .disputes
-            .into_iter()
-            .map(|(entry, kept, other, host)| DisputeJson {
-                entry,
-                kept: word(kept).0,
-                kept_solver: word(kept).1,
-                other: word(other).0,
-                other_solver: word(other).1,
-                host,
-            })
-            .collect(),
+        leases: st.leases,
+        disputes: st.disputes,
     })
 }
 
