@@ -17,9 +17,10 @@
 //!
 //! In parts: the tables ([`schema`]), writing a campaign ([`create`]) and reading one out
 //! ([`export`]), what its rows say ([`rows`]), where it stands ([`status`]), the store the
-//! dispatcher leases from ([`store`]) with its block merge ([`merge`]), and random access
-//! to its entries ([`reader`]).
+//! dispatcher leases from ([`store`]) with its block merge ([`merge`]), random access to
+//! its entries ([`reader`]) and the benchmark of a server ([`bench`]).
 
+pub mod bench;
 pub mod create;
 pub mod export;
 pub mod merge;
@@ -32,7 +33,7 @@ pub mod store;
 pub use create::{create, Import};
 pub use export::export;
 pub use reader::Reader;
-pub use schema::{campaigns, connect, disk_bytes, drop_campaign};
+pub use schema::{campaigns, connect, disk_bytes, drop_campaign, which};
 pub use status::{status, Dispute, Lease, Status};
 pub use store::PgStore;
 

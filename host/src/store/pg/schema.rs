@@ -86,6 +86,30 @@ pub fn campaigns(client: &mut postgres::Client, target: &Target) -> Result<Vec<u
     Ok(rows.iter().map(|r| r.get::<_, i32>(0) as u32).collect())
 }
 
+/// The campaign of the database a command is about: `n` when given, else its only one.
+pub fn which(client: &mut postgres::Client, target: &Target, n: Option<u32>) -> Result<u32, StoreError> {
+    let all = campaigns(client, target)?;
+    let refused = |what: String| StoreError::Campaign {
+        db: target.shown.clone(),
+        what,
+    };
+    Ok(match (n, all.as_slice()) {
+        (Some(n), _) if all.contains(&n) => n,
+        (Some(n), _) => {
+            return Err(refused(format!(
+                "holds no campaign of N = {n} (it holds N = {all:?})"
+            )))
+        }
+        (None, [n]) => *n,
+        (None, []) => return Err(refused("holds no campaign".into())),
+        (None, _) => {
+            return Err(refused(format!(
+                "holds campaigns of N = {all:?}; choose one with --n"
+            )))
+        }
+    })
+}
+
 /// Serialises, until the transaction ends, what must not race for one N: creating its
 /// campaign, giving out solver ids.
 pub(super) fn lock_campaign(
