@@ -73,7 +73,7 @@ pub fn import(a: ImportArgs) -> anyhow::Result<()> {
 pub fn export(a: ExportArgs) -> anyhow::Result<()> {
     let target = Target::parse(&a.url)?;
     let mut client = pg::connect(&target)?;
-    let n = which(&mut client, &target, a.n)?;
+    let n = pg::which(&mut client, &target, a.n)?;
     let size = board(n)?;
     FileStore::write_blocks(&a.file, a.force, |block| {
         pg::export(&mut client, &target, size, block)
@@ -89,22 +89,4 @@ pub fn export(a: ExportArgs) -> anyhow::Result<()> {
         grouped(s.solved.subproblems() as u128)
     );
     Ok(())
-}
-
-/// The campaign of the database a command is about: `n` when given, else its only one.
-pub fn which(client: &mut postgres::Client, target: &Target, n: Option<u32>) -> anyhow::Result<u32> {
-    let all = pg::campaigns(client, target)?;
-    Ok(match (n, all.as_slice()) {
-        (Some(n), _) if all.contains(&n) => n,
-        (Some(n), _) => anyhow::bail!(
-            "{}: holds no campaign of N = {n} (it holds N = {all:?})",
-            target.shown
-        ),
-        (None, [n]) => *n,
-        (None, []) => anyhow::bail!("{}: holds no campaign", target.shown),
-        (None, _) => anyhow::bail!(
-            "{}: holds campaigns of N = {all:?}; choose one with --n",
-            target.shown
-        ),
-    })
 }

@@ -3,11 +3,16 @@
 //!
 //! [`Store`] is what the dispatcher needs from any store; [`file::FileStore`] keeps a local
 //! file (the default); a shared database store can sit behind the same trait.
+//! [`campaign::Campaign`] reads a campaign of either kind; [`stats`] and [`verify`] are what
+//! `db stats` and `db verify` find in one.
 
+pub mod campaign;
 pub mod file;
 pub mod history;
 pub mod pg;
 pub mod pg_conn;
+pub mod stats;
+pub mod verify;
 
 use history::Event;
 use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
@@ -139,6 +144,8 @@ pub enum StoreError {
     Solvers,
     #[error(transparent)]
     Conn(#[from] pg_conn::ConnError),
+    #[error(transparent)]
+    Model(#[from] queens_core::ModelError),
     #[error("{db}: {what}: {source}")]
     Db {
         db: String,

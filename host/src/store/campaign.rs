@@ -1,0 +1,124 @@
+//! A campaign to read, wherever it is kept: a file, or a shared campaign's database
+//! (`postgres://…`), for `db verify` and `db plot`.
+
+use super::file::{Access, FileStore};
+use super::{pg, pg_conn, Store, StoreError, Summary};
+use crate::plot::{Binner, Panel};
+use queens_core::{BoardSize, Entry};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// The files `campaign` consists of: a campaign file, its history and its cycle counts;
+/// none for a database.
+pub fn files(campaign: &str) -> Vec<PathBuf> {
+    if pg_conn::is_url(campaign) {
+        return Vec::new();
+    }
+    let c = std::path::Path::new(campaign);
+    vec![
+        c.to_path_buf(),
+        super::history::path_of(c),
+        super::file::cycles_path(c),
+    ]
+}
+
+pub enum Campaign {
+    File(Box<FileStore>),
+    Shared {
+        reader: Box<pg::Reader>,
+        /// The database, as it is shown.
+        db: String,
+    },
+}
+
+impl Campaign {
+    /// Opens `campaign` to read: a file, or a database URL (then `n` chooses among its
+    /// campaigns, see [`pg::which`]).
+    pub fn open(campaign: &str, n: Option<u32>) -> Result<Self, StoreError> {
+        if !pg_conn::is_url(campaign) {
+            let file = FileStore::open(std::path::Path::new(campaign), None, Access::Read)?;
+            return Ok(Campaign::File(Box::new(file)));
+        }
+        let target = pg_conn::Target::parse(campaign)?;
+        let mut client = pg::connect(&target)?;
+        let n = pg::which(&mut client, &target, n)?;
+        Ok(Campaign::Shared {
+            reader: Box::new(pg::Reader::open(client, &target, BoardSize::new(n)?)?),
+            db: target.shown,
+        })
+    }
+
+    /// The file or the database, as it is shown.
+    pub fn name(&self) -> String {
+        match self {
+            Campaign::File(f) => f.path().display().to_string(),
+            Campaign::Shared { db, .. } => db.clone(),
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        match self {
+            Campaign::File(f) => f.summary(),
+            Campaign::Shared { reader, .. } => reader.summary(),
+        }
+    }
+
+    pub fn size(&self) -> BoardSize {
+        match self {
+            Campaign::File(f) => f.size(),
+            Campaign::Shared { reader, .. } => reader.size(),
+        }
+    }
+
+    pub fn entry(&mut self, index: u64) -> Result<Entry, StoreError> {
+        match self {
+            Campaign::File(f) => f.entry(index),
+            Campaign::Shared { reader, .. } => reader.entry(index),
+        }
+    }
+
+    /// The cycle count recorded for an entry, if any.
+    pub fn cycles(&mut self, index: u64) -> Result<Option<u64>, StoreError> {
+        Ok(match self {
+            Campaign::File(f) => f.cycles(index),
+            Campaign::Shared { reader, .. } => reader.cycles(index)?,
+        })
+    }
+
+    pub fn has_cycles(&self) -> bool {
+        match self {
+            Campaign::File(f) => f.has_cycles(),
+            Campaign::Shared { reader, .. } => reader.has_cycles(),
+        }
+    }
+
+    /// The links behind the solver ids, by id.
+    pub fn solvers(&self) -> HashMap<u16, String> {
+        match self {
+            Campaign::File(f) => f.solvers().into_iter().collect(),
+            Campaign::Shared { reader, .. } => reader.solvers().iter().cloned().collect(),
+        }
+    }
+
+    /// The picture's panels, every entry read in order: solutions per subproblem binned into
+    /// `columns`, and the cycles when any are known.
+    pub fn panels(&mut self, columns: usize) -> Result<Vec<Panel>, StoreError> {
+        let len = self.summary().subproblems;
+        let mut sol = Binner::new(len, columns);
+        let mut cyc = Binner::new(len, columns);
+        for i in 0..len {
+            let e = self.entry(i)?;
+            if let Some(s) = e.solution {
+                sol.add(i, s.true_count().unwrap_or(s.count));
+            }
+            if let Some(c) = self.cycles(i)? {
+                cyc.add(i, c);
+            }
+        }
+        let mut panels = vec![sol.into_panel("solutions")];
+        if self.has_cycles() {
+            panels.push(cyc.into_panel("cycles"));
+        }
+        Ok(panels)
+    }
+}

@@ -1,0 +1,114 @@
+//! `db stats`: where a campaign stands, wherever it is kept, with the throughput of each
+//! session its history records.
+
+use super::file::{Access, FileStore};
+use super::history::Event;
+use super::{pg, pg_conn, Store, StoreError, Summary};
+use queens_core::BoardSize;
+use serde::Serialize;
+use std::path::Path;
+
+/// What `db stats` shows of a campaign.
+pub struct Stats {
+    /// The file or the database, as it is shown.
+    pub name: String,
+    pub n: u32,
+    pub summary: Summary,
+    /// Oldest first.
+    pub sessions: Vec<Session>,
+    pub solvers: Vec<(u16, String)>,
+    /// Live leases of a shared campaign, per host process.
+    pub leases: Vec<pg::Lease>,
+    /// Results of two hosts that differ, recorded by a shared campaign.
+    pub disputes: Vec<pg::Dispute>,
+}
+
+/// A session of a run: when it began, how long it ran and what it solved.
+#[derive(Debug, Clone, Serialize)]
+pub struct Session {
+    /// The host process, for a shared campaign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    pub start: f64,
+    pub seconds: f64,
+    pub solved: u64,
+    pub per_second: f64,
+    pub links: Vec<String>,
+}
+
+impl Stats {
+    /// Reads the stats of `campaign`: a file, or a database URL (then `n` chooses among its
+    /// campaigns, see [`pg::which`]).
+    pub fn read(campaign: &str, n: Option<u32>) -> Result<Self, StoreError> {
+        if !pg_conn::is_url(campaign) {
+            let file = Path::new(campaign);
+            let store = FileStore::open(file, None, Access::Read)?;
+            return Ok(Stats {
+                name: file.display().to_string(),
+                n: store.size().n(),
+                summary: store.summary(),
+                sessions: sessions(&store.history()?),
+                solvers: store.solvers(),
+                leases: Vec::new(),
+                disputes: Vec::new(),
+            });
+        }
+        let target = pg_conn::Target::parse(campaign)?;
+        let mut client = pg::connect(&target)?;
+        let n = pg::which(&mut client, &target, n)?;
+        let st = pg::status(&mut client, &target, BoardSize::new(n)?)?;
+        let mut all = Vec::new();
+        for h in &st.histories {
+            all.extend(sessions(&h.events).into_iter().map(|mut s| {
+                s.host = Some(h.host.clone());
+                s
+            }));
+        }
+        all.sort_by(|x, y| x.start.total_cmp(&y.start));
+        Ok(Stats {
+            name: target.shown,
+            n,
+            summary: st.summary,
+            sessions: all,
+            solvers: st.solvers,
+            leases: st.leases,
+            disputes: st.disputes,
+        })
+    }
+}
+
+/// Sessions from the history: when each began, how long it ran and what it solved (a
+/// session's first progress sample, written as it starts, is its base).
+pub fn sessions(events: &[Event]) -> Vec<Session> {
+    let mut out: Vec<Session> = Vec::new();
+    let mut base = None;
+    for e in events {
+        match e {
+            Event::Session { t, links, .. } => {
+                out.push(Session {
+                    host: None,
+                    start: *t,
+                    seconds: 0.0,
+                    solved: 0,
+                    per_second: 0.0,
+                    links: links.clone(),
+                });
+                base = None;
+            }
+            Event::Progress { t, solved } => {
+                if let Some(s) = out.last_mut() {
+                    let b = *base.get_or_insert(*solved);
+                    s.seconds = t - s.start;
+                    s.solved = solved.saturating_sub(b);
+                    s.per_second = if s.seconds > 0.0 {
+                        s.solved as f64 / s.seconds
+                    } else {
+                        0.0
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
