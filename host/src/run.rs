@@ -3,11 +3,10 @@
 //! so every decision happens in one place and in order. Links that fail are reopened every
 //! few seconds (a pulled cable, a rebooted board) while the others keep working.
 
-use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts, Trust};
+use crate::dispatch::{Counters, DispatchError, Dispatcher, Link, Timeouts, Trust};
 use crate::link::{LinkError, LinkSpec, SimSettings};
 use crate::store::history::{self, Event};
-use crate::store::{CrossChecks, Store, StoreError};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::store::{CrossChecks, Store, StoreError, Summary};
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -26,8 +25,22 @@ pub struct RunConfig {
     pub sim: SimSettings,
     /// How often results are made durable.
     pub sync_every: Duration,
-    pub progress: bool,
 }
+
+/// What a run shows while it goes (the binary draws bars from it; nothing by default).
+pub trait Progress {
+    /// The links are open: their labels, and the campaign as it stood before this run.
+    fn start(&mut self, _labels: &[String], _before: &Summary) {}
+    /// A sample, ten times a second at most: the campaign now and the dispatcher's links.
+    fn update(&mut self, _campaign: &Summary, _links: &[Link]) {}
+    /// The run is over: whatever is shown goes away.
+    fn finish(&mut self) {}
+}
+
+/// Shows nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {}
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LinkReport {
@@ -165,64 +178,6 @@ fn checker(events: &mpsc::Sender<Msg>) -> mpsc::Sender<(u64, queens_core::Prepla
     tx
 }
 
-struct Bars {
-    multi: MultiProgress,
-    /// The campaign's progress since this run began (all hosts, for a shared store).
-    all: ProgressBar,
-    solved_before: u64,
-    links: Vec<ProgressBar>,
-}
-
-impl Bars {
-    fn new(show: bool, labels: &[String], before: &crate::store::Summary) -> Self {
-        let target = if show {
-            ProgressDrawTarget::stderr_with_hz(4)
-        } else {
-            ProgressDrawTarget::hidden()
-        };
-        let multi = MultiProgress::with_draw_target(target);
-        let all = multi.add(ProgressBar::new(before.pending()));
-        all.set_style(
-            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
-                .expect("valid template"),
-        );
-        let links = labels
-            .iter()
-            .map(|l| {
-                let b = multi.add(ProgressBar::no_length());
-                b.set_style(
-                    ProgressStyle::with_template(&format!(
-                        "{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"
-                    ))
-                    .expect("valid template"),
-                );
-                b
-            })
-            .collect();
-        Self {
-            multi,
-            all,
-            solved_before: before.solved.subproblems(),
-            links,
-        }
-    }
-
-    fn update<S: Store>(&self, d: &Dispatcher<S>) {
-        let s = d.store().summary();
-        self.all
-            .set_position(s.solved.subproblems().saturating_sub(self.solved_before));
-        self.all.set_message(format!("total {}", s.solved.total()));
-        for (b, link) in self.links.iter().zip(d.links()) {
-            b.set_position(link.counters.solved);
-            let state = if link.up { "" } else { "down, reopening" };
-            b.set_message(format!(
-                "{} in flight, {} resent, {} rejected {state}",
-                link.in_flight, link.counters.reissued, link.counters.rejected_frames
-            ));
-        }
-    }
-}
-
 /// A progress sample: what this session solved on top of `base`, where the campaign stood
 /// at its start (a shared campaign's other hosts record their own).
 fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
@@ -233,8 +188,9 @@ fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
     });
 }
 
-/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
-pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
+/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved,
+/// telling `progress` how it goes.
+pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> Result<RunReport, RunError> {
     let start = Instant::now();
     let size = store.size();
     let before = store.summary();
@@ -264,12 +220,12 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
         });
     }
     let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
-    let bars = Bars::new(cfg.progress, &labels, &before);
+    progress.start(&labels, &before);
     // When this session runs out of work, how often to ask a shared store for more.
     let mut next_poll = Instant::now();
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
-    let mut last_bars = Instant::now() - Duration::from_secs(1);
+    let mut last_sample = Instant::now() - Duration::from_secs(1);
     let fatal = loop {
         let now = Instant::now();
         d.expire(now);
@@ -362,11 +318,11 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             record_progress(&mut d, base);
             last_history = now;
         }
-        if now - last_bars >= Duration::from_millis(100) {
-            last_bars = now;
-            bars.update(&d);
+        if now - last_sample >= Duration::from_millis(100) {
+            last_sample = now;
+            progress.update(&d.store().summary(), d.links());
         }
-        // Wait for bytes, the next deadline, or a tick for the bars and reconnections.
+        // Wait for bytes, the next deadline, or a tick for the progress and reconnections.
         let mut wait = Duration::from_millis(100);
         if let Some(t) = d.next_deadline() {
             wait = wait.min(t.saturating_duration_since(now));
@@ -417,7 +373,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     // Results counted so far are kept whatever happens next; a shared store writes its
     // history with them.
     let synced = d.store_mut().sync();
-    bars.multi.clear().ok();
+    progress.finish();
     if let Some(e) = fatal {
         return Err(e);
     }
