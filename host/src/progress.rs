@@ -2,7 +2,7 @@
 //! those of `queens run`.
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use queens_host::dispatch::Link;
+use queens_host::dispatch::LinkState;
 use queens_host::run::Progress;
 use queens_host::store::Summary;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -88,7 +88,7 @@ impl Progress for RunBars {
         });
     }
 
-    fn update(&mut self, campaign: &Summary, links: &[Link]) {
+    fn update(&mut self, campaign: &Summary, links: &[LinkState]) {
         let Some(b) = &self.shown else {
             return;
         };

@@ -3,7 +3,7 @@
 
 use super::counters::Counters;
 use super::jobs::{Counted, Job, Mask};
-use super::link_state::Link;
+use super::link_state::LinkState;
 use super::timeouts::Timeouts;
 use super::trust::{SoftWhy, Trust};
 use super::word_map::WordMap;
@@ -20,7 +20,7 @@ pub struct Dispatcher<S: Store> {
     pub(super) timeouts: Timeouts,
     pub(super) trust: Trust,
     pub(super) rng: fastrand::Rng,
-    pub(super) links: Vec<Link>,
+    pub(super) links: Vec<LinkState>,
     pub(super) jobs: WordMap<Job>,
     /// Jobs waiting for a link (by wire word); stale entries are skipped.
     pub(super) queue: VecDeque<u64>,
@@ -86,7 +86,7 @@ impl<S: Store> Dispatcher<S> {
         self.store
     }
 
-    pub fn links(&self) -> &[Link] {
+    pub fn links(&self) -> &[LinkState] {
         &self.links
     }
 
@@ -99,7 +99,7 @@ impl<S: Store> Dispatcher<S> {
         let solver = self.store.solver_id(label)?;
         let framing = Framing::new(self.size);
         self.links
-            .push(Link::new(label, solver, limit.max(1), slack, framing));
+            .push(LinkState::new(label, solver, limit.max(1), slack, framing));
         Ok(self.links.len() - 1)
     }
 

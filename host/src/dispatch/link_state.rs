@@ -7,7 +7,7 @@ use crate::link::framing::Framing;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-pub struct Link {
+pub struct LinkState {
     pub label: String,
     pub solver: u16,
     /// Probably lost subproblems that may be replaced by new work before they time out.
@@ -32,9 +32,9 @@ pub struct Link {
     pub(super) gave: Vec<(u64, u64)>,
 }
 
-impl Link {
+impl LinkState {
     pub(super) fn new(label: &str, solver: u16, limit: usize, slack: usize, framing: Framing) -> Self {
-        Link {
+        LinkState {
             label: label.into(),
             solver,
             slack,

@@ -40,7 +40,7 @@ mod word_map;
 
 pub use counters::Counters;
 pub use dispatcher::Dispatcher;
-pub use link_state::Link;
+pub use link_state::LinkState;
 pub use timeouts::Timeouts;
 pub use trust::Trust;
 
