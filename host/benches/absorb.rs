@@ -6,9 +6,9 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use queens_core::enumerate::canonical;
 use queens_core::result::ResultRecord;
 use queens_core::{frame, word, BoardSize};
-use queens_host::dispatch::{Dispatcher, Timeouts};
+use queens_host::dispatch::{Dispatcher, Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
-use queens_host::run::{run, RunConfig};
+use queens_host::run::{run, Quiet, RunConfig};
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::Store;
 use queens_sim::board::{Board, BoardConfig};
@@ -65,6 +65,7 @@ fn bench(c: &mut Criterion) {
         units: UNITS,
         margin: 16,
         timeouts: Timeouts::default(),
+        trust: Trust::default(),
         sim: SimSettings {
             size,
             units: UNITS,
@@ -74,7 +75,6 @@ fn bench(c: &mut Criterion) {
             seed: 1,
         },
         sync_every: Duration::from_secs(1),
-        progress: false,
     };
     g.bench_function("run_13_loopback_tcp", |b| {
         b.iter_custom(|iters| {
@@ -82,7 +82,7 @@ fn bench(c: &mut Criterion) {
             for _ in 0..iters {
                 let store = campaign(dir.path());
                 let t = Instant::now();
-                let r = run(store, &cfg).unwrap();
+                let r = run(store, &cfg, &mut Quiet).unwrap();
                 total += t.elapsed();
                 assert_eq!(r.total, 73_712);
             }

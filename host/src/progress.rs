@@ -1,6 +1,10 @@
-//! Progress bars that appear only on runs that last longer than a second.
+//! Progress bars: those of commands that show one only once they have taken a second, and
+//! those of `queens run`.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use queens_host::dispatch::LinkState;
+use queens_host::run::Progress;
+use queens_host::store::Summary;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -39,4 +43,71 @@ pub fn with_bar<T: Send>(
         }
         worker.join().expect("worker thread panicked")
     })
+}
+
+/// The bars of `queens run`: the campaign's progress since this run began (all hosts, for a
+/// shared store) and a line for each link.
+#[derive(Default)]
+pub struct RunBars {
+    shown: Option<Shown>,
+}
+
+struct Shown {
+    multi: MultiProgress,
+    all: ProgressBar,
+    solved_before: u64,
+    links: Vec<ProgressBar>,
+}
+
+impl Progress for RunBars {
+    fn start(&mut self, labels: &[String], before: &Summary) {
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
+        let all = multi.add(ProgressBar::new(before.pending()));
+        all.set_style(
+            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
+                .expect("valid template"),
+        );
+        let links = labels
+            .iter()
+            .map(|l| {
+                let b = multi.add(ProgressBar::no_length());
+                b.set_style(
+                    ProgressStyle::with_template(&format!(
+                        "{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"
+                    ))
+                    .expect("valid template"),
+                );
+                b
+            })
+            .collect();
+        self.shown = Some(Shown {
+            multi,
+            all,
+            solved_before: before.solved.subproblems(),
+            links,
+        });
+    }
+
+    fn update(&mut self, campaign: &Summary, links: &[LinkState]) {
+        let Some(b) = &self.shown else {
+            return;
+        };
+        b.all
+            .set_position(campaign.solved.subproblems().saturating_sub(b.solved_before));
+        b.all.set_message(format!("total {}", campaign.solved.total()));
+        for (bar, link) in b.links.iter().zip(links) {
+            bar.set_position(link.counters.solved);
+            let state = if link.up { "" } else { "down, reopening" };
+            bar.set_message(format!(
+                "{} in flight, {} resent, {} rejected {state}",
+                link.in_flight, link.counters.reissued, link.counters.rejected_frames
+            ));
+        }
+    }
+
+    fn finish(&mut self) {
+        if let Some(b) = self.shown.take() {
+            b.multi.clear().ok();
+        }
+    }
 }

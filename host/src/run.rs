@@ -3,11 +3,10 @@
 //! so every decision happens in one place and in order. Links that fail are reopened every
 //! few seconds (a pulled cable, a rebooted board) while the others keep working.
 
-use crate::dispatch::{Counters, DispatchError, Dispatcher, Timeouts, Trust};
+use crate::dispatch::{Counters, DispatchError, Dispatcher, LinkState, Timeouts, Trust};
 use crate::link::{LinkError, LinkSpec, SimSettings};
 use crate::store::history::{self, Event};
-use crate::store::{CrossChecks, Store, StoreError};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use crate::store::{CrossChecks, Store, StoreError, Summary};
 use std::io::{Read, Write};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -26,8 +25,22 @@ pub struct RunConfig {
     pub sim: SimSettings,
     /// How often results are made durable.
     pub sync_every: Duration,
-    pub progress: bool,
 }
+
+/// What a run shows while it goes (the binary draws bars from it; nothing by default).
+pub trait Progress {
+    /// The links are open: their labels, and the campaign as it stood before this run.
+    fn start(&mut self, _labels: &[String], _before: &Summary) {}
+    /// A sample, ten times a second at most: the campaign now and the dispatcher's links.
+    fn update(&mut self, _campaign: &Summary, _links: &[LinkState]) {}
+    /// The run is over: whatever is shown goes away.
+    fn finish(&mut self) {}
+}
+
+/// Shows nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {}
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LinkReport {
@@ -82,8 +95,9 @@ enum Msg {
     Software(u64, u64),
 }
 
-/// The live side of a link: its writer thread's channel and its connection generation.
-struct Wire {
+/// The runner's end of a link: the connection open now (its generation and its writer
+/// thread's channel), and when to open it again.
+struct Connector {
     spec: LinkSpec,
     gen: u64,
     tx: Option<mpsc::Sender<Vec<u8>>>,
@@ -92,7 +106,7 @@ struct Wire {
     silent_since: Option<Instant>,
 }
 
-impl Wire {
+impl Connector {
     /// The connection failed (read or write side): its work goes to the other links and the
     /// link is reopened in 2 s. Later messages of the dead connection are ignored.
     fn down<S: Store>(&mut self, l: usize, d: &mut Dispatcher<S>, why: &str) {
@@ -165,64 +179,6 @@ fn checker(events: &mpsc::Sender<Msg>) -> mpsc::Sender<(u64, queens_core::Prepla
     tx
 }
 
-struct Bars {
-    multi: MultiProgress,
-    /// The campaign's progress since this run began (all hosts, for a shared store).
-    all: ProgressBar,
-    solved_before: u64,
-    links: Vec<ProgressBar>,
-}
-
-impl Bars {
-    fn new(show: bool, labels: &[String], before: &crate::store::Summary) -> Self {
-        let target = if show {
-            ProgressDrawTarget::stderr_with_hz(4)
-        } else {
-            ProgressDrawTarget::hidden()
-        };
-        let multi = MultiProgress::with_draw_target(target);
-        let all = multi.add(ProgressBar::new(before.pending()));
-        all.set_style(
-            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
-                .expect("valid template"),
-        );
-        let links = labels
-            .iter()
-            .map(|l| {
-                let b = multi.add(ProgressBar::no_length());
-                b.set_style(
-                    ProgressStyle::with_template(&format!(
-                        "{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"
-                    ))
-                    .expect("valid template"),
-                );
-                b
-            })
-            .collect();
-        Self {
-            multi,
-            all,
-            solved_before: before.solved.subproblems(),
-            links,
-        }
-    }
-
-    fn update<S: Store>(&self, d: &Dispatcher<S>) {
-        let s = d.store().summary();
-        self.all
-            .set_position(s.solved.subproblems().saturating_sub(self.solved_before));
-        self.all.set_message(format!("total {}", s.solved.total()));
-        for (b, link) in self.links.iter().zip(d.links()) {
-            b.set_position(link.counters.solved);
-            let state = if link.up { "" } else { "down, reopening" };
-            b.set_message(format!(
-                "{} in flight, {} resent, {} rejected {state}",
-                link.in_flight, link.counters.reissued, link.counters.rejected_frames
-            ));
-        }
-    }
-}
-
 /// A progress sample: what this session solved on top of `base`, where the campaign stood
 /// at its start (a shared campaign's other hosts record their own).
 fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
@@ -233,8 +189,9 @@ fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
     });
 }
 
-/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved.
-pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
+/// Runs the campaign in `store` on the links of `cfg` until every subproblem is solved,
+/// telling `progress` how it goes.
+pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> Result<RunReport, RunError> {
     let start = Instant::now();
     let size = store.size();
     let before = store.summary();
@@ -248,14 +205,14 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     record_progress(&mut d, base);
     let (ev_tx, ev_rx) = mpsc::channel();
     let software = checker(&ev_tx);
-    let mut wires = Vec::new();
+    let mut connectors = Vec::new();
     for spec in &cfg.links {
         let units = spec.units().unwrap_or(cfg.units);
         let l = d.add_link(&spec.to_string(), units + cfg.margin, cfg.margin)?;
         // A link that cannot be opened at the start is a mistake to report, not to retry.
         let tx = connect(spec, &cfg.sim, l, 0, &ev_tx)?;
         d.link_up(l);
-        wires.push(Wire {
+        connectors.push(Connector {
             spec: spec.clone(),
             gen: 0,
             tx: Some(tx),
@@ -264,12 +221,12 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
         });
     }
     let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
-    let bars = Bars::new(cfg.progress, &labels, &before);
+    progress.start(&labels, &before);
     // When this session runs out of work, how often to ask a shared store for more.
     let mut next_poll = Instant::now();
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
-    let mut last_bars = Instant::now() - Duration::from_secs(1);
+    let mut last_sample = Instant::now() - Duration::from_secs(1);
     let fatal = loop {
         let now = Instant::now();
         d.expire(now);
@@ -279,11 +236,11 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 .expect("the checker thread lives as long as the run");
         }
         for l in d.take_dropped() {
-            let w = &mut wires[l];
+            let c = &mut connectors[l];
             let why = d.links()[l].dropped.clone().unwrap_or_default();
-            tracing::error!(link = %w.spec, "link dropped for the rest of this run: {why}");
-            w.tx = None;
-            w.retry_at = None;
+            tracing::error!(link = %c.spec, "link dropped for the rest of this run: {why}");
+            c.tx = None;
+            c.retry_at = None;
         }
         if d.all_dropped() {
             let why = d
@@ -307,41 +264,41 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
                 },
             });
         }
-        for (l, w) in wires.iter_mut().enumerate() {
-            if let Some(tx) = &w.tx {
+        for (l, c) in connectors.iter_mut().enumerate() {
+            if let Some(tx) = &c.tx {
                 let out = d.fill(l, now)?;
                 if !out.is_empty() && tx.send(out).is_err() {
-                    w.down(l, &mut d, "its writer stopped");
+                    c.down(l, &mut d, "its writer stopped");
                 }
-            } else if w.retry_at.is_some_and(|t| now >= t) {
-                w.gen += 1;
-                match connect(&w.spec, &cfg.sim, l, w.gen, &ev_tx) {
+            } else if c.retry_at.is_some_and(|t| now >= t) {
+                c.gen += 1;
+                match connect(&c.spec, &cfg.sim, l, c.gen, &ev_tx) {
                     Ok(tx) => {
-                        tracing::warn!(link = %w.spec, "link reopened");
-                        w.tx = Some(tx);
-                        w.retry_at = None;
-                        w.silent_since = Some(now);
+                        tracing::warn!(link = %c.spec, "link reopened");
+                        c.tx = Some(tx);
+                        c.retry_at = None;
+                        c.silent_since = Some(now);
                         d.link_up(l);
                     }
                     Err(e) => {
                         tracing::info!("{e}; trying again");
-                        w.retry_at = Some(now + Duration::from_secs(2));
+                        c.retry_at = Some(now + Duration::from_secs(2));
                     }
                 }
             }
         }
-        for (l, w) in wires.iter_mut().enumerate() {
+        for (l, c) in connectors.iter_mut().enumerate() {
             let link = &d.links()[l];
             if link.with_cycles().is_some() {
-                w.silent_since = None;
-            } else if w.silent_since.is_some_and(|t| now - t > SILENCE) && link.in_flight > 0 {
+                c.silent_since = None;
+            } else if c.silent_since.is_some_and(|t| now - t > SILENCE) && link.in_flight > 0 {
                 tracing::warn!(
-                    link = %w.spec,
+                    link = %c.spec,
                     "no result frame in {} s: is the board programmed for N = {}, and on this port at this rate?",
                     SILENCE.as_secs(),
                     size.n()
                 );
-                w.silent_since = None;
+                c.silent_since = None;
             }
         }
         if d.finished() && now >= next_poll {
@@ -362,11 +319,11 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             record_progress(&mut d, base);
             last_history = now;
         }
-        if now - last_bars >= Duration::from_millis(100) {
-            last_bars = now;
-            bars.update(&d);
+        if now - last_sample >= Duration::from_millis(100) {
+            last_sample = now;
+            progress.update(&d.store().summary(), d.links());
         }
-        // Wait for bytes, the next deadline, or a tick for the bars and reconnections.
+        // Wait for bytes, the next deadline, or a tick for the progress and reconnections.
         let mut wait = Duration::from_millis(100);
         if let Some(t) = d.next_deadline() {
             wait = wait.min(t.saturating_duration_since(now));
@@ -382,14 +339,14 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
             .chain(std::iter::from_fn(|| ev_rx.try_recv().ok()).take(256))
         {
             match m {
-                Msg::Bytes(l, gen, bytes) if gen == wires[l].gen => {
+                Msg::Bytes(l, gen, bytes) if gen == connectors[l].gen => {
                     if let Err(e) = d.feed(l, &bytes, Instant::now()) {
                         err = Some(e.into());
                         break;
                     }
                 }
-                Msg::Down(l, gen, why) if gen == wires[l].gen && wires[l].tx.is_some() => {
-                    wires[l].down(l, &mut d, &why);
+                Msg::Down(l, gen, why) if gen == connectors[l].gen && connectors[l].tx.is_some() => {
+                    connectors[l].down(l, &mut d, &why);
                 }
                 Msg::Software(wire, count) => {
                     if let Err(e) = d.software(wire, count) {
@@ -417,7 +374,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig) -> Result<RunReport, RunError> {
     // Results counted so far are kept whatever happens next; a shared store writes its
     // history with them.
     let synced = d.store_mut().sync();
-    bars.multi.clear().ok();
+    progress.finish();
     if let Some(e) = fatal {
         return Err(e);
     }

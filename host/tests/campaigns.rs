@@ -2,37 +2,14 @@
 //! kind; temporary files never take a user's name; and a damaged entry of a campaign file is
 //! named when the file is opened, never counted.
 
+mod common;
+
+use common::{fails_with, ok, queens, spawn_quiet};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-fn queens() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_queens"))
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn fails_with(o: &Output, words: &[&str]) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success(),
-        "succeeded: {}",
-        String::from_utf8_lossy(&o.stdout)
-    );
-    for w in words {
-        assert!(err.contains(w), "{w:?} not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
-}
 
 fn fresh(n: u32, path: &Path) {
     ok(&queens()
@@ -66,22 +43,17 @@ fn force_does_not_replace_a_campaign_a_run_holds() {
     let dir = tempfile::tempdir().unwrap();
     let c = dir.path().join("c");
     // A run that takes a while: the simulated board at 10 kHz.
-    let mut host = queens()
-        .args([
-            "run",
-            "12",
-            "--json",
-            "--solvers",
-            "2",
-            "--sim-clock",
-            "10kHz",
-            "--campaign",
-        ])
-        .arg(&c)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let args = [
+        "run",
+        "12",
+        "--json",
+        "--solvers",
+        "2",
+        "--sim-clock",
+        "10kHz",
+        "--campaign",
+    ];
+    let mut host = spawn_quiet(&args, &c);
     // It holds the lock once its session is in the history.
     let history = dir.path().join("c.history");
     let t = Instant::now();

@@ -3,10 +3,11 @@
 //! and prints Q(N) once all are solved. Run it again on the same campaign to resume.
 
 use super::{board, grouped};
+use crate::progress::RunBars;
 use anyhow::Context;
 use queens_host::dispatch::{Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
-use queens_host::run::{run, RunConfig, RunReport};
+use queens_host::run::{run, Progress, Quiet, RunConfig, RunReport};
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::pg::PgStore;
 use queens_host::store::pg_conn::{self, Target};
@@ -120,7 +121,8 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         }
         resumed(&target.shown, &s);
         let cfg = config(&a, size)?;
-        let report = run(store, &cfg).with_context(|| format!("running campaign {}", target.shown))?;
+        let report = run(store, &cfg, &mut *shown(&a))
+            .with_context(|| format!("running campaign {}", target.shown))?;
         return finish(&a, &report);
     }
     let path = PathBuf::from(&campaign);
@@ -135,7 +137,8 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let store = FileStore::open(&path, Some(size), Access::Write)?;
     resumed(&path.display().to_string(), &store.summary());
     let cfg = config(&a, size)?;
-    let report = run(store, &cfg).with_context(|| format!("running campaign {}", path.display()))?;
+    let report =
+        run(store, &cfg, &mut *shown(&a)).with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report)
 }
 
@@ -176,9 +179,17 @@ fn config(a: &Args, size: queens_core::BoardSize) -> anyhow::Result<RunConfig> {
             seed: fastrand::u64(..),
         },
         sync_every: Duration::from_secs(1),
-        progress: !a.json,
     };
     Ok(cfg)
+}
+
+/// Bars on standard error, except with `--json`.
+fn shown(a: &Args) -> Box<dyn Progress> {
+    if a.json {
+        Box::new(Quiet)
+    } else {
+        Box::new(RunBars::default())
+    }
 }
 
 fn finish(a: &Args, report: &RunReport) -> anyhow::Result<()> {

@@ -1,6 +1,8 @@
 //! Links to boards: a byte stream each way carrying the wire frames. One module per
-//! transport; [`LinkSpec`] is what the user writes after `--link`.
+//! transport; [`LinkSpec`] is what the user writes after `--link`; [`framing`] tells the
+//! result frames of a stream apart.
 
+pub mod framing;
 pub mod pcie;
 pub mod serial;
 pub mod sim;

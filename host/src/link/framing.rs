@@ -1,0 +1,181 @@
+//! Which frame variant a board sends (results with or without cycle counters), told from its
+//! first good result, and what a board that never sends one seems to speak instead.
+
+use crate::validate;
+use queens_core::frame::{Deframed, Deframer};
+use queens_core::result::ResultRecord;
+use queens_core::{word, BoardSize};
+
+/// Bytes a link may send without one good frame before it is called incompatible.
+const DETECT_BYTES: usize = 4096;
+
+/// Frames of one payload length, until the first good result tells whether the board sends
+/// cycle counters.
+enum State {
+    Detecting {
+        plain: Deframer,
+        cycles: Deframer,
+        seen: Vec<u8>,
+    },
+    Locked {
+        deframer: Deframer,
+        with_cycles: bool,
+    },
+}
+
+/// The result frames of one link's byte stream.
+pub struct Framing {
+    size: BoardSize,
+    state: State,
+}
+
+/// What one push of bytes gave.
+#[derive(Default)]
+pub struct Received {
+    /// Result payloads, each with whether it carries cycle counters.
+    pub frames: Vec<(Vec<u8>, bool)>,
+    /// Frames that failed their CRC.
+    pub bad_crc: u64,
+    /// Bytes skipped while hunting for a frame.
+    pub skipped: u64,
+    /// The variant, when these bytes told it (with or without cycle counters).
+    pub recognised: Option<bool>,
+}
+
+impl Received {
+    fn take(&mut self, d: Deframed, with_cycles: bool) {
+        match d {
+            Deframed::Frame(p) => self.frames.push((p, with_cycles)),
+            Deframed::BadCrc { .. } => self.bad_crc += 1,
+            Deframed::Skipped(n) => self.skipped += n as u64,
+        }
+    }
+}
+
+/// A board that sent no good result frame in its first few kilobytes.
+#[derive(Debug, thiserror::Error)]
+#[error("the board does not speak this protocol for N = {n}: {diagnosis}")]
+pub struct Incompatible {
+    n: u32,
+    diagnosis: String,
+}
+
+impl Framing {
+    /// A stream whose variant is not known yet.
+    pub fn new(size: BoardSize) -> Self {
+        let plen = |c| ResultRecord::payload_len(size, c);
+        Self {
+            size,
+            state: State::Detecting {
+                plain: Deframer::new(plen(false)),
+                cycles: Deframer::new(plen(true)),
+                seen: Vec::new(),
+            },
+        }
+    }
+
+    /// Whether the board sends cycle counters, once known.
+    pub fn with_cycles(&self) -> Option<bool> {
+        match self.state {
+            State::Locked { with_cycles, .. } => Some(with_cycles),
+            State::Detecting { .. } => None,
+        }
+    }
+
+    /// A new connection: a frame cut off on the old one is forgotten, the variant kept.
+    pub fn reconnected(&mut self) {
+        if let State::Locked { with_cycles, .. } = self.state {
+            self.state = State::Locked {
+                deframer: Deframer::new(ResultRecord::payload_len(self.size, with_cycles)),
+                with_cycles,
+            };
+        }
+    }
+
+    /// Bytes received: the frames they complete, or the board found incompatible.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Received, Incompatible> {
+        let size = self.size;
+        let mut got = Received::default();
+        match &mut self.state {
+            State::Locked {
+                deframer,
+                with_cycles,
+            } => {
+                let c = *with_cycles;
+                deframer.push(bytes, |d| got.take(d, c));
+            }
+            State::Detecting { plain, cycles, seen } => {
+                // Both variants read the stream; the first good result decides.
+                let mut found = None;
+                for (d, c) in [(plain, false), (cycles, true)] {
+                    d.push(bytes, |x| {
+                        if let Deframed::Frame(p) = x {
+                            if found.is_none() && validate::check(size, &p, c).is_ok() {
+                                found = Some(c);
+                            }
+                        }
+                    });
+                }
+                seen.extend_from_slice(bytes);
+                if let Some(c) = found {
+                    let mut d = Deframer::new(ResultRecord::payload_len(size, c));
+                    let replay = std::mem::take(seen);
+                    d.push(&replay, |x| got.take(x, c));
+                    got.recognised = Some(c);
+                    self.state = State::Locked {
+                        deframer: d,
+                        with_cycles: c,
+                    };
+                } else if seen.len() > DETECT_BYTES {
+                    return Err(Incompatible {
+                        n: size.n(),
+                        diagnosis: diagnose(seen, size),
+                    });
+                }
+            }
+        }
+        Ok(got)
+    }
+}
+
+/// What the bytes of an incompatible board look like: results of which N and variant, if any.
+fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
+    let mut best = None;
+    let mut best_n = 2usize;
+    for n in queens_core::board::MIN_N..=queens_core::board::MAX_N {
+        let size = BoardSize::new(n).expect("in range");
+        for c in [false, true] {
+            let mut good = 0;
+            Deframer::new(ResultRecord::payload_len(size, c)).push(seen, |d| {
+                if let Deframed::Frame(p) = d {
+                    // The words must be pre-placements of that N, too: that tells sizes of
+                    // one word width apart.
+                    if let Ok(r) = validate::check(size, &p, c) {
+                        good += word::decode_wire(size, r.wire).is_ok() as usize;
+                    }
+                }
+            });
+            if good > best_n {
+                best_n = good;
+                best = Some((n, c));
+            }
+        }
+    }
+    best
+}
+
+fn diagnose(seen: &[u8], size: BoardSize) -> String {
+    match diagnosis_of(seen) {
+        // Frames that pass the checks for this N end the detection, so this is another N.
+        Some((n, c)) => format!(
+            "its frames are results for N = {n}{} (wire words of {} bytes, not {})",
+            if c { " with cycle counters" } else { "" },
+            BoardSize::new(n).map(word::wire_bytes).unwrap_or(0),
+            word::wire_bytes(size)
+        ),
+        None => format!(
+            "no valid result frame in its first {} bytes (another protocol, baud rate or device?)",
+            seen.len()
+        ),
+    }
+}
