@@ -193,7 +193,7 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
 }
 
 pub(super) fn default_arbiter(b: &Board) -> ArbiterKind {
-    match b.vendor {
+    match b.vendor() {
         Vendor::Xilinx => ArbiterKind::Carry4,
         Vendor::Altera | Vendor::Lattice => ArbiterKind::Adder,
     }
