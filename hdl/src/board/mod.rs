@@ -6,6 +6,7 @@
 pub mod build;
 pub mod clock;
 pub mod fit;
+pub mod generic;
 pub mod toolchain;
 pub mod top;
 
@@ -450,6 +451,15 @@ impl Board {
             );
         }
         Ok(())
+    }
+
+    /// The arbiter to build when not told: CARRY4 cells on Xilinx parts, the adder form
+    /// elsewhere.
+    pub fn default_arbiter(&self) -> crate::ArbiterKind {
+        match self.vendor() {
+            Vendor::Xilinx => crate::ArbiterKind::Carry4,
+            Vendor::Altera | Vendor::Lattice => crate::ArbiterKind::Adder,
+        }
     }
 
     pub fn vendor(&self) -> Vendor {
