@@ -2,7 +2,7 @@
 //! simulation; the emitted array instantiates the stage module in a generate loop).
 
 use crate::arbiter::ArbiterKind;
-use crate::stage::{Stage, ID_BITS};
+use crate::stage::{Stage, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -17,8 +17,8 @@ pub struct Chain<const M: usize, const M1: usize, const D: usize, const K: usize
     pub up_id: Signal<Out, Bits<ID_BITS>>,
     pub up_m13: Signal<Out, Bits<4>>,
     pub up_m15: Signal<Out, Bits<4>>,
-    pub up_count: Signal<Out, Bits<44>>,
-    pub up_cycles: Signal<Out, Bits<48>>,
+    pub up_count: Signal<Out, Bits<COUNT_BITS>>,
+    pub up_cycles: Signal<Out, Bits<CYCLE_BITS>>,
     stages: [Stage<M, M1, D>; K],
     ids: [Constant<Bits<ID_BITS>>; K],
 }

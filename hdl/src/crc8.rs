@@ -1,12 +1,13 @@
 //! One byte step of the link's CRC-8 (polynomial 0x1D5, MSB first, no reflection), as
 //! `queens_core::frame` defines it. Combinational: eight shift-and-xor steps.
 
+use queens_core::frame::CRC8_QUEENS;
 use rust_hdl::prelude::*;
 
 /// The low eight bits of the generator x^8 + x^7 + x^6 + x^4 + x^2 + 1.
-pub const POLY: u8 = 0xD5;
+pub const POLY: u8 = CRC8_QUEENS.poly;
 /// Register value before the first payload byte.
-pub const INIT: u8 = 0xF9;
+pub const INIT: u8 = CRC8_QUEENS.init;
 
 #[derive(LogicBlock)]
 pub struct Crc8 {

@@ -1,6 +1,7 @@
 //! Verilog text of the circuits.
 
 use crate::arbiter::ArbiterKind;
+use crate::stage::{COUNT_BITS, CYCLE_BITS};
 use rust_hdl::prelude::*;
 
 /// The Verilog of a bare unit for inner width m, its top module renamed to `name`.
@@ -83,16 +84,16 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
     output wire [{id1}:0] up_id;
     output wire [3:0] up_m13;
     output wire [3:0] up_m15;
-    output wire [43:0] up_count;
-    output wire [47:0] up_cycles;
+    output wire [{cb1}:0] up_count;
+    output wire [{yb1}:0] up_cycles;
     // Link i enters stage i; link {k} leaves the last stage.
     wire [{k}:0] dv, uv, dk;
     wire [{id}*{k1}-1:0] did, uid;
     wire [5*{k1}-1:0] da;
     wire [{w}*{k1}-1:0] dd;
     wire [4*{k1}-1:0] u13, u15;
-    wire [44*{k1}-1:0] uc;
-    wire [48*{k1}-1:0] uy;
+    wire [{cb}*{k1}-1:0] uc;
+    wire [{yb}*{k1}-1:0] uy;
     assign dv[0] = dn_valid;
     assign did[{id1}:0] = dn_id;
     assign dk[0] = dn_kind;
@@ -102,8 +103,8 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
     assign uid[{id1}:0] = 0;
     assign u13[3:0] = 0;
     assign u15[3:0] = 0;
-    assign uc[43:0] = 0;
-    assign uy[47:0] = 0;
+    assign uc[{cb1}:0] = 0;
+    assign uy[{yb1}:0] = 0;
     genvar i;
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
@@ -111,22 +112,26 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
                 .clock(clock), .my_id(i[{id1}:0]),
                 .dn_valid(dv[i]), .dn_id(did[{id}*i +: {id}]), .dn_kind(dk[i]), .dn_addr(da[5*i +: 5]), .dn_data(dd[{w}*i +: {w}]),
                 .dn_valid_o(dv[i+1]), .dn_id_o(did[{id}*(i+1) +: {id}]), .dn_kind_o(dk[i+1]), .dn_addr_o(da[5*(i+1) +: 5]), .dn_data_o(dd[{w}*(i+1) +: {w}]),
-                .up_valid(uv[i]), .up_id(uid[{id}*i +: {id}]), .up_m13(u13[4*i +: 4]), .up_m15(u15[4*i +: 4]), .up_count(uc[44*i +: 44]), .up_cycles(uy[48*i +: 48]),
-                .up_valid_o(uv[i+1]), .up_id_o(uid[{id}*(i+1) +: {id}]), .up_m13_o(u13[4*(i+1) +: 4]), .up_m15_o(u15[4*(i+1) +: 4]), .up_count_o(uc[44*(i+1) +: 44]), .up_cycles_o(uy[48*(i+1) +: 48]));
+                .up_valid(uv[i]), .up_id(uid[{id}*i +: {id}]), .up_m13(u13[4*i +: 4]), .up_m15(u15[4*i +: 4]), .up_count(uc[{cb}*i +: {cb}]), .up_cycles(uy[{yb}*i +: {yb}]),
+                .up_valid_o(uv[i+1]), .up_id_o(uid[{id}*(i+1) +: {id}]), .up_m13_o(u13[4*(i+1) +: 4]), .up_m15_o(u15[4*(i+1) +: 4]), .up_count_o(uc[{cb}*(i+1) +: {cb}]), .up_cycles_o(uy[{yb}*(i+1) +: {yb}]));
         end
     endgenerate
     assign up_valid = uv[{k}];
     assign up_id = uid[{id}*{k} +: {id}];
     assign up_m13 = u13[4*{k} +: 4];
     assign up_m15 = u15[4*{k} +: 4];
-    assign up_count = uc[44*{k} +: 44];
-    assign up_cycles = uy[48*{k} +: 48];
+    assign up_count = uc[{cb}*{k} +: {cb}];
+    assign up_cycles = uy[{yb}*{k} +: {yb}];
 endmodule
 ",
         last = k - 1,
         k1 = k + 1,
         id1 = id - 1,
         w1 = w - 1,
+        cb = COUNT_BITS,
+        cb1 = COUNT_BITS - 1,
+        yb = CYCLE_BITS,
+        yb1 = CYCLE_BITS - 1,
     );
     v
 }
@@ -205,8 +210,8 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, i
     wire [4:0] dn_addr;
     wire [{m}:0] dn_data;
     wire [3:0] up_m13, up_m15;
-    wire [43:0] up_count;
-    wire [47:0] up_cycles;
+    wire [{cb1}:0] up_count;
+    wire [{yb1}:0] up_cycles;
     {name}_front front(
         .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle),
@@ -224,6 +229,8 @@ endmodule
         k = cfg.units,
         arbiter = cfg.arbiter,
         id1 = id - 1,
+        cb1 = COUNT_BITS - 1,
+        yb1 = CYCLE_BITS - 1,
     );
     v
 }

@@ -4,9 +4,8 @@
 //! host after its timeout; after any frame the parser hunts for the next sentinel.
 
 use crate::crc8::{Crc8, INIT};
+use queens_core::frame::SENTINEL;
 use rust_hdl::prelude::*;
-
-pub const SENTINEL: u8 = 0xFA;
 
 /// W: wire word width (8 × bytes).
 #[derive(LogicBlock)]

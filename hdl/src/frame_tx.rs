@@ -2,7 +2,7 @@
 //! CRC-8. Payloads up to 160 bits (the result frame with cycle counter for N <= 32 is 144).
 
 use crate::crc8::{Crc8, INIT};
-use crate::frame_rx::SENTINEL;
+use queens_core::frame::SENTINEL;
 use rust_hdl::prelude::*;
 
 pub const PAYLOAD_BITS: usize = 160;

@@ -17,11 +17,23 @@ use crate::decoder::{Decoder, LATENCY};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::orient::{self, Orient};
-use crate::stage::ID_BITS;
+use crate::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
-/// Result queue entry: id, count mod 13, count mod 15, count (the cycle counter has its own).
-const ENTRY_BITS: usize = ID_BITS + 4 + 4 + 44;
+/// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
+/// count.
+const RECORD_BITS: usize = 4 + 4 + COUNT_BITS;
+/// The record padded to whole bytes.
+const PADDED_RECORD_BITS: usize = RECORD_BITS.div_ceil(8) * 8;
+/// Result queue entry: id and record (the cycle counter has its own queue).
+const ENTRY_BITS: usize = ID_BITS + RECORD_BITS;
+
+/// Address bits of the word queue.
+const WORD_QUEUE_BITS: usize = 4;
+const WORD_QUEUE_BITS1: usize = WORD_QUEUE_BITS + 1;
+/// Words the core queues beyond those its units hold: a host may send this many more than
+/// the units before a frame is dropped for lack of room.
+pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
 
 /// Dispatch of one word to a free unit.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -74,17 +86,17 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     pub up_id: Signal<In, Bits<ID_BITS>>,
     pub up_m13: Signal<In, Bits<4>>,
     pub up_m15: Signal<In, Bits<4>>,
-    pub up_count: Signal<In, Bits<44>>,
-    pub up_cycles: Signal<In, Bits<48>>,
+    pub up_count: Signal<In, Bits<COUNT_BITS>>,
+    pub up_cycles: Signal<In, Bits<CYCLE_BITS>>,
 
     rx: FrameRx<W>,
-    words: SynchronousFIFO<Bits<W>, 4, 5, 1>,
+    words: SynchronousFIFO<Bits<W>, WORD_QUEUE_BITS, WORD_QUEUE_BITS1, 1>,
     free: SynchronousFIFO<Bits<ID_BITS>, ID_BITS, 11, 1>,
     wordtab: RAM<Bits<W>, ID_BITS>,
     dec: Decoder<M, D, W>,
     orient: Orient<M, D>,
     results: SynchronousFIFO<Bits<ENTRY_BITS>, ID_BITS, 11, 1>,
-    cycles: SynchronousFIFO<Bits<48>, ID_BITS, 11, 1>,
+    cycles: SynchronousFIFO<Bits<CYCLE_BITS>, ID_BITS, 11, 1>,
     tx: FrameTx,
 
     /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
@@ -118,7 +130,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     can_collect: DFF<Bit>,
     /// The result being framed, its cycle count and its word.
     entry: DFF<Bits<ENTRY_BITS>>,
-    entry_cycles: DFF<Bits<48>>,
+    entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
 
     open: Signal<Local, Bits<M>>,
@@ -138,6 +150,13 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     with_cycles: Constant<Bit>,
     cycles_at: Constant<Bits<8>>,
     align: Constant<Bits<8>>,
+    /// Where the entry's fields and the echoed word sit (constants: a const name would leak
+    /// into the Verilog).
+    id_at: Constant<Bits<8>>,
+    m13_at: Constant<Bits<8>>,
+    m15_at: Constant<Bits<8>>,
+    word_at: Constant<Bits<8>>,
+    pad: Constant<Bits<8>>,
     result_bytes: Constant<Bits<5>>,
 }
 
@@ -146,8 +165,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
     /// 48-bit cycle counter (the optional frame variant of the protocol).
     pub fn new(units: usize, with_cycles: bool) -> Self {
         assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
-        // Echoed word, mod 13, mod 15, 44-bit count, 4 bits of padding; cycles in front.
-        let bits = W + 56 + if with_cycles { 48 } else { 0 };
+        // Echoed word, mod 13, mod 15, count, padding to whole bytes; cycles in front.
+        let bits = W + PADDED_RECORD_BITS + if with_cycles { CYCLE_BITS } else { 0 };
         assert!(bits <= PAYLOAD_BITS);
         Self {
             clock: Default::default(),
@@ -211,8 +230,13 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             last_col: c(M - 1),
             full: Constant::new(((1u64 << M) - 1).to_bits()),
             with_cycles: Constant::new(with_cycles),
-            cycles_at: c(W + 56),
+            cycles_at: c(W + PADDED_RECORD_BITS),
             align: c(PAYLOAD_BITS - bits),
+            id_at: c(RECORD_BITS),
+            m13_at: c(COUNT_BITS + 4),
+            m15_at: c(COUNT_BITS),
+            word_at: c(PADDED_RECORD_BITS),
+            pad: c(PADDED_RECORD_BITS - RECORD_BITS),
             result_bytes: c(bits / 8),
         }
     }
@@ -354,10 +378,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
 
         // Collection: every result finds room (at most one per unit id is ever in flight).
         self.results.write.next = self.up_valid.val();
-        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up_id.val()) << 52)
-            | (bit_cast::<ENTRY_BITS, 4>(self.up_m13.val()) << 48)
-            | (bit_cast::<ENTRY_BITS, 4>(self.up_m15.val()) << 44)
-            | bit_cast::<ENTRY_BITS, 44>(self.up_count.val());
+        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up_id.val()) << self.id_at.val())
+            | (bit_cast::<ENTRY_BITS, 4>(self.up_m13.val()) << self.m13_at.val())
+            | (bit_cast::<ENTRY_BITS, 4>(self.up_m15.val()) << self.m15_at.val())
+            | bit_cast::<ENTRY_BITS, COUNT_BITS>(self.up_count.val());
         self.cycles.write.next = self.up_valid.val();
         self.cycles.data_in.next = self.up_cycles.val();
         // Take the next result into registers when the framer is free, read its word by id,
@@ -368,7 +392,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             (self.collect_state.q.val() == Collect::Idle) & self.can_collect.q.val() & !self.tx.busy.val();
         self.results.read.next = self.collect.val();
         self.cycles.read.next = self.collect.val();
-        self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(52);
+        self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
         self.tx.load.next = false;
         match self.collect_state.q.val() {
             Collect::Idle => {
@@ -389,16 +413,17 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.tx.load.next = true;
                 self.give_back.next = true;
                 self.free.write.next = true;
-                self.free.data_in.next = self.entry.q.val().get_bits::<ID_BITS>(52);
+                self.free.data_in.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
                 self.collect_state.d.next = Collect::Idle;
             }
             _ => {}
         }
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.entry_word.q.val()) << 56)
-            | (bit_cast::<PAYLOAD_BITS, 52>(self.entry.q.val().get_bits::<52>(0)) << 4);
+        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.entry_word.q.val()) << self.word_at.val())
+            | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(self.entry.q.val().get_bits::<RECORD_BITS>(0))
+                << self.pad.val());
         if self.with_cycles.val() {
             self.tail.next = self.tail.val()
-                | (bit_cast::<PAYLOAD_BITS, 48>(self.entry_cycles.q.val()) << self.cycles_at.val());
+                | (bit_cast::<PAYLOAD_BITS, CYCLE_BITS>(self.entry_cycles.q.val()) << self.cycles_at.val());
         }
         self.tx.payload.next = self.tail.val() << self.align.val();
         self.tx.nbytes.next = self.result_bytes.val();

@@ -14,6 +14,14 @@ use rust_hdl::prelude::*;
 /// Width of a unit id on the chains (up to 1024 units).
 pub const ID_BITS: usize = 10;
 
+/// Widths of the result record's counters: the wire's (`queens_core::result`).
+pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
+pub const CYCLE_BITS: usize = queens_core::result::CYCLE_BITS as usize;
+/// The wide counters run in two halves (see `count_lo`).
+const COUNT_HALF: usize = COUNT_BITS / 2;
+const CYCLE_HALF: usize = CYCLE_BITS / 2;
+const _: () = assert!(COUNT_BITS % 2 == 0 && CYCLE_BITS % 2 == 0);
+
 /// Kinds of downstream beat.
 pub const BEAT_RING: u64 = 0;
 pub const BEAT_START: u64 = 1;
@@ -39,14 +47,14 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pub up_id: Signal<In, Bits<ID_BITS>>,
     pub up_m13: Signal<In, Bits<4>>,
     pub up_m15: Signal<In, Bits<4>>,
-    pub up_count: Signal<In, Bits<44>>,
-    pub up_cycles: Signal<In, Bits<48>>,
+    pub up_count: Signal<In, Bits<COUNT_BITS>>,
+    pub up_cycles: Signal<In, Bits<CYCLE_BITS>>,
     pub up_valid_o: Signal<Out, Bit>,
     pub up_id_o: Signal<Out, Bits<ID_BITS>>,
     pub up_m13_o: Signal<Out, Bits<4>>,
     pub up_m15_o: Signal<Out, Bits<4>>,
-    pub up_count_o: Signal<Out, Bits<44>>,
-    pub up_cycles_o: Signal<Out, Bits<48>>,
+    pub up_count_o: Signal<Out, Bits<COUNT_BITS>>,
+    pub up_cycles_o: Signal<Out, Bits<CYCLE_BITS>>,
 
     unit: Unit<M, M1, D>,
     dv: DFF<Bit>,
@@ -58,25 +66,28 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     uid: DFF<Bits<ID_BITS>>,
     um13: DFF<Bits<4>>,
     um15: DFF<Bits<4>>,
-    ucount: DFF<Bits<44>>,
-    ucycles: DFF<Bits<48>>,
+    ucount: DFF<Bits<COUNT_BITS>>,
+    ucycles: DFF<Bits<CYCLE_BITS>>,
     /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles. The wide counters
     /// are split in halves with a registered carry between them, so that no carry chain is
     /// longer than the unit's own (the high half catches up one cycle later, before the result
     /// can leave).
-    count_lo: DFF<Bits<22>>,
-    count_hi: DFF<Bits<22>>,
+    count_lo: DFF<Bits<COUNT_HALF>>,
+    count_hi: DFF<Bits<COUNT_HALF>>,
     count_c: DFF<Bit>,
     m13: DFF<Bits<4>>,
     m15: DFF<Bits<4>>,
-    cycles_lo: DFF<Bits<24>>,
-    cycles_hi: DFF<Bits<24>>,
+    cycles_lo: DFF<Bits<CYCLE_HALF>>,
+    cycles_hi: DFF<Bits<CYCLE_HALF>>,
     cycles_c: DFF<Bit>,
     /// A result is waiting for an empty upstream slot.
     pending: DFF<Bit>,
     /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
     start: DFF<Bit>,
     mine: Signal<Local, Bit>,
+    /// Where the high halves go (a constant: a const name would leak into the Verilog).
+    count_half: Constant<Bits<8>>,
+    cycles_half: Constant<Bits<8>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
@@ -129,6 +140,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             pending: Default::default(),
             start: Default::default(),
             mine: Default::default(),
+            count_half: Constant::new((COUNT_HALF as u64).to_bits()),
+            cycles_half: Constant::new((CYCLE_HALF as u64).to_bits()),
         }
     }
 }
@@ -207,10 +220,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             self.uid.d.next = self.my_id.val();
             self.um13.d.next = self.m13.q.val();
             self.um15.d.next = self.m15.q.val();
-            self.ucount.d.next =
-                (bit_cast::<44, 22>(self.count_hi.q.val()) << 22) | bit_cast::<44, 22>(self.count_lo.q.val());
-            self.ucycles.d.next = (bit_cast::<48, 24>(self.cycles_hi.q.val()) << 24)
-                | bit_cast::<48, 24>(self.cycles_lo.q.val());
+            self.ucount.d.next = (bit_cast::<COUNT_BITS, COUNT_HALF>(self.count_hi.q.val())
+                << self.count_half.val())
+                | bit_cast::<COUNT_BITS, COUNT_HALF>(self.count_lo.q.val());
+            self.ucycles.d.next = (bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_hi.q.val())
+                << self.cycles_half.val())
+                | bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_lo.q.val());
             self.pending.d.next = false;
         }
 

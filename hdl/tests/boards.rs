@@ -50,7 +50,7 @@ fn emit(name: &str, dir: &Path) -> (Board, Vec<String>) {
 
 fn emit_link(name: &str, dir: &Path, link: Link) -> (Board, Vec<String>) {
     let b = Board::load(name).unwrap();
-    let arbiter = if b.vendor == Vendor::Xilinx {
+    let arbiter = if b.vendor() == Vendor::Xilinx {
         ArbiterKind::Carry4
     } else {
         ArbiterKind::Adder
@@ -78,7 +78,7 @@ fn board_verilog_passes_yosys_with_vendor_primitives_as_black_boxes() {
     for (name, _) in BUILTIN {
         let dir = tempfile::tempdir().unwrap();
         let (b, _) = emit(name, dir.path());
-        let libs = match b.vendor {
+        let libs = match b.vendor() {
             Vendor::Xilinx => "read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v".to_string(),
             Vendor::Altera => {
                 std::fs::write(dir.path().join("altclkctrl_bb.v"), ALTCLKCTRL_BB).unwrap();

@@ -10,12 +10,11 @@ use crate::model::run_subproblem;
 use queens_core::frame::{self, Deframed, Deframer};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
+// Words the board queues beyond its running units: the core's word queue.
+use queens_hdl::front::WORD_QUEUE;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
-
-/// Words the board queues beyond its running units (the core's word queue).
-pub const QUEUE: usize = 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Faults {
@@ -183,7 +182,7 @@ impl Board {
         self.stats.bad_frames += bad;
         for w in words {
             self.stats.received += 1;
-            if self.queue.len() + self.running.len() >= self.cfg.units + QUEUE {
+            if self.queue.len() + self.running.len() >= self.cfg.units + WORD_QUEUE {
                 self.stats.no_room += 1;
                 tracing::debug!(word = w, "no room: frame dropped");
                 continue;

@@ -1,7 +1,8 @@
 //! Running subproblems through an engine and comparing every count with software.
 
 use crate::model::{run_subproblem, UnitRun};
-use queens_core::{completions, Blocking, BoardSize, Subproblem, Tally};
+use queens_core::enumerate::canonical;
+use queens_core::{completions, Blocking, BoardSize, Enumerator, Subproblem, Tally};
 use rayon::prelude::*;
 
 /// Something that runs subproblems the way the circuits do.
@@ -85,6 +86,41 @@ pub struct CheckReport {
 
 /// How many mismatches a report lists.
 pub const MISMATCHES_KEPT: usize = 10;
+
+/// Which canonical subproblems a check runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    All,
+    /// This many, at evenly spaced canonical indices (at least 1).
+    Sample(u64),
+    /// The one at this canonical index.
+    Index(u64),
+}
+
+/// The selected subproblems with their canonical indices; `None` when an index is past the
+/// last subproblem.
+pub fn select(size: BoardSize, selection: Selection) -> Option<Vec<(u64, Subproblem)>> {
+    let mut all = canonical(size).enumerate().map(|(i, s)| (i as u64, s));
+    Some(match selection {
+        Selection::All => all.collect(),
+        Selection::Index(i) => vec![all.nth(i as usize)?],
+        Selection::Sample(s) => {
+            assert!(s > 0, "a sample of at least one subproblem");
+            let total = Enumerator::new(size).census().total();
+            let s = s.min(total);
+            let mut want = (0..s).map(|k| k * total / s).peekable();
+            all.filter(|(i, _)| {
+                if want.peek() == Some(i) {
+                    want.next();
+                    true
+                } else {
+                    false
+                }
+            })
+            .collect()
+        }
+    })
+}
 
 /// Runs `subproblems` (with their canonical indices) through `engine` and compares.
 pub fn check(

@@ -14,5 +14,5 @@ pub mod pty;
 pub mod verilator;
 pub mod wire;
 
-pub use check::{check, CheckReport, Engine, Mismatch, ModelEngine, RtlEngine};
+pub use check::{check, select, CheckReport, Engine, Mismatch, ModelEngine, RtlEngine, Selection};
 pub use model::{run_subproblem, run_unit, Unit, UnitRun};

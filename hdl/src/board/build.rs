@@ -3,6 +3,7 @@
 //! design.json.
 
 use super::clock::Settings;
+use super::toolchain::vivado::PCIE_TOP;
 use super::toolchain::{self, SOURCES, TOP};
 use super::top::{ports, top_verilog};
 use super::{Board, Link};
@@ -126,7 +127,7 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         ),
         (
             PCIE_SOURCES[2].to_string(),
-            pcie_top_verilog(b, o.core.units, "queens_pcie", "queens_stream"),
+            pcie_top_verilog(b, o.core.units, PCIE_TOP, "queens_stream"),
         ),
     ];
     files.extend(tc.constraints.iter().cloned());

@@ -4,7 +4,25 @@
 //! utilisation report.
 
 use super::Board;
-use crate::report::Cost;
+use crate::emit::{front_verilog, stage_verilog, CoreConfig, EmitError};
+use crate::report::{synthesize, Cost, SynthError};
+use crate::ArbiterKind;
+use queens_core::{BoardSize, ModelError};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    #[error(transparent)]
+    Size(#[from] ModelError),
+    #[error(transparent)]
+    Emit(#[from] EmitError),
+    #[error("synthesizing {what}")]
+    Synth {
+        what: &'static str,
+        #[source]
+        source: SynthError,
+    },
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Fit {
@@ -51,6 +69,70 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
         ff_share: flip_flops as f64 / d.flip_flops as f64,
         clock_hz: b.defaults.clock_hz,
     }
+}
+
+/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end, with
+/// those figures.
+pub fn synthesized(b: &Board, n: u32, arbiter: ArbiterKind) -> Result<(Fit, Cost, Cost), FitError> {
+    let m = BoardSize::new(n)?.inner() as usize;
+    let synth = |what, verilog: String, top| {
+        synthesize(&verilog, top).map_err(|source| FitError::Synth { what, source })
+    };
+    let stage = synth(
+        "one solver stage",
+        stage_verilog(m, arbiter, "queens_stage"),
+        "queens_stage",
+    )?;
+    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let front = synth(
+        "the front end",
+        front_verilog(&cfg, "queens_front"),
+        "queens_front",
+    )?;
+    Ok((fit(b, &stage, &front), stage, front))
+}
+
+/// Where the fit of a board is cached: `$QUEENS_FIT_CACHE` or `<tmp>/queens-fit`, named by a
+/// hash of everything the fit depends on here (the board file, N, the arbiter, and the
+/// Verilog of a stage and of the front end).
+pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind) -> Option<PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let m = BoardSize::new(n).ok()?.inner() as usize;
+    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (
+        format!("{b:?}"),
+        n,
+        arbiter.name(),
+        stage_verilog(m, arbiter, "queens_stage"),
+        front_verilog(&cfg, "queens_front"),
+    )
+        .hash(&mut h);
+    let root = std::env::var_os("QUEENS_FIT_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("queens-fit"));
+    let name: String = b
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Some(root.join(format!("{name}-n{n}-{}-{:016x}.json", arbiter.name(), h.finish())))
+}
+
+/// A cached fit: units and what limits them.
+pub fn read_cached(p: &Path) -> Option<(usize, String)> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(p).ok()?).ok()?;
+    let units = v["units"].as_u64().filter(|&u| u >= 1)? as usize;
+    Some((units, v["limit"].as_str().unwrap_or("?").to_string()))
+}
+
+/// Remembers a fit at `p` (written whole, then renamed into place).
+pub fn write_cached(p: &Path, f: &Fit) -> std::io::Result<()> {
+    let text = serde_json::json!({ "units": f.units, "limit": f.limit }).to_string();
+    p.parent().map_or(Ok(()), std::fs::create_dir_all)?;
+    let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, p)
 }
 
 #[cfg(test)]

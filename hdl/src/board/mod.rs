@@ -6,6 +6,7 @@
 pub mod build;
 pub mod clock;
 pub mod fit;
+pub mod generic;
 pub mod toolchain;
 pub mod top;
 
@@ -22,8 +23,7 @@ pub const BUILTIN: [(&str, &str); 5] = [
     ("ulx3s", include_str!("../../../boards/ulx3s.toml")),
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vendor {
     Xilinx,
     Altera,
@@ -69,8 +69,7 @@ impl Family {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Toolchain {
     Vivado,
     Ise,
@@ -96,10 +95,10 @@ pub struct RefClock {
     pub standard: String,
 }
 
+/// The clock primitive's settings (the primitive follows from the family).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PllFile {
-    pub primitive: String,
     pub divide: u32,
     pub multiply: u32,
     pub output_divide: u32,
@@ -181,6 +180,25 @@ pub struct Tie {
     pub high: bool,
 }
 
+/// What a 7-series board ties its CFGBVS pin to: the configuration bank's supply (2.5 or
+/// 3.3 V) or ground (1.8 or 1.5 V).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Cfgbvs {
+    Vcco,
+    Gnd,
+}
+
+impl Cfgbvs {
+    /// As Vivado's `CFGBVS` property takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Cfgbvs::Vcco => "VCCO",
+            Cfgbvs::Gnd => "GND",
+        }
+    }
+}
+
 /// Board-specific bitstream and loading settings (as LiteX keeps them with the board).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -189,6 +207,10 @@ pub struct Bitstream {
     pub sysconfig: Option<String>,
     /// openFPGALoader's name for the board (`openFPGALoader -b NAME`).
     pub openfpgaloader: Option<String>,
+    /// 7-series (Vivado): the CFGBVS pin's level and the configuration bank's voltage, as
+    /// the board is wired (its user guide's bank 0 supply).
+    pub cfgbvs: Option<Cfgbvs>,
+    pub config_voltage: Option<f64>,
 }
 
 /// One board file.
@@ -196,10 +218,9 @@ pub struct Bitstream {
 #[serde(deny_unknown_fields)]
 pub struct Board {
     pub name: String,
-    pub vendor: Vendor,
+    /// The family fixes the vendor, the toolchain and the clock primitive.
     pub family: Family,
     pub part: String,
-    pub toolchain: Toolchain,
     pub links: Vec<Link>,
     pub clock: RefClock,
     pub pll: PllFile,
@@ -290,29 +311,8 @@ impl Board {
                 ),
             );
         }
-        if self.family.vendor() != self.vendor {
-            return bad(
-                "vendor",
-                format!("{:?} does not make the {:?} family", self.vendor, self.family),
-            );
-        }
-        if self.family.toolchain() != self.toolchain {
-            return bad(
-                "toolchain",
-                format!("{:?} is built with {:?}", self.family, self.family.toolchain()),
-            );
-        }
-        let prim = self.family.primitive();
-        if self.pll.primitive != prim.name() {
-            return bad(
-                "pll.primitive",
-                format!(
-                    "{:?} boards use {}, not {}",
-                    self.family,
-                    prim.name(),
-                    self.pll.primitive
-                ),
-            );
+        if let Err(reason) = self.check_config_bank() {
+            return bad("bitstream", reason);
         }
         let want = if self.clock.differential { 2 } else { 1 };
         if self.clock.pins.len() != want {
@@ -453,6 +453,65 @@ impl Board {
         Ok(())
     }
 
+    /// The arbiter to build when not told: CARRY4 cells on Xilinx parts, the adder form
+    /// elsewhere.
+    pub fn default_arbiter(&self) -> crate::ArbiterKind {
+        match self.vendor() {
+            Vendor::Xilinx => crate::ArbiterKind::Carry4,
+            Vendor::Altera | Vendor::Lattice => crate::ArbiterKind::Adder,
+        }
+    }
+
+    pub fn vendor(&self) -> Vendor {
+        self.family.vendor()
+    }
+
+    pub fn toolchain(&self) -> Toolchain {
+        self.family.toolchain()
+    }
+
+    /// A 7-series board's CFGBVS and configuration voltage: what Vivado writes into its
+    /// bitstream, checked when the board file is loaded.
+    pub fn config_bank(&self) -> Option<(Cfgbvs, f64)> {
+        let b = self.bitstream.as_ref()?;
+        Some((b.cfgbvs?, b.config_voltage?))
+    }
+
+    /// Vivado boards say how their configuration bank is wired, and only they do; the level
+    /// of CFGBVS goes with the voltage (UG470: VCCO for 2.5 or 3.3 V, GND for 1.8 or 1.5 V).
+    fn check_config_bank(&self) -> Result<(), String> {
+        let given = self
+            .bitstream
+            .as_ref()
+            .map_or((None, None), |b| (b.cfgbvs, b.config_voltage));
+        let vivado = self.toolchain() == Toolchain::Vivado;
+        match given {
+            (None, None) if !vivado => Ok(()),
+            (_, _) if !vivado => Err(format!(
+                "cfgbvs and config_voltage are 7-series settings; {:?} boards take neither",
+                self.family
+            )),
+            (Some(level), Some(v)) => {
+                let fits = match level {
+                    Cfgbvs::Vcco => [2.5, 3.3].contains(&v),
+                    Cfgbvs::Gnd => [1.5, 1.8].contains(&v),
+                };
+                if fits {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "cfgbvs = {:?} with config_voltage = {v}: CFGBVS is VCCO for a 2.5 or 3.3 V configuration bank, GND for 1.8 or 1.5 V",
+                        level.name()
+                    ))
+                }
+            }
+            _ => Err(
+                "a 7-series board says how its configuration bank is wired: cfgbvs (\"VCCO\" or \"GND\") and config_voltage (from its user guide)"
+                    .into(),
+            ),
+        }
+    }
+
     /// The clock settings written in the board file.
     pub fn pll_settings(&self) -> clock::Settings {
         clock::Settings {
@@ -513,5 +572,19 @@ mod tests {
         );
         let e = broken(|t| t.replace("[fan]", "[fan]\nspeed = 3"));
         assert!(e.contains("unknown field `speed`"), "{e}");
+    }
+
+    #[test]
+    fn a_7_series_board_says_how_its_configuration_bank_is_wired() {
+        let b = Board::load("kc705").unwrap();
+        assert_eq!(b.config_bank(), Some((Cfgbvs::Vcco, 2.5)));
+        let e = broken(|t| t.replace("cfgbvs = \"GND\"\n", ""));
+        assert!(e.contains("field bitstream: a 7-series board says"), "{e}");
+        let e = broken(|t| t.replace("config_voltage = 1.8", "config_voltage = 3.3"));
+        assert!(e.contains("CFGBVS is VCCO for a 2.5 or 3.3 V"), "{e}");
+        let ulx3s = BUILTIN.iter().find(|(n, _)| *n == "ulx3s").unwrap().1;
+        let text = ulx3s.replace("[bitstream]", "[bitstream]\ncfgbvs = \"GND\"");
+        let e = Board::parse(Path::new("my.toml"), &text).unwrap_err().to_string();
+        assert!(e.contains("Ecp5 boards take neither"), "{e}");
     }
 }

@@ -220,7 +220,7 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
             )
         })
         .collect();
-    let xilinx = b.vendor == Vendor::Xilinx;
+    let xilinx = b.vendor() == Vendor::Xilinx;
     let clk_in = if b.clock.differential {
         "    IBUFGDS ref_buf(.I(clk_p), .IB(clk_n), .O(clk_ref));\n".to_string()
     } else if xilinx {
@@ -238,7 +238,7 @@ pub fn top_verilog(b: &Board, s: &Settings, units: usize, module_name: &str, cor
         Some(_) => "reset",
         None => "1'b0",
     };
-    let buffers = match b.vendor {
+    let buffers = match b.vendor() {
         Vendor::Xilinx => {
             "    // An ungated copy runs the start-up gate and the fan; the gated one the array.
     BUFG free_buf(.I(clk_pll), .O(clk_free));

@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long, default_value_t = 360, value_parser = super::units())]
     solvers: usize,
     /// Subproblems each board holds beyond its units (the core's word queue is 16), 0..=4096.
-    #[arg(long, default_value_t = 16,
+    #[arg(long, default_value_t = queens_hdl::front::WORD_QUEUE,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=4096))]
     margin: usize,
     /// Seconds to wait for a result before sending its subproblem again. Default: 10 s until

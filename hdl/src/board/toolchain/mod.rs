@@ -28,7 +28,7 @@ pub const SOURCES: [&str; 3] = ["queens_core.v", "queens_top.v", "queens_board.v
 pub const TOP: &str = "queens_board";
 
 pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
-    match b.toolchain {
+    match b.toolchain() {
         Toolchain::Vivado => vivado::files(b, ports),
         Toolchain::Ise => ise::files(b, ports),
         Toolchain::Quartus => quartus::files(b, ports, compute_hz),
@@ -59,6 +59,14 @@ pub fn async_paths(ports: &[Port], line: impl Fn(Dir, &str) -> String) -> String
         }
     }
     s
+}
+
+/// The asynchronous pins as false paths, in the syntax XDC and SDC share.
+pub fn false_paths(ports: &[Port]) -> String {
+    async_paths(ports, |dir, names| match dir {
+        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
+        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
+    })
 }
 
 /// The constraint files of a board (what `constraints/` holds for the built-in ones).

@@ -1,8 +1,8 @@
 //! Quartus (Stratix IV): QSF pin assignments, SDC clocks, and a Tcl build (quartus_sh -t)
 //! that fails when TimeQuest reports a negative slack.
 
-use super::{async_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
-use crate::board::top::{Dir, Port};
+use super::{false_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
+use crate::board::top::Port;
 use crate::board::Board;
 
 fn qsf(b: &Board, ports: &[Port]) -> String {
@@ -23,10 +23,7 @@ fn sdc(b: &Board, ports: &[Port]) -> String {
         ref_period_ns(b),
         ref_clock(ports).name
     );
-    s += &async_paths(ports, |dir, names| match dir {
-        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
-        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
-    });
+    s += &false_paths(ports);
     s
 }
 

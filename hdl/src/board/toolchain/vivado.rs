@@ -1,9 +1,12 @@
 //! Vivado (7-series): XDC constraints and a non-project Tcl build that fails when timing is
 //! not met.
 
-use super::{async_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
-use crate::board::top::{Dir, Port};
+use super::{false_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
+use crate::board::top::Port;
 use crate::board::Board;
+
+/// The PCIe build's top module.
+pub const PCIE_TOP: &str = "queens_pcie";
 
 /// Pins, I/O standards (none on transceiver pins) and the reference clock's period.
 fn pins_and_clock(ports: &[Port], period_ns: f64) -> String {
@@ -32,10 +35,7 @@ fn xdc(b: &Board, ports: &[Port]) -> String {
         part = b.part
     );
     s += &pins_and_clock(ports, ref_period_ns(b));
-    s += &async_paths(ports, |dir, names| match dir {
-        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
-        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
-    });
+    s += &false_paths(ports);
     s
 }
 
@@ -43,6 +43,9 @@ fn xdc(b: &Board, ports: &[Port]) -> String {
 /// implementation, reports, a stop when timing is not met, and the bitstream.
 fn script(b: &Board, what: &str, prelude: &str, sources: &[&str], xdc_name: &str, top: &str) -> String {
     let sources: Vec<String> = sources.iter().map(|f| format!("$here/{f}")).collect();
+    let (cfgbvs, config_voltage) = b
+        .config_bank()
+        .expect("a Vivado board's configuration bank was checked on load");
     format!(
         r#"# Vivado non-project build of {what} ({part}).
 # Run: vivado -mode batch -source build.tcl
@@ -65,13 +68,32 @@ if {{$setup eq "" || $hold eq "" || $setup < 0 || $hold < 0}} {{
     exit 1
 }}
 set_property BITSTREAM.GENERAL.COMPRESS TRUE [current_design]
-set_property CFGBVS GND [current_design]
-set_property CONFIG_VOLTAGE 1.8 [current_design]
+set_property CFGBVS {cfgbvs} [current_design]
+set_property CONFIG_VOLTAGE {config_voltage} [current_design]
 write_bitstream -force [file join $out {top}.bit]
 puts "bitstream: [file join $out {top}.bit] (setup slack $setup ns)"
 "#,
         part = b.part,
         sources = sources.join(" "),
+        cfgbvs = cfgbvs.name(),
+    )
+}
+
+/// The programming script: loads `out/{top}.bit` over JTAG.
+fn program(top: &str) -> String {
+    format!(
+        r#"# Loads out/{top}.bit into the first device of the first JTAG cable.
+# Run: vivado -mode batch -source program.tcl
+set here [file dirname [file normalize [info script]]]
+open_hw_manager
+connect_hw_server
+open_hw_target
+set device [lindex [get_hw_devices] 0]
+current_hw_device $device
+set_property PROGRAM.FILE [file join $here out {top}.bit] $device
+program_hw_devices $device
+close_hw_manager
+"#
     )
 }
 
@@ -85,27 +107,13 @@ pub fn files(b: &Board, ports: &[Port]) -> Files {
         &xdc_name,
         TOP,
     );
-    let program = format!(
-        r#"# Loads out/{TOP}.bit into the first device of the first JTAG cable.
-# Run: vivado -mode batch -source program.tcl
-set here [file dirname [file normalize [info script]]]
-open_hw_manager
-connect_hw_server
-open_hw_target
-set device [lindex [get_hw_devices] 0]
-current_hw_device $device
-set_property PROGRAM.FILE [file join $here out {TOP}.bit] $device
-program_hw_devices $device
-close_hw_manager
-"#
-    );
     Files {
         constraints: vec![(xdc_name, xdc(b, ports))],
         script,
         script_name: "build.tcl",
         command: "vivado -mode batch -source build.tcl",
         program: "vivado -mode batch -source program.tcl".into(),
-        extra: vec![("program.tcl".into(), program)],
+        extra: vec![("program.tcl".into(), program(TOP))],
     }
 }
 
@@ -115,15 +123,12 @@ pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
     let p = b.pcie.as_ref().expect("a board with a [pcie] table");
     let xdc_name = format!("{}_pcie.xdc", b.name);
     let mut x = format!(
-        "# {} ({}): pins and clock of the PCIe top `queens_pcie` (the XDMA IP places the lanes).\n",
+        "# {} ({}): pins and clock of the PCIe top `{PCIE_TOP}` (the XDMA IP places the lanes).\n",
         b.name, b.part
     );
     // The PCIe reference clock runs at 100 MHz.
     x += &pins_and_clock(ports, 10.0);
-    x += &async_paths(ports, |dir, names| match dir {
-        Dir::In => format!("set_false_path -from [get_ports {{{names}}}]\n"),
-        Dir::Out => format!("set_false_path -to [get_ports {{{names}}}]\n"),
-    });
+    x += &false_paths(ports);
     let speed = if p.gen == 2 { "5.0_GT/s" } else { "2.5_GT/s" };
     let ip = format!(
         r#"set_part {part}
@@ -152,15 +157,14 @@ synth_ip [get_ips xdma_0]
         &ip,
         sources,
         &xdc_name,
-        "queens_pcie",
+        PCIE_TOP,
     );
-    let program = files(b, ports).extra.remove(0).1.replace(TOP, "queens_pcie");
     Files {
         constraints: vec![(xdc_name, x)],
         script,
         script_name: "build.tcl",
         command: "vivado -mode batch -source build.tcl",
         program: "vivado -mode batch -source program.tcl   (then reboot the host, or rescan the PCI bus, so that it enumerates the board; load Xilinx's XDMA driver, which makes /dev/xdma0_h2c_0 and /dev/xdma0_c2h_0)".into(),
-        extra: vec![("program.tcl".into(), program)],
+        extra: vec![("program.tcl".into(), program(PCIE_TOP))],
     }
 }

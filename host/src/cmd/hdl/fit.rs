@@ -1,0 +1,164 @@
+//! `queens hdl fit`: how many solver units fit a board, and the fit other commands use.
+
+use super::{parse_kind, CostJson};
+use crate::cmd::pnr;
+use queens_hdl::board::fit::{synthesized, write_cached, Fit};
+use queens_hdl::board::{Board, Family};
+use queens_hdl::report::Cost;
+use queens_hdl::ArbiterKind;
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(clap::Args)]
+pub struct FitArgs {
+    /// A built-in board (vc707, kc705, ml605, de4, ulx3s) or a board file.
+    #[arg(long)]
+    board: String,
+    /// Board size (default: the board's).
+    #[arg(long, value_parser = crate::cmd::parse_n)]
+    n: Option<u32>,
+    /// Arbiter (default: carry4 on Xilinx, adder on Altera).
+    #[arg(long, value_parser = parse_kind)]
+    arbiter: Option<ArbiterKind>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// Fits the board from one stage and the front end for `n`: placed and routed on ECP5
+/// boards (with spinners), synthesized by yosys on the others.
+pub(in crate::cmd) fn fit_board(
+    b: &Board,
+    n: u32,
+    arbiter: ArbiterKind,
+) -> anyhow::Result<(Fit, Cost, Cost)> {
+    if b.family == Family::Ecp5 {
+        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter)?;
+        return Ok((f, pnr::cost(&stage), pnr::cost(&front)));
+    }
+    Ok(synthesized(b, n, arbiter)?)
+}
+
+#[derive(Serialize)]
+struct FitJson<'a> {
+    board: &'a str,
+    part: &'a str,
+    n: u32,
+    arbiter: &'static str,
+    #[serde(flatten)]
+    fit: Fit,
+    stage: CostJson,
+    front: CostJson,
+    device_luts: u64,
+    device_flip_flops: u64,
+    fill: f64,
+    reference_units: Option<usize>,
+    reference_clock_hz: Option<u64>,
+}
+
+pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
+    let b = Board::load(&a.board)?;
+    let n = a.n.unwrap_or(b.defaults.n as u32);
+    let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
+    let (f, stage, front) = fit_board(&b, n, arbiter)?;
+    let clock = b.clock_for(f.clock_hz)?;
+    if a.json {
+        let j = FitJson {
+            board: &b.name,
+            part: &b.part,
+            n,
+            arbiter: arbiter.name(),
+            fit: f,
+            stage: (&stage).into(),
+            front: (&front).into(),
+            device_luts: b.device.luts,
+            device_flip_flops: b.device.flip_flops,
+            fill: b.defaults.fill,
+            reference_units: b.reference.as_ref().map(|r| r.units),
+            reference_clock_hz: b.reference.as_ref().map(|r| r.clock_hz),
+        };
+        println!("{}", serde_json::to_string(&j)?);
+        return Ok(());
+    }
+    println!(
+        "{} ({}), N = {n}, {} arbiter: {} solver units (limited by {} at {:.0}% fill)",
+        b.name,
+        b.part,
+        arbiter.name(),
+        f.units,
+        f.limit,
+        b.defaults.fill * 100.0
+    );
+    println!(
+        "  stage {} LUT / {} FF, front end {} LUT / {} FF ({}): {} of {} LUTs ({:.0}%), {} of {} FFs ({:.0}%)",
+        stage.lut_sites(),
+        stage.ff,
+        front.lut_sites(),
+        front.ff,
+        if b.family == Family::Ecp5 {
+            "LUT4 sites, RAM included, placed and routed out of context by nextpnr-ecp5"
+        } else {
+            "yosys synth_xilinx"
+        },
+        f.luts,
+        b.device.luts,
+        f.lut_share * 100.0,
+        f.flip_flops,
+        b.device.flip_flops,
+        f.ff_share * 100.0
+    );
+    println!(
+        "  clock to ask for: {:.3} MHz ({}: divide {}, multiply {}, output divide {})",
+        clock.output_hz(b.clock.hz as f64) / 1e6,
+        clock.primitive.name(),
+        clock.divide,
+        clock.multiply,
+        clock.output_divide
+    );
+    if let Some(r) = &b.reference {
+        println!(
+            "  Queens@TUD ran {} units at {:.1} MHz on this board",
+            r.units,
+            r.clock_hz as f64 / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// `sim estimate`'s unit count of a board: our fit (as `hdl fit`), remembered in the cache;
+/// the board file's reference units, said so, when the fit cannot be made.
+pub(in crate::cmd) fn fit_units(
+    b: &Board,
+    n: u32,
+    arbiter: ArbiterKind,
+    cache: Option<&std::path::Path>,
+    start: Instant,
+) -> anyhow::Result<(usize, String)> {
+    match fit_board(b, n, arbiter) {
+        Ok((f, _, _)) => {
+            tracing::info!(
+                units = f.units,
+                seconds = start.elapsed().as_secs_f64(),
+                "fit made"
+            );
+            if let Some(p) = cache {
+                if let Err(e) = write_cached(p, &f) {
+                    tracing::warn!("could not cache the fit in {}: {e}", p.display());
+                }
+            }
+            Ok((f.units, format!("our fit, limited by {}", f.limit)))
+        }
+        Err(err) => match &b.reference {
+            Some(r) => {
+                eprintln!(
+                    "warning: no fit of {} ({err:#}); using the board file's reference units, {}",
+                    b.name, r.units
+                );
+                Ok((
+                    r.units,
+                    format!("the board file's reference units, no fit: {err:#}"),
+                ))
+            }
+            None => Err(err.context(format!("fitting {} for its unit count; give --solvers", b.name))),
+        },
+    }
+}

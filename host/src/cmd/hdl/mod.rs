@@ -1,0 +1,65 @@
+//! `queens hdl`: the circuits as Verilog, and what they cost. One file per subcommand:
+//! [`emit`], [`fit`], [`report`].
+
+mod emit;
+mod fit;
+mod report;
+
+pub(super) use fit::{fit_board, fit_units};
+pub use report::Units;
+
+use emit::EmitArgs;
+use fit::FitArgs;
+use queens_hdl::report::Cost;
+use queens_hdl::ArbiterKind;
+use report::ReportArgs;
+use serde::Serialize;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Synthesize the bare solver unit and one solver stage with yosys (synth_xilinx -family xc7
+    /// -flatten) and print LUTs, flip-flops, CARRY4 cells and the longest flip-flop-to-flip-flop
+    /// path in cells.
+    Report(ReportArgs),
+    /// Write the Verilog of a design: the board-independent core (byte streams in and out)
+    /// and the top for a board, with a design.json that records what was built. For a board
+    /// (vc707, kc705, ml605, de4, ulx3s, or a board file) the directory also holds the constraints,
+    /// the vendor build script and a README: a complete bitstream project.
+    Emit(EmitArgs),
+    /// How many solver units fit a board's device (yosys figures of one stage and of the
+    /// front end, the device capacity and the board's fill factor), and the clock to ask for.
+    Fit(FitArgs),
+}
+
+pub fn parse_kind(s: &str) -> Result<ArbiterKind, String> {
+    ArbiterKind::parse(s).ok_or_else(|| format!("unknown arbiter {s:?}: use adder, carry4 or prefix"))
+}
+
+#[derive(Serialize)]
+struct CostJson {
+    lut: u64,
+    lutram: u64,
+    ff: u64,
+    carry4: u64,
+    longest_path: u64,
+}
+
+impl From<&Cost> for CostJson {
+    fn from(c: &Cost) -> Self {
+        Self {
+            lut: c.lut_sites(),
+            lutram: c.lutram,
+            ff: c.ff,
+            carry4: c.carry4,
+            longest_path: c.longest_path,
+        }
+    }
+}
+
+pub fn run(cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Report(a) => report::run(a),
+        Command::Emit(a) => emit::run(a),
+        Command::Fit(a) => fit::run(a),
+    }
+}

@@ -1,0 +1,119 @@
+//! `queens hdl report`: yosys figures of the unit and the stage, or routed ECP5 figures.
+
+use super::{parse_kind, CostJson};
+use crate::cmd::board;
+use anyhow::Context;
+use queens_hdl::report::synthesize;
+use queens_hdl::ArbiterKind;
+use serde::Serialize;
+
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Board size, 6..=32.
+    #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
+    n: u32,
+    /// Arbiter implementation: adder, carry4 or prefix (default: carry4 for the xc7 figures,
+    /// adder with --pnr).
+    #[arg(long, value_parser = parse_kind)]
+    arbiter: Option<ArbiterKind>,
+    /// Place and route on an ECP5 with the open tools (yosys synth_ecp5, nextpnr-ecp5): the
+    /// unit and the stage out of context, and the whole board top with --solvers units.
+    /// Takes minutes.
+    #[arg(long)]
+    pnr: bool,
+    /// With --pnr: the arrays to route, units each, comma-separated; `fit` = as many as
+    /// `hdl fit` puts on the board.
+    #[arg(long, value_delimiter = ',', default_value = "8", value_parser = parse_units)]
+    solvers: Vec<Units>,
+    /// With --pnr: the ECP5 board whose top is routed.
+    #[arg(long, default_value = "ulx3s")]
+    board: String,
+    /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
+    /// that each is pushed as hard as the others).
+    #[arg(long, default_value_t = 125.0, value_parser = parse_mhz)]
+    target_mhz: f64,
+    #[arg(long)]
+    json: bool,
+}
+
+/// An array size for `report --pnr`.
+#[derive(Debug, Clone, Copy)]
+pub enum Units {
+    Count(usize),
+    Fit,
+}
+
+fn parse_units(s: &str) -> Result<Units, String> {
+    match s {
+        "fit" => Ok(Units::Fit),
+        _ => match s.parse::<usize>() {
+            Ok(k) if (1..=1024).contains(&k) => Ok(Units::Count(k)),
+            _ => Err(format!("{s:?}: a unit count 1..=1024, or fit")),
+        },
+    }
+}
+
+/// A clock in MHz, 1..=10000 (the ECP5 flow checks its own narrower range).
+fn parse_mhz(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if (1.0..=10_000.0).contains(&x) => Ok(x),
+        _ => Err("expected a clock in MHz, 1 to 10000".into()),
+    }
+}
+
+#[derive(Serialize)]
+struct Report {
+    n: u32,
+    arbiter: &'static str,
+    unit: CostJson,
+    stage: CostJson,
+}
+
+pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
+    if a.pnr {
+        return crate::cmd::pnr::report(
+            a.n,
+            a.arbiter.unwrap_or(ArbiterKind::Adder),
+            &a.board,
+            &a.solvers,
+            a.target_mhz,
+            a.json,
+        );
+    }
+    let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
+    let size = board(a.n)?;
+    let m = size.inner() as usize;
+    let v = queens_hdl::emit::unit_verilog(m, arbiter, "queens_unit");
+    let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
+    let v = queens_hdl::emit::stage_verilog(m, arbiter, "queens_stage");
+    let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
+    if a.json {
+        let r = Report {
+            n: a.n,
+            arbiter: arbiter.name(),
+            unit: (&unit).into(),
+            stage: (&stage).into(),
+        };
+        println!("{}", serde_json::to_string(&r)?);
+        return Ok(());
+    }
+    println!(
+        "N = {} (inner {m} x {m}), {} arbiter, yosys synth_xilinx -family xc7 -flatten (synthesized, not placed; `--pnr` for routed ECP5 figures)",
+        a.n,
+        arbiter.name()
+    );
+    for (what, c) in [("unit", &unit), ("stage", &stage)] {
+        println!(
+            "{what}: {} LUT ({} logic + {} in LUT-RAM), {} FF, {} CARRY4, {} MUXF7/8, longest path {} cells",
+            c.lut_sites(),
+            c.lut,
+            c.lutram,
+            c.ff,
+            c.carry4,
+            c.muxf,
+            c.longest_path
+        );
+        println!("  path: {}", c.path.join(" -> "));
+    }
+    Ok(())
+}

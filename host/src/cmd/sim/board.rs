@@ -1,0 +1,140 @@
+//! `queens sim board`: the wire protocol served as a board would.
+
+use super::parse_hz;
+use crate::cmd::board;
+use anyhow::Context;
+use queens_hdl::ArbiterKind;
+
+#[derive(clap::Args)]
+pub struct BoardArgs {
+    /// Board size, 6..=32.
+    #[arg(long, value_parser = crate::cmd::parse_n)]
+    n: u32,
+    /// Solver units, 1..=1024.
+    #[arg(long, default_value_t = 360, value_parser = crate::cmd::units())]
+    solvers: usize,
+    /// Listen on this TCP address (one host connection at a time).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        conflicts_with = "pty",
+        default_value = "127.0.0.1:7027"
+    )]
+    listen: String,
+    /// Serve on a new pseudo-terminal instead (its path is printed), like a USB UART.
+    #[arg(long)]
+    pty: bool,
+    /// Answer when hardware at this clock would, e.g. 250MHz (default: as fast as possible).
+    #[arg(long, value_parser = parse_hz)]
+    clock: Option<f64>,
+    /// Faults to inject: corrupt=P,drop=P,dup=P,reset=SECONDS.
+    #[arg(long, default_value = "")]
+    faults: queens_sim::board::Faults,
+    /// Seed of the fault injector.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Results without the cycle counter (the Queens@TUD frames).
+    #[arg(long)]
+    no_cycles: bool,
+    /// What plays the board: the cycle model, or the emitted core under Verilator (at the
+    /// simulator's own pace; no --clock).
+    #[arg(long, value_enum, default_value = "model")]
+    engine: BoardEngine,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BoardEngine {
+    Model,
+    Verilator,
+}
+
+pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
+    use queens_sim::board::{Board, BoardConfig};
+    let size = board(a.n)?;
+    anyhow::ensure!(a.solvers > 0, "--solvers must be at least 1");
+    let cfg = BoardConfig {
+        size,
+        units: a.solvers,
+        clock_hz: a.clock,
+        with_cycles: !a.no_cycles,
+        faults: a.faults,
+        seed: a.seed,
+    };
+    match a.engine {
+        BoardEngine::Model => {
+            let what = a.clock.map_or("as fast as it can".to_string(), |hz| {
+                format!("at {} MHz", hz / 1e6)
+            });
+            serve_board(&a, &what, |input, out| {
+                // Each connection finds a board that has kept nothing (as after a power cycle).
+                let mut board = Board::new(cfg.clone());
+                board.serve(input, out)?;
+                Ok(board.stats)
+            })
+        }
+        BoardEngine::Verilator => {
+            use queens_sim::verilator::{Top, Verilated};
+            anyhow::ensure!(
+                a.clock.is_none(),
+                "--clock: the verilator board runs at the simulator's pace"
+            );
+            let core = queens_hdl::emit::CoreConfig::new(
+                a.n as usize,
+                a.solvers,
+                ArbiterKind::Carry4,
+                cfg.with_cycles,
+            )?;
+            eprintln!(
+                "building the emitted core with Verilator ({} units)...",
+                a.solvers
+            );
+            let design = Verilated::build(core, Top::Core, false)?;
+            serve_board(&a, "Verilator", |input, out| {
+                Ok(queens_sim::board::serve_verilated(
+                    &design, cfg.faults, cfg.seed, input, out,
+                )?)
+            })
+        }
+    }
+}
+
+/// Serves hosts on a pseudo-terminal or, one connection at a time, on a TCP port.
+fn serve_board(
+    a: &BoardArgs,
+    what: &str,
+    mut serve: impl FnMut(
+        Box<dyn std::io::Read + Send>,
+        &mut dyn std::io::Write,
+    ) -> anyhow::Result<queens_sim::board::BoardStats>,
+) -> anyhow::Result<()> {
+    if a.pty {
+        let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
+        println!(
+            "simulated board N = {}, {} units, {what}: serial port {path}",
+            a.n, a.solvers
+        );
+        let mut out = port.try_clone()?;
+        serve(Box::new(port), &mut out)?;
+        return Ok(());
+    }
+    let listener =
+        std::net::TcpListener::bind(&a.listen).with_context(|| format!("listening on {}", a.listen))?;
+    println!(
+        "simulated board N = {}, {} units, {what}: listening on {}",
+        a.n,
+        a.solvers,
+        listener.local_addr()?
+    );
+    for conn in listener.incoming() {
+        let conn = conn?;
+        let peer = conn.peer_addr()?;
+        tracing::info!(%peer, "host connected");
+        let _ = conn.set_nodelay(true);
+        let mut out = conn.try_clone()?;
+        match serve(Box::new(conn), &mut out) {
+            Ok(stats) => println!("host {peer} left: {stats:?}"),
+            Err(e) => tracing::warn!(%peer, "connection lost: {e}"),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! `queens sim check`: subproblems through a simulated circuit, every count compared with
+//! the software counter.
+
+use crate::cmd::{board, grouped, pool};
+use anyhow::{bail, Context};
+use queens_hdl::ArbiterKind;
+use queens_sim::check::VerilatorEngine;
+use queens_sim::{check, select, CheckReport, Engine, ModelEngine, RtlEngine, Selection};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EngineName {
+    /// The fast cycle model (machine words, all cores).
+    Model,
+    /// rust-hdl's own simulator on the unit circuit of `queens-hdl`.
+    Rtl,
+    /// The emitted core compiled with Verilator: frames in and out as bytes, through the
+    /// frame parser, an array of `--solvers` units and the framer.
+    Verilator,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Board size, 6..=32.
+    #[arg(value_parser = crate::cmd::parse_n)]
+    n: u32,
+    #[arg(long, value_enum, default_value = "model")]
+    engine: EngineName,
+    /// Only S subproblems, spread evenly over the canonical order.
+    #[arg(long, value_name = "S", conflicts_with = "index")]
+    sample: Option<u64>,
+    /// Only the subproblem at this canonical index.
+    #[arg(long, value_name = "I")]
+    index: Option<u64>,
+    /// Solver units in the simulated array (verilator engine).
+    #[arg(long, value_name = "K", default_value_t = 16, value_parser = crate::cmd::units())]
+    solvers: usize,
+    /// Arbiter form of the circuits (rtl and verilator engines).
+    #[arg(long, default_value = "carry4", value_parser = crate::cmd::hdl::parse_kind)]
+    arbiter: ArbiterKind,
+    /// Run this core instead of the emitted one (Verilog with top module `queens_core`, e.g.
+    /// an emitted core changed by hand; verilator engine).
+    #[arg(long, value_name = "FILE")]
+    design: Option<std::path::PathBuf>,
+    /// Write a waveform (VCD, for GTKWave) of a check of one subproblem (verilator engine).
+    #[arg(long, value_name = "FILE")]
+    vcd: Option<std::path::PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = crate::cmd::parse_threads)]
+    threads: Option<usize>,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct MismatchJson {
+    index: u64,
+    preplacement: String,
+    expected: u64,
+    got: u64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    n: u32,
+    engine: &'static str,
+    subproblems: u64,
+    total: u128,
+    mismatches: u64,
+    first_mismatches: Vec<MismatchJson>,
+    cycles: u64,
+    /// Clock cycles of the simulated board and their rate, build excluded (verilator engine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board_cycles: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board_cycles_per_second: Option<f64>,
+    seconds: f64,
+}
+
+pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
+    let size = board(a.n)?;
+    let pool = pool(a.threads)?;
+    let arbiter = a.arbiter;
+    let verilator = matches!(a.engine, EngineName::Verilator);
+    if !verilator && (a.vcd.is_some() || a.design.is_some()) {
+        bail!("--vcd and --design need --engine verilator");
+    }
+    if let Some(s) = a.vcd.as_deref().and_then(queens_host::store::file::campaign_at) {
+        bail!(
+            "--vcd {}: that file is a campaign of N = {} and is not overwritten by a waveform; choose another name",
+            a.vcd.as_ref().expect("given").display(),
+            s.n()
+        );
+    }
+    let selection = match (a.index, a.sample) {
+        (Some(i), _) => Selection::Index(i),
+        (None, Some(0)) => bail!("--sample must be at least 1"),
+        (None, Some(s)) => Selection::Sample(s),
+        (None, None) => Selection::All,
+    };
+    let Some(subs) = select(size, selection) else {
+        bail!(
+            "--index {}: N = {} has fewer canonical subproblems",
+            a.index.unwrap_or_default(),
+            size.n()
+        );
+    };
+    if a.vcd.is_some() && subs.len() != 1 {
+        bail!("--vcd records one subproblem: add --index I or --sample 1");
+    }
+    let engine: Box<dyn Engine> = match a.engine {
+        EngineName::Model => Box::new(ModelEngine),
+        EngineName::Rtl => Box::new(RtlEngine { arbiter }),
+        EngineName::Verilator => {
+            let mut e = VerilatorEngine::new(arbiter, a.solvers);
+            if let Some(p) = &a.design {
+                e.design = Some(
+                    std::fs::read_to_string(p)
+                        .with_context(|| format!("reading the design {}", p.display()))?,
+                );
+            }
+            e.vcd = a.vcd.clone();
+            Box::new(e)
+        }
+    };
+    let start = Instant::now();
+    let r: CheckReport = pool
+        .install(|| check(engine.as_ref(), size, &subs))
+        .map_err(anyhow::Error::msg)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let board_cycles = engine.board_cycles();
+    let report = Report {
+        n: a.n,
+        engine: engine.name(),
+        subproblems: r.subproblems,
+        total: r.tally.total(),
+        mismatches: r.mismatch_count,
+        first_mismatches: r
+            .mismatches
+            .iter()
+            .map(|m| MismatchJson {
+                index: m.index,
+                preplacement: m.sub.pre.to_string(),
+                expected: m.expected,
+                got: m.got,
+            })
+            .collect(),
+        cycles: r.cycles,
+        board_cycles: board_cycles.map(|b| b.0),
+        board_cycles_per_second: board_cycles.map(|(c, s)| c as f64 / s.max(1e-9)),
+        seconds,
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        let what = if a.sample.is_some() || a.index.is_some() {
+            "weighted sum over the selection".to_string()
+        } else {
+            format!("Q({})", a.n)
+        };
+        println!(
+            "{} engine, N = {}: {} subproblems, {what} = {}, {} unit cycles, {:.3} s",
+            report.engine,
+            a.n,
+            grouped(report.subproblems as u128),
+            grouped(report.total),
+            grouped(report.cycles as u128),
+            seconds
+        );
+        if let Some(c) = report.board_cycles {
+            println!(
+                "simulated board: {} clock cycles, {} cycles/s (build excluded)",
+                grouped(c as u128),
+                grouped(report.board_cycles_per_second.unwrap_or(0.0) as u128)
+            );
+        }
+        if let Some(v) = &a.vcd {
+            println!("waveform written to {}", v.display());
+        }
+        for m in &report.first_mismatches {
+            println!(
+                "MISMATCH subproblem #{} {}: circuit counted {}, software counts {}",
+                m.index, m.preplacement, m.got, m.expected
+            );
+        }
+    }
+    if report.mismatches > 0 {
+        bail!(
+            "{} of {} subproblems disagree with the software counter",
+            report.mismatches,
+            report.subproblems
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! `queens sim`: the circuits in simulation. One file per subcommand: [`check`], [`board`],
+//! [`estimate`]; the unit-cycle benchmark here.
+
+mod board;
+mod check;
+mod estimate;
+
+use super::{grouped, pool};
+use board::BoardArgs;
+use check::CheckArgs;
+use estimate::EstimateArgs;
+
+#[derive(clap::Subcommand)]
+pub enum Command {
+    /// Run canonical pre-placements through a simulated circuit and compare every count with
+    /// the software counter; exits non-zero on any mismatch.
+    Check(CheckArgs),
+    /// Serve the wire protocol as a board would, on a TCP port or a pseudo-terminal, with the
+    /// solver array played by the cycle model.
+    Board(BoardArgs),
+    /// Predict the hours a board needs for the whole of Q(N), from the cycle counts of a
+    /// sample of its subproblems and the board's units, clock and link.
+    Estimate(EstimateArgs),
+    /// Unit cycles of fixed sets of subproblems (all of N = 12 and 13, the first 1,337 of
+    /// N = 17, a sample of N = 20), against the Queens@TUD unit and a left-to-right walk: the
+    /// benchmark to run after changing the unit or the walk.
+    Cycles(CyclesArgs),
+}
+
+#[derive(clap::Args)]
+pub struct CyclesArgs {
+    #[arg(long, value_parser = crate::cmd::parse_threads)]
+    threads: Option<usize>,
+    #[arg(long)]
+    json: bool,
+}
+
+/// "250MHz", "100 MHz", "1.5GHz", "50000000": 1 kHz to 10 GHz (a slower clock would put
+/// a simulated answer beyond any timeout, and no FPGA runs faster).
+pub fn parse_hz(s: &str) -> Result<f64, String> {
+    let t = s.trim().to_ascii_lowercase().replace(' ', "");
+    let (num, mul) = if let Some(n) = t.strip_suffix("ghz") {
+        (n, 1e9)
+    } else if let Some(n) = t.strip_suffix("mhz") {
+        (n, 1e6)
+    } else if let Some(n) = t.strip_suffix("khz") {
+        (n, 1e3)
+    } else {
+        (t.strip_suffix("hz").unwrap_or(&t), 1.0)
+    };
+    match num.parse::<f64>() {
+        Ok(v) if (1e3..=1e10).contains(&(v * mul)) => Ok(v * mul),
+        _ => Err(format!(
+            "clock {s:?}: expected a frequency from 1kHz to 10GHz, such as 250MHz"
+        )),
+    }
+}
+
+pub fn run(cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Check(a) => check::run(a),
+        Command::Board(a) => board::run(a),
+        Command::Estimate(a) => estimate::run(a),
+        Command::Cycles(a) => run_cycles(a),
+    }
+}
+
+fn run_cycles(a: CyclesArgs) -> anyhow::Result<()> {
+    let totals = pool(a.threads)?.install(queens_sim::cycles::totals);
+    if a.json {
+        println!("{}", serde_json::to_string(&totals)?);
+        return Ok(());
+    }
+    println!("unit cycles as the array runs them (cycle model), against the Queens@TUD unit and a left-to-right walk");
+    for t in &totals {
+        let reference = match (t.reference_cycles, t.vs_reference()) {
+            (Some(r), Some(x)) => format!("Queens@TUD {} ({x:.3}x)", grouped(r as u128)),
+            _ => "Queens@TUD -".into(),
+        };
+        println!(
+            "N = {:>2}, {:<18} {:>9} subproblems: {:>13} cycles; {reference}; left to right {} ({:.3}x)",
+            t.n,
+            t.set,
+            grouped(t.subproblems as u128),
+            grouped(t.cycles as u128),
+            grouped(t.columns_cycles as u128),
+            t.vs_columns()
+        );
+    }
+    Ok(())
+}
