@@ -8,6 +8,15 @@ use rust_hdl::prelude::*;
 pub const PAYLOAD_BITS: usize = 160;
 const _: () = assert!(PAYLOAD_BITS - 8 == 152);
 
+/// Where the framer is in a frame.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum Phase {
+    Idle,
+    Sentinel,
+    Payload,
+    Crc,
+}
+
 #[derive(LogicBlock)]
 pub struct FrameTx {
     pub clock: Signal<In, Clock>,
@@ -21,8 +30,7 @@ pub struct FrameTx {
     pub tx_data: Signal<Out, Bits<8>>,
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
-    /// 0 idle, 1 sentinel, 2 payload, 3 CRC.
-    state: DFF<Bits<2>>,
+    state: DFF<Phase>,
     sh: DFF<Bits<PAYLOAD_BITS>>,
     left: DFF<Bits<5>>,
     crc: DFF<Bits<8>>,
@@ -63,34 +71,34 @@ impl Logic for FrameTx {
         self.top.next = self.sh.q.val().get_bits::<8>(152);
         self.step.crc.next = self.crc.q.val();
         self.step.data.next = self.top.val();
-        self.busy.next = self.state.q.val() != 0;
-        self.tx_valid.next = self.state.q.val() != 0;
+        self.busy.next = self.state.q.val() != Phase::Idle;
+        self.tx_valid.next = self.state.q.val() != Phase::Idle;
         self.tx_data.next = self.sentinel.val();
-        if self.state.q.val() == 2 {
+        if self.state.q.val() == Phase::Payload {
             self.tx_data.next = self.top.val();
         }
-        if self.state.q.val() == 3 {
+        if self.state.q.val() == Phase::Crc {
             self.tx_data.next = self.crc.q.val();
         }
-        if self.state.q.val() == 0 {
+        if self.state.q.val() == Phase::Idle {
             if self.load.val() {
                 self.sh.d.next = self.payload.val();
                 self.left.d.next = self.nbytes.val();
                 self.crc.d.next = self.init.val();
-                self.state.d.next = 1.into();
+                self.state.d.next = Phase::Sentinel;
             }
         } else if self.tx_ready.val() {
-            if self.state.q.val() == 1 {
-                self.state.d.next = 2.into();
-            } else if self.state.q.val() == 2 {
+            if self.state.q.val() == Phase::Sentinel {
+                self.state.d.next = Phase::Payload;
+            } else if self.state.q.val() == Phase::Payload {
                 self.crc.d.next = self.step.out.val();
                 self.sh.d.next = self.sh.q.val() << 8;
                 self.left.d.next = self.left.q.val() - 1;
                 if self.left.q.val() == 1 {
-                    self.state.d.next = 3.into();
+                    self.state.d.next = Phase::Crc;
                 }
             } else {
-                self.state.d.next = 0.into();
+                self.state.d.next = Phase::Idle;
             }
         }
     }

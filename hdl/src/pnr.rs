@@ -336,7 +336,7 @@ pub mod jobs {
     use super::Job;
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
-    use crate::board::{Board, Link};
+    use crate::board::{Board, HostLink};
     use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
     use crate::ArbiterKind;
 
@@ -401,7 +401,7 @@ pub mod jobs {
                 core,
                 clock,
                 baud: 115_200,
-                link: Link::Uart,
+                link: HostLink::Uart,
             },
         )?;
         let sources: Vec<(String, String)> =

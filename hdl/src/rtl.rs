@@ -182,14 +182,14 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
 
 /// The whole core (front end and K stages) under simulation, driven a byte per cycle.
 pub struct RtlCore<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> {
-    uut: crate::core::Core<M, M1, D, W, K>,
+    uut: crate::sim_core::Core<M, M1, D, W, K>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize>
     RtlCore<M, M1, D, W, K>
 {
     pub fn new(kind: ArbiterKind, with_cycles: bool) -> Self {
-        let mut uut = crate::core::Core::new(kind, with_cycles);
+        let mut uut = crate::sim_core::Core::new(kind, with_cycles);
         uut.connect_all();
         check_all(&uut).expect("the core's connections check");
         Self { uut }

@@ -57,17 +57,19 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pub up_cycles_o: Signal<Out, Bits<CYCLE_BITS>>,
 
     unit: Unit<M, M1, D>,
-    dv: DFF<Bit>,
-    did: DFF<Bits<ID_BITS>>,
-    dkind: DFF<Bit>,
-    daddr: DFF<Bits<5>>,
-    ddata: DFF<Bits<M1>>,
-    uv: DFF<Bit>,
-    uid: DFF<Bits<ID_BITS>>,
-    um13: DFF<Bits<4>>,
-    um15: DFF<Bits<4>>,
-    ucount: DFF<Bits<COUNT_BITS>>,
-    ucycles: DFF<Bits<CYCLE_BITS>>,
+    /// The beat passing down the chain through this stage.
+    beat_valid: DFF<Bit>,
+    beat_id: DFF<Bits<ID_BITS>>,
+    beat_kind: DFF<Bit>,
+    beat_addr: DFF<Bits<5>>,
+    beat_data: DFF<Bits<M1>>,
+    /// The result slot passing up the chain through this stage.
+    result_valid: DFF<Bit>,
+    result_id: DFF<Bits<ID_BITS>>,
+    result_m13: DFF<Bits<4>>,
+    result_m15: DFF<Bits<4>>,
+    result_count: DFF<Bits<COUNT_BITS>>,
+    result_cycles: DFF<Bits<CYCLE_BITS>>,
     /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles. The wide counters
     /// are split in halves with a registered carry between them, so that no carry chain is
     /// longer than the unit's own (the high half catches up one cycle later, before the result
@@ -118,17 +120,17 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             up_count_o: Default::default(),
             up_cycles_o: Default::default(),
             unit: Unit::new(kind),
-            dv: Default::default(),
-            did: Default::default(),
-            dkind: Default::default(),
-            daddr: Default::default(),
-            ddata: Default::default(),
-            uv: Default::default(),
-            uid: Default::default(),
-            um13: Default::default(),
-            um15: Default::default(),
-            ucount: Default::default(),
-            ucycles: Default::default(),
+            beat_valid: Default::default(),
+            beat_id: Default::default(),
+            beat_kind: Default::default(),
+            beat_addr: Default::default(),
+            beat_data: Default::default(),
+            result_valid: Default::default(),
+            result_id: Default::default(),
+            result_m13: Default::default(),
+            result_m15: Default::default(),
+            result_count: Default::default(),
+            result_cycles: Default::default(),
             count_lo: Default::default(),
             count_hi: Default::default(),
             count_c: Default::default(),
@@ -150,23 +152,44 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, dv, did, dkind, daddr, ddata, uv, uid, um13, um15, ucount, ucycles, count_lo,
-            count_hi, count_c, m13, m15, cycles_lo, cycles_hi, cycles_c, pending, start
+            self,
+            clock,
+            beat_valid,
+            beat_id,
+            beat_kind,
+            beat_addr,
+            beat_data,
+            result_valid,
+            result_id,
+            result_m13,
+            result_m15,
+            result_count,
+            result_cycles,
+            count_lo,
+            count_hi,
+            count_c,
+            m13,
+            m15,
+            cycles_lo,
+            cycles_hi,
+            cycles_c,
+            pending,
+            start
         );
         self.unit.clock.next = self.clock.val();
 
         // Downstream: every beat passes on; the ones addressed here also load this unit.
-        self.dv.d.next = self.dn_valid.val();
-        self.did.d.next = self.dn_id.val();
-        self.dkind.d.next = self.dn_kind.val();
-        self.daddr.d.next = self.dn_addr.val();
-        self.ddata.d.next = self.dn_data.val();
-        self.mine.next = self.dv.q.val() & (self.did.q.val() == self.my_id.val());
-        self.unit.ring_we.next = self.mine.val() & !self.dkind.q.val();
-        self.unit.ring_addr.next = self.daddr.q.val();
-        self.unit.ring_open.next = self.ddata.q.val().get_bits::<M>(1);
-        self.unit.ring_filled.next = self.ddata.q.val().get_bit(0);
-        self.start.d.next = self.mine.val() & self.dkind.q.val();
+        self.beat_valid.d.next = self.dn_valid.val();
+        self.beat_id.d.next = self.dn_id.val();
+        self.beat_kind.d.next = self.dn_kind.val();
+        self.beat_addr.d.next = self.dn_addr.val();
+        self.beat_data.d.next = self.dn_data.val();
+        self.mine.next = self.beat_valid.q.val() & (self.beat_id.q.val() == self.my_id.val());
+        self.unit.ring_we.next = self.mine.val() & !self.beat_kind.q.val();
+        self.unit.ring_addr.next = self.beat_addr.q.val();
+        self.unit.ring_open.next = self.beat_data.q.val().get_bits::<M>(1);
+        self.unit.ring_filled.next = self.beat_data.q.val().get_bit(0);
+        self.start.d.next = self.mine.val() & self.beat_kind.q.val();
         self.unit.start.next = self.start.q.val();
 
         // The result record.
@@ -209,36 +232,36 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         }
 
         // Upstream: pass a result that arrives, or drop ours into an empty slot.
-        self.uv.d.next = self.up_valid.val();
-        self.uid.d.next = self.up_id.val();
-        self.um13.d.next = self.up_m13.val();
-        self.um15.d.next = self.up_m15.val();
-        self.ucount.d.next = self.up_count.val();
-        self.ucycles.d.next = self.up_cycles.val();
+        self.result_valid.d.next = self.up_valid.val();
+        self.result_id.d.next = self.up_id.val();
+        self.result_m13.d.next = self.up_m13.val();
+        self.result_m15.d.next = self.up_m15.val();
+        self.result_count.d.next = self.up_count.val();
+        self.result_cycles.d.next = self.up_cycles.val();
         if !self.up_valid.val() & self.pending.q.val() {
-            self.uv.d.next = true;
-            self.uid.d.next = self.my_id.val();
-            self.um13.d.next = self.m13.q.val();
-            self.um15.d.next = self.m15.q.val();
-            self.ucount.d.next = (bit_cast::<COUNT_BITS, COUNT_HALF>(self.count_hi.q.val())
+            self.result_valid.d.next = true;
+            self.result_id.d.next = self.my_id.val();
+            self.result_m13.d.next = self.m13.q.val();
+            self.result_m15.d.next = self.m15.q.val();
+            self.result_count.d.next = (bit_cast::<COUNT_BITS, COUNT_HALF>(self.count_hi.q.val())
                 << self.count_half.val())
                 | bit_cast::<COUNT_BITS, COUNT_HALF>(self.count_lo.q.val());
-            self.ucycles.d.next = (bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_hi.q.val())
+            self.result_cycles.d.next = (bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_hi.q.val())
                 << self.cycles_half.val())
                 | bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_lo.q.val());
             self.pending.d.next = false;
         }
 
-        self.dn_valid_o.next = self.dv.q.val();
-        self.dn_id_o.next = self.did.q.val();
-        self.dn_kind_o.next = self.dkind.q.val();
-        self.dn_addr_o.next = self.daddr.q.val();
-        self.dn_data_o.next = self.ddata.q.val();
-        self.up_valid_o.next = self.uv.q.val();
-        self.up_id_o.next = self.uid.q.val();
-        self.up_m13_o.next = self.um13.q.val();
-        self.up_m15_o.next = self.um15.q.val();
-        self.up_count_o.next = self.ucount.q.val();
-        self.up_cycles_o.next = self.ucycles.q.val();
+        self.dn_valid_o.next = self.beat_valid.q.val();
+        self.dn_id_o.next = self.beat_id.q.val();
+        self.dn_kind_o.next = self.beat_kind.q.val();
+        self.dn_addr_o.next = self.beat_addr.q.val();
+        self.dn_data_o.next = self.beat_data.q.val();
+        self.up_valid_o.next = self.result_valid.q.val();
+        self.up_id_o.next = self.result_id.q.val();
+        self.up_m13_o.next = self.result_m13.q.val();
+        self.up_m15_o.next = self.result_m15.q.val();
+        self.up_count_o.next = self.result_count.q.val();
+        self.up_cycles_o.next = self.result_cycles.q.val();
     }
 }

@@ -5,7 +5,7 @@
 
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::top::{pcie_ports, ports};
-use queens_hdl::board::{Board, Link, Vendor, BUILTIN};
+use queens_hdl::board::{Board, HostLink, Vendor, BUILTIN};
 use queens_hdl::emit::CoreConfig;
 use queens_hdl::ArbiterKind;
 use std::collections::BTreeMap;
@@ -45,10 +45,10 @@ endmodule
 ";
 
 fn emit(name: &str, dir: &Path) -> (Board, Vec<String>) {
-    emit_link(name, dir, Link::Uart)
+    emit_link(name, dir, HostLink::Uart)
 }
 
-fn emit_link(name: &str, dir: &Path, link: Link) -> (Board, Vec<String>) {
+fn emit_link(name: &str, dir: &Path, link: HostLink) -> (Board, Vec<String>) {
     let b = Board::load(name).unwrap();
     let arbiter = if b.vendor() == Vendor::Xilinx {
         ArbiterKind::Carry4
@@ -109,7 +109,7 @@ fn board_verilog_passes_yosys_with_vendor_primitives_as_black_boxes() {
 fn pcie_tops_pass_yosys() {
     for name in ["vc707", "kc705"] {
         let dir = tempfile::tempdir().unwrap();
-        emit_link(name, dir.path(), Link::Pcie);
+        emit_link(name, dir.path(), HostLink::Pcie);
         std::fs::write(dir.path().join("xdma_bb.v"), XDMA_BB).unwrap();
         let script = "read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v xdma_bb.v; \
              read_verilog queens_core.v queens_stream.v queens_pcie.v; \
@@ -134,7 +134,7 @@ fn pcie_tops_pass_yosys() {
             core,
             clock: b.pll_settings(),
             baud: 115_200,
-            link: Link::Pcie,
+            link: HostLink::Pcie,
         },
     )
     .err()
@@ -147,8 +147,8 @@ fn pcie_tops_pass_yosys() {
 fn scripts_and_constraints_parse_as_tcl() {
     let builds = BUILTIN
         .iter()
-        .map(|(n, _)| (*n, Link::Uart))
-        .chain([("vc707", Link::Pcie), ("kc705", Link::Pcie)]);
+        .map(|(n, _)| (*n, HostLink::Uart))
+        .chain([("vc707", HostLink::Pcie), ("kc705", HostLink::Pcie)]);
     for (name, link) in builds {
         let dir = tempfile::tempdir().unwrap();
         let (_, files) = emit_link(name, dir.path(), link);
@@ -306,7 +306,7 @@ fn pcie_constraints_agree_with_board_files_and_emit() {
             .collect();
         assert_eq!(c, want, "{name}: PCIe constraints vs board file");
         let dir = tempfile::tempdir().unwrap();
-        emit_link(name, dir.path(), Link::Pcie);
+        emit_link(name, dir.path(), HostLink::Pcie);
         let fresh = std::fs::read_to_string(dir.path().join(format!("{name}_pcie.xdc"))).unwrap();
         assert_eq!(
             std::fs::read_to_string(committed_pcie(name)).unwrap(),
@@ -435,7 +435,7 @@ fn a_board_name_that_is_a_path_is_refused() {
             core,
             clock: b.clock_for(b.defaults.clock_hz).unwrap(),
             baud: 115_200,
-            link: Link::Uart,
+            link: HostLink::Uart,
         },
     )
     .err()

@@ -6,7 +6,7 @@
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::clock::{solve, Primitive};
 use queens_hdl::board::toolchain::trellis::{find_tool, Device};
-use queens_hdl::board::{Board, Link};
+use queens_hdl::board::{Board, HostLink};
 use queens_hdl::emit::CoreConfig;
 use queens_hdl::pnr::{route, Job, PnrError};
 use queens_hdl::ArbiterKind;
@@ -37,7 +37,7 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
             core,
             clock,
             baud: 115_200,
-            link: Link::Uart,
+            link: HostLink::Uart,
         },
     )
     .unwrap();

@@ -6,7 +6,7 @@ use super::clock::Settings;
 use super::toolchain::vivado::PCIE_TOP;
 use super::toolchain::{self, SOURCES, TOP};
 use super::top::{ports, top_verilog};
-use super::{Board, Link};
+use super::{Board, HostLink};
 use crate::emit::{
     core_verilog, cycles_per_sample, stream_top_verilog, uart_top_verilog, CoreConfig, EmitError,
 };
@@ -18,7 +18,7 @@ pub struct BuildOptions {
     pub clock: Settings,
     pub baud: u64,
     /// The link the top gives the host.
-    pub link: Link,
+    pub link: HostLink,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +30,8 @@ pub enum BuildError {
     #[error("{board} has no {link:?} link (it offers {offers:?})")]
     NoLink {
         board: String,
-        link: Link,
-        offers: Vec<Link>,
+        link: HostLink,
+        offers: Vec<HostLink>,
     },
 }
 
@@ -62,7 +62,7 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
             offers: b.links.clone(),
         });
     }
-    if o.link == Link::Pcie {
+    if o.link == HostLink::Pcie {
         return Ok(pcie_dir(b, o));
     }
     let fout = o.clock.output_hz(b.clock.hz as f64);

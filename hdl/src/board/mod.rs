@@ -78,9 +78,10 @@ pub enum Toolchain {
     Trellis,
 }
 
+/// What a board offers the host to talk over (the host's own transports are `link::*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Link {
+pub enum HostLink {
     Uart,
     Pcie,
 }
@@ -221,7 +222,7 @@ pub struct Board {
     /// The family fixes the vendor, the toolchain and the clock primitive.
     pub family: Family,
     pub part: String,
-    pub links: Vec<Link>,
+    pub links: Vec<HostLink>,
     pub clock: RefClock,
     pub pll: PllFile,
     pub uart: Uart,
@@ -397,7 +398,7 @@ impl Board {
         if self.device.luts == 0 || self.device.flip_flops == 0 {
             return bad("device", "LUT and flip-flop capacity must be positive".into());
         }
-        if self.links.contains(&Link::Pcie) != self.pcie.is_some() {
+        if self.links.contains(&HostLink::Pcie) != self.pcie.is_some() {
             return bad(
                 "pcie",
                 "a board offers the pcie link exactly when it has a [pcie] table".into(),

@@ -3,7 +3,7 @@
 use super::parse_kind;
 use crate::cmd::board;
 use anyhow::Context;
-use queens_hdl::board::{generic, Board, Link};
+use queens_hdl::board::{generic, Board, HostLink};
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
 
@@ -38,13 +38,13 @@ pub struct EmitArgs {
     no_cycles: bool,
     /// The link of a board's top: uart, or pcie (XDMA, 7-series boards).
     #[arg(long, default_value = "uart", value_parser = parse_link)]
-    link: Link,
+    link: HostLink,
 }
 
-fn parse_link(s: &str) -> Result<Link, String> {
+fn parse_link(s: &str) -> Result<HostLink, String> {
     match s {
-        "uart" => Ok(Link::Uart),
-        "pcie" => Ok(Link::Pcie),
+        "uart" => Ok(HostLink::Uart),
+        "pcie" => Ok(HostLink::Pcie),
         _ => Err(format!("unknown link {s:?}: use uart or pcie")),
     }
 }
@@ -110,7 +110,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         baud: a.baud,
         uart_cycles_per_sample: dir.uart_cycles_per_sample,
         result_cycles: core.with_cycles,
-        top: if a.link == Link::Pcie {
+        top: if a.link == HostLink::Pcie {
             "queens_pcie"
         } else {
             "queens_board"
