@@ -1,0 +1,172 @@
+//! Writing a new campaign file: fresh, or from the blocks of a shared store.
+
+use super::{cycles_path, history, io, lock, size_of, unnamed_link, Event, FileStore, Solvers};
+use crate::store::StoreError;
+use queens_core::entry::ENTRY_BYTES;
+use queens_core::BoardSize;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+
+/// May a new campaign be written at `path`? Not over an existing file unless `force`, and
+/// never while a run holds the campaign there: the file returned holds its lock in turn
+/// until the new one is in place.
+fn replaceable(path: &Path, force: bool) -> Result<Option<File>, StoreError> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, "looking at")(e)),
+        Ok(_) if !force => return Err(StoreError::Exists { path: path.into() }),
+        Ok(_) => {}
+    }
+    // A campaign replaces a file, never a device or a directory (`--out /dev/null --force`
+    // must not rename a file over /dev/null).
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(io(path, "replacing")(std::io::Error::other(
+            "not a regular file; a campaign replaces only a file",
+        )));
+    }
+    let file = match File::open(path) {
+        Ok(f) => f,
+        // A dangling link: nothing to hold.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, "opening")(e)),
+    };
+    lock(&file, path)?;
+    Ok(Some(file))
+}
+
+/// A new temporary file beside `path`, or an error naming its directory.
+fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
+    crate::store::temp_beside(path).map_err(io(path, "creating a temporary file beside"))
+}
+
+/// Renames a complete temporary file onto `path`: over what is there only when `replace`
+/// (else a file that appeared meanwhile is an error, and stays).
+fn persist(
+    tmp: tempfile::NamedTempFile,
+    path: &Path,
+    replace: bool,
+    what: &'static str,
+) -> Result<(), StoreError> {
+    let r = if replace {
+        tmp.persist(path)
+    } else {
+        tmp.persist_noclobber(path)
+    };
+    match r {
+        Ok(_) => Ok(()),
+        Err(e) if !replace && e.error.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(StoreError::Exists { path: path.into() })
+        }
+        Err(e) => Err(io(path, what)(e.error)),
+    }
+}
+
+impl FileStore {
+    /// Writes a fresh campaign of unsolved entries through a temporary file renamed at the
+    /// end, so an interrupted run never leaves a file that looks complete. An existing file
+    /// is replaced only when `force`, and never while a run holds it. `done` counts the
+    /// prefixes written. Returns the number of entries.
+    pub fn create(path: &Path, size: BoardSize, force: bool, done: &AtomicU64) -> Result<u64, StoreError> {
+        let _held = replaceable(path, force)?;
+        let tmp = temp_beside(path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let written = crate::store::fresh_entries(size, done, |b| {
+            out.write_all(b).map_err(io(tmp.path(), "writing"))
+        })?;
+        out.flush().map_err(io(tmp.path(), "writing"))?;
+        drop(out);
+        tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        persist(tmp, path, force, "renaming the new campaign to")?;
+        // Cycle counts or a history left from an earlier campaign of the same name would
+        // mislead: a fresh history that will name every solver id.
+        let _ = std::fs::remove_file(cycles_path(path));
+        let hpath = history::path_of(path);
+        history::write_new(
+            &hpath,
+            &[Event::Created {
+                t: history::now(),
+                n: size.n(),
+                stamped: true,
+            }],
+        )
+        .map_err(io(&hpath, "writing"))?;
+        Ok(written)
+    }
+
+    /// Writes a campaign file from its entries in canonical order, block by block (an
+    /// export from a shared store): entries through a temporary file renamed at the end,
+    /// cycle counts beside them, the solver ids into a fresh history. `blocks` hands every
+    /// block (first entry, entries, cycles if known) to its argument and returns the solver
+    /// ids. Returns the number of entries.
+    pub fn write_blocks(
+        path: &Path,
+        force: bool,
+        blocks: impl FnOnce(
+            &mut dyn FnMut(u64, &[u8], Option<&[u8]>) -> Result<(), StoreError>,
+        ) -> Result<Vec<(u16, String)>, StoreError>,
+    ) -> Result<u64, StoreError> {
+        use std::os::unix::fs::FileExt;
+        let _held = replaceable(path, force)?;
+        let tmp = temp_beside(path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
+        let mut cycles: Option<tempfile::NamedTempFile> = None;
+        let mut written = 0u64;
+        let mut used = Solvers::NONE;
+        let solvers = blocks(&mut |first, entries, c| {
+            out.write_all(entries).map_err(io(tmp.path(), "writing"))?;
+            written += (entries.len() / ENTRY_BYTES) as u64;
+            for e in entries.chunks_exact(ENTRY_BYTES) {
+                let w2 = u64::from_be_bytes(e[8..].try_into().expect("8 bytes"));
+                if w2 != 0 {
+                    used.insert((w2 >> 52) as u16);
+                }
+            }
+            if let Some(c) = c {
+                if cycles.is_none() {
+                    cycles = Some(temp_beside(&cycles_path(path))?);
+                }
+                let f = cycles.as_ref().expect("just made");
+                f.as_file()
+                    .write_all_at(c, first * 8)
+                    .map_err(io(f.path(), "writing"))?;
+            }
+            Ok(())
+        })?;
+        out.flush().map_err(io(tmp.path(), "writing"))?;
+        drop(out);
+        tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        if let Some(f) = &cycles {
+            // Sparse up to the full length: entries without a count read as unknown.
+            f.as_file().set_len(written * 8).map_err(io(f.path(), "sizing"))?;
+            f.as_file().sync_all().map_err(io(f.path(), "syncing"))?;
+        }
+        persist(tmp, path, force, "renaming the new campaign to")?;
+        let _ = std::fs::remove_file(cycles_path(path));
+        if let Some(f) = cycles {
+            persist(f, &cycles_path(path), true, "renaming the cycle counts to")?;
+        }
+        // The history names every solver id of the entries: the links the source knows, and
+        // a placeholder for any other (a Queens@TUD database's ids).
+        let t = history::now();
+        let mut events: Vec<Event> = Vec::new();
+        let mut named = Solvers::NONE;
+        for (id, link) in solvers {
+            named.insert(id);
+            events.push(Event::Solver { t, id, link });
+        }
+        for id in used.ids().filter(|&id| !named.contains(id)) {
+            events.push(Event::Solver {
+                t,
+                id,
+                link: unnamed_link(id),
+            });
+        }
+        let n = size_of(written).map_or(0, |s| s.n());
+        events.push(Event::Created { t, n, stamped: false });
+        let hpath = history::path_of(path);
+        history::write_new(&hpath, &events).map_err(io(&hpath, "writing"))?;
+        Ok(written)
+    }
+}
