@@ -86,42 +86,43 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
     output wire [3:0] up_m15;
     output wire [{cb1}:0] up_count;
     output wire [{yb1}:0] up_cycles;
-    // Link i enters stage i; link {k} leaves the last stage.
-    wire [{k}:0] dv, uv, dk;
-    wire [{id}*{k1}-1:0] did, uid;
-    wire [5*{k1}-1:0] da;
-    wire [{w}*{k1}-1:0] dd;
-    wire [4*{k1}-1:0] u13, u15;
-    wire [{cb}*{k1}-1:0] uc;
-    wire [{yb}*{k1}-1:0] uy;
-    assign dv[0] = dn_valid;
-    assign did[{id1}:0] = dn_id;
-    assign dk[0] = dn_kind;
-    assign da[4:0] = dn_addr;
-    assign dd[{w1}:0] = dn_data;
-    assign uv[0] = 1'b0;
-    assign uid[{id1}:0] = 0;
-    assign u13[3:0] = 0;
-    assign u15[3:0] = 0;
-    assign uc[{cb1}:0] = 0;
-    assign uy[{yb1}:0] = 0;
+    // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
+    // the last stage.
+    wire [{k}:0] dn_valid_at, up_valid_at, dn_kind_at;
+    wire [{id}*{k1}-1:0] dn_id_at, up_id_at;
+    wire [5*{k1}-1:0] dn_addr_at;
+    wire [{w}*{k1}-1:0] dn_data_at;
+    wire [4*{k1}-1:0] up_m13_at, up_m15_at;
+    wire [{cb}*{k1}-1:0] up_count_at;
+    wire [{yb}*{k1}-1:0] up_cycles_at;
+    assign dn_valid_at[0] = dn_valid;
+    assign dn_id_at[{id1}:0] = dn_id;
+    assign dn_kind_at[0] = dn_kind;
+    assign dn_addr_at[4:0] = dn_addr;
+    assign dn_data_at[{w1}:0] = dn_data;
+    assign up_valid_at[0] = 1'b0;
+    assign up_id_at[{id1}:0] = 0;
+    assign up_m13_at[3:0] = 0;
+    assign up_m15_at[3:0] = 0;
+    assign up_count_at[{cb1}:0] = 0;
+    assign up_cycles_at[{yb1}:0] = 0;
     genvar i;
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
             {stage} s(
                 .clock(clock), .my_id(i[{id1}:0]),
-                .dn_valid(dv[i]), .dn_id(did[{id}*i +: {id}]), .dn_kind(dk[i]), .dn_addr(da[5*i +: 5]), .dn_data(dd[{w}*i +: {w}]),
-                .dn_valid_o(dv[i+1]), .dn_id_o(did[{id}*(i+1) +: {id}]), .dn_kind_o(dk[i+1]), .dn_addr_o(da[5*(i+1) +: 5]), .dn_data_o(dd[{w}*(i+1) +: {w}]),
-                .up_valid(uv[i]), .up_id(uid[{id}*i +: {id}]), .up_m13(u13[4*i +: 4]), .up_m15(u15[4*i +: 4]), .up_count(uc[{cb}*i +: {cb}]), .up_cycles(uy[{yb}*i +: {yb}]),
-                .up_valid_o(uv[i+1]), .up_id_o(uid[{id}*(i+1) +: {id}]), .up_m13_o(u13[4*(i+1) +: 4]), .up_m15_o(u15[4*(i+1) +: 4]), .up_count_o(uc[{cb}*(i+1) +: {cb}]), .up_cycles_o(uy[{yb}*(i+1) +: {yb}]));
+                .dn_valid(dn_valid_at[i]), .dn_id(dn_id_at[{id}*i +: {id}]), .dn_kind(dn_kind_at[i]), .dn_addr(dn_addr_at[5*i +: 5]), .dn_data(dn_data_at[{w}*i +: {w}]),
+                .dn_valid_o(dn_valid_at[i+1]), .dn_id_o(dn_id_at[{id}*(i+1) +: {id}]), .dn_kind_o(dn_kind_at[i+1]), .dn_addr_o(dn_addr_at[5*(i+1) +: 5]), .dn_data_o(dn_data_at[{w}*(i+1) +: {w}]),
+                .up_valid(up_valid_at[i]), .up_id(up_id_at[{id}*i +: {id}]), .up_m13(up_m13_at[4*i +: 4]), .up_m15(up_m15_at[4*i +: 4]), .up_count(up_count_at[{cb}*i +: {cb}]), .up_cycles(up_cycles_at[{yb}*i +: {yb}]),
+                .up_valid_o(up_valid_at[i+1]), .up_id_o(up_id_at[{id}*(i+1) +: {id}]), .up_m13_o(up_m13_at[4*(i+1) +: 4]), .up_m15_o(up_m15_at[4*(i+1) +: 4]), .up_count_o(up_count_at[{cb}*(i+1) +: {cb}]), .up_cycles_o(up_cycles_at[{yb}*(i+1) +: {yb}]));
         end
     endgenerate
-    assign up_valid = uv[{k}];
-    assign up_id = uid[{id}*{k} +: {id}];
-    assign up_m13 = u13[4*{k} +: 4];
-    assign up_m15 = u15[4*{k} +: 4];
-    assign up_count = uc[{cb}*{k} +: {cb}];
-    assign up_cycles = uy[{yb}*{k} +: {yb}];
+    assign up_valid = up_valid_at[{k}];
+    assign up_id = up_id_at[{id}*{k} +: {id}];
+    assign up_m13 = up_m13_at[4*{k} +: 4];
+    assign up_m15 = up_m15_at[4*{k} +: 4];
+    assign up_count = up_count_at[{cb}*{k} +: {cb}];
+    assign up_cycles = up_cycles_at[{yb}*{k} +: {yb}];
 endmodule
 ",
         last = k - 1,
