@@ -1,13 +1,12 @@
 //! The `queens` binary as a user runs it.
 
+mod common;
+
 use queens_core::{BoardSize, Entry};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn queens(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_queens"))
-        .args(args)
-        .output()
-        .expect("queens runs")
+    common::queens().args(args).output().expect("queens runs")
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -118,7 +117,7 @@ fn board_over_tcp(engine: &str) {
     use queens_core::result::ResultRecord;
     use queens_core::{completions, enumerate::canonical, word};
     use std::io::{BufRead, BufReader, Read, Write};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_queens"))
+    let mut child = common::queens()
         .args([
             "sim",
             "board",

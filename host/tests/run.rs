@@ -2,18 +2,17 @@
 //! pseudo-terminals through the serial transport, over FIFOs standing in for the XDMA
 //! devices; with faults, resets and a host killed twice.
 
+mod common;
+
+use common::{fails_with, queens};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const Q: [u128; 15] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
 ];
-
-fn queens() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_queens"))
-}
 
 /// A `queens sim board` process, killed when dropped.
 struct Board {
@@ -306,15 +305,6 @@ fn stats(campaign: &Path) -> serde_json::Value {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn fails_with(out: &Output, words: &[&str]) {
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    for w in words {
-        assert!(err.contains(w), "{w:?} not in: {err}");
-    }
-    assert!(!err.contains("panicked"), "{err}");
 }
 
 #[test]
