@@ -9,8 +9,8 @@
 //! sync, whose entries stay unsolved and are simply recomputed. The file is locked while a
 //! run uses it, so two hosts never share it by accident.
 //!
-//! In parts: writing a new campaign file ([`write`]), opening one with every entry checked
-//! ([`open`]), and the store the dispatcher uses ([`store`]); here the file's entries.
+//! In parts: writing a new campaign file (`write.rs`), opening one with every entry checked
+//! (`open.rs`), and the store the dispatcher uses (`store.rs`); here the file's entries.
 
 mod open;
 mod store;

@@ -15,10 +15,10 @@
 //! Lost connections are not fatal: results stay buffered until the database is back (they
 //! are the same transaction, redone), and the host waits rather than finishing early.
 //!
-//! In parts: the tables ([`schema`]), writing a campaign ([`create`]) and reading one out
-//! ([`export`]), what its rows say ([`rows`]), where it stands ([`status`]), the store the
-//! dispatcher leases from ([`store`]) with its block merge ([`merge`]), random access to
-//! its entries ([`reader`]) and the benchmark of a server ([`bench`]).
+//! In parts: the tables (`schema.rs`), writing a campaign (`create.rs`) and reading one out
+//! (`export.rs`), what its rows say (`rows.rs`), where it stands (`status.rs`), the store the
+//! dispatcher leases from (`store.rs`) with its block merge (`merge.rs`), random access to
+//! its entries (`reader.rs`) and the benchmark of a server (`bench.rs`).
 
 pub mod bench;
 pub mod create;

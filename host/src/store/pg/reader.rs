@@ -20,7 +20,7 @@ pub struct Reader {
 }
 
 impl Reader {
-    /// Reads the campaign of `size` through `client` (from [`connect`]).
+    /// Reads the campaign of `size` through `client` (from [`super::connect`]).
     pub fn open(mut client: postgres::Client, target: &Target, size: BoardSize) -> Result<Self, StoreError> {
         let n = size.n() as i32;
         let summary = read_summary(&mut client, target, n)?;
