@@ -216,16 +216,19 @@ mod tests {
     use crate::search::completions;
 
     /// Every canonical pre-placement's completions, as the walk counts them and as the
-    /// per-pre-placement search does, through both expansions, with chunks from one node (a
-    /// depth-first walk) to more than small boards ever fill.
+    /// per-pre-placement search does: for N = 6..12 through both expansions with chunks from
+    /// one node (a depth-first walk) to more than small boards ever fill, and for all 474,000
+    /// pre-placements of N = 14 with the default chunk.
     #[test]
     fn the_walk_counts_each_preplacement_as_the_search_does() {
-        for n in 6..=12 {
+        let small: &[usize] = &[1, 3, 8, 20, CHUNK];
+        let cases = (6..=12).map(|n| (n, small)).chain([(14, &[CHUNK][..])]);
+        for (n, chunks) in cases {
             let size = BoardSize::new(n).unwrap();
             let table = PairTable::new(size);
-            let mut walks: Vec<Sweep> = [1, 3, 8, 20, CHUNK]
-                .into_iter()
-                .flat_map(|chunk| [false, true].map(|v| Sweep::with(size, v, chunk)))
+            let mut walks: Vec<Sweep> = chunks
+                .iter()
+                .flat_map(|&chunk| [false, true].map(|v| Sweep::with(size, v, chunk)))
                 .collect();
             for sp in canonical(size) {
                 let [w, nn, e, s] = sp.pre.side_indices(&table);
@@ -235,34 +238,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// The same for all 474,000 pre-placements of N = 14 with the default chunk, through the
-    /// enumeration's grouping by east side, as the counter reads it.
-    #[test]
-    fn every_south_count_at_14_is_the_searchs() {
-        let size = BoardSize::new(14).unwrap();
-        let e = crate::Enumerator::new(size);
-        let t = e.table().clone();
-        let mut walks = [Sweep::with(size, false, CHUNK), Sweep::new(size)];
-        let mut checked = 0;
-        for p in e.prefixes() {
-            e.for_each_east(p, |east, souths| {
-                for walk in &mut walks {
-                    let counts = walk.souths(p.w, p.n, east).to_vec();
-                    for &(s, _) in souths {
-                        let (wa, wb) = t.pair(p.w);
-                        let (na, nb) = t.pair(p.n);
-                        let (ea, eb) = t.pair(east);
-                        let (sa, sb) = t.pair(s);
-                        let pre = crate::Preplacement::new(size, [wa, wb, na, nb, ea, eb, sa, sb]).unwrap();
-                        assert_eq!(counts[s as usize], completions(&pre), "{pre}");
-                        checked += 1;
-                    }
-                }
-            });
-        }
-        assert_eq!(checked, 2 * e.census().total());
     }
 
     #[test]
