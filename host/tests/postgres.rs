@@ -679,12 +679,16 @@ fn withdrawn_counts_leave_the_shared_totals_and_reopen_their_block() {
     let (mut s, _) = PgStore::open(&target, size, Duration::from_secs(60)).unwrap();
     let claims = s.claim(100_000, Stamp::now()).unwrap();
     let solver = s.solver_id("test").unwrap();
-    for c in &claims {
-        let right = queens_core::completions(&c.sub.pre);
-        s.solve(c.index, Solution::new(solver, right).unwrap(), None)
-            .unwrap();
-    }
-    s.sync().unwrap();
+    // Every claimed subproblem solved with its true count, and committed.
+    let solve_right = |s: &mut PgStore, claims: &[&queens_host::store::Claim]| {
+        for c in claims {
+            let right = queens_core::completions(&c.sub.pre);
+            s.solve(c.index, Solution::new(solver, right).unwrap(), None)
+                .unwrap();
+        }
+        s.sync().unwrap();
+    };
+    solve_right(&mut s, &claims.iter().collect::<Vec<_>>());
     assert!(s.summary().complete());
     assert_eq!(s.summary().solved.total(), Q[9]);
     assert!(!s.more_later().unwrap());
@@ -708,12 +712,7 @@ fn withdrawn_counts_leave_the_shared_totals_and_reopen_their_block() {
         .sum();
     assert_eq!(sum.solved.total(), Q[9] - lost);
     assert!(s.more_later().unwrap(), "the block is open again");
-    for c in &gone {
-        let right = queens_core::completions(&c.sub.pre);
-        s.solve(c.index, Solution::new(solver, right).unwrap(), None)
-            .unwrap();
-    }
-    s.sync().unwrap();
+    solve_right(&mut s, &gone);
     assert!(s.summary().complete());
     assert_eq!(s.summary().solved.total(), Q[9]);
 }
