@@ -45,6 +45,22 @@ pub fn with_bar<T: Send>(
     })
 }
 
+/// A spinner on stderr (drawn only on a terminal) saying what is being waited for, and for
+/// how long; `prefix` names the work when there are several.
+pub fn spinner(prefix: &str, what: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    let template = if prefix.is_empty() {
+        "{spinner} {msg} {elapsed}"
+    } else {
+        "{spinner} {prefix}: {msg} {elapsed}"
+    };
+    bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+    bar.set_prefix(prefix.to_string());
+    bar.set_message(what.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
 /// The bars of `queens run`: the campaign's progress since this run began (all hosts, for a
 /// shared store) and a line for each link.
 #[derive(Default)]

@@ -3,10 +3,12 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::BoardSize;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 fn queens(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_queens"));
+    let mut c = common::queens();
     c.args(args);
     for (k, v) in env {
         c.env(k, v);
@@ -78,7 +80,7 @@ fn auto_takes_the_model_when_cheap_and_probes_otherwise() {
     let v = json(&["sim", "estimate", "--n", "10", "--json"], &[]);
     assert_eq!(v["method"], "sampled");
     assert_eq!(v["sampled"], 256);
-    assert_eq!(v["units_source"], "generic");
+    assert_eq!(v["units_source"], "tud-vc707");
     // N = 20 has a mean of tens of thousands of cycles: 200,000 subproblems would keep the
     // model (one thread) busy for more than its budget of 10 s.
     let v = json(

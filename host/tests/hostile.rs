@@ -8,7 +8,9 @@ use queens_core::result::ResultRecord;
 use queens_core::{completions, word, BoardSize};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
 use std::time::{Duration, Instant};
 
 const N: u32 = 10;
@@ -140,7 +142,7 @@ struct Ran {
 
 fn run(links: &[String]) -> Ran {
     let dir = tempfile::tempdir().unwrap();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_queens"));
+    let mut c = common::queens();
     c.args(["run", &N.to_string(), "--json", "--campaign"])
         .arg(dir.path().join("q10"));
     for l in links {

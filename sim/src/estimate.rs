@@ -92,6 +92,25 @@ pub struct Estimate {
     pub link_bytes_per_s: f64,
 }
 
+/// The board an estimate assumes when it is given none: the array Queens@TUD fitted on a
+/// VC707, so that a figure compares with theirs.
+#[derive(Debug, Clone, Copy)]
+pub struct Reference {
+    /// The name that selects it where a board is asked for.
+    pub name: &'static str,
+    pub n: u32,
+    pub units: usize,
+    pub clock_hz: f64,
+}
+
+/// Queens@TUD's VC707: 360 units at 250 MHz, N = 27.
+pub const TUD_VC707: Reference = Reference {
+    name: "tud-vc707",
+    n: 27,
+    units: 360,
+    clock_hz: 250e6,
+};
+
 /// Board figures an estimate needs.
 #[derive(Debug, Clone, Copy)]
 pub struct BoardSpeed {

@@ -4,7 +4,6 @@
 use super::board;
 use super::hdl::Units;
 use anyhow::Context;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use queens_hdl::board::fit::{fit, Fit};
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
@@ -13,16 +12,10 @@ use queens_hdl::pnr::{jobs, route, Job, Routed};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
-use std::time::Duration;
 
 /// Routes `job`, with a spinner that says what is being done and for how long.
 pub fn route_shown(what: &str, job: &Job) -> anyhow::Result<Routed> {
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {prefix}: {msg} {elapsed}").expect("valid template"),
-    );
-    bar.set_prefix(what.to_string());
-    bar.enable_steady_tick(Duration::from_millis(200));
+    let bar = crate::progress::spinner(what, "");
     let r = route(job, &|phase| bar.set_message(phase.to_string()));
     bar.finish_and_clear();
     r.with_context(|| format!("placing and routing {what}"))

@@ -137,9 +137,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
 fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     use queens_hdl::emit::{core_verilog, cycles_per_sample, uart_top_verilog, CoreConfig};
     let n = a.n.unwrap_or(generic::N);
-    let solvers = a.solvers.unwrap_or(generic::EMIT_UNITS);
+    let solvers = a.solvers.unwrap_or(generic::UNITS);
     let arbiter = a.arbiter.unwrap_or(generic::ARBITER);
-    let clock_hz = a.clock_hz.unwrap_or(generic::EMIT_CLOCK_HZ);
+    let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
     let size = board(n)?;
     let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;

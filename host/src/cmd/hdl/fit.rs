@@ -2,7 +2,7 @@
 
 use super::{parse_kind, CostJson};
 use crate::cmd::pnr;
-use queens_hdl::board::fit::{synthesized, write_cached, Fit};
+use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit};
 use queens_hdl::board::{Board, Family};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
@@ -124,9 +124,30 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `sim estimate`'s unit count of a board as far as it is had at once: from the cache, or,
+/// on ECP5 (placed and routed with spinners of its own, before the estimate's bars), made now;
+/// otherwise the yosys fit, for the caller to run beside its own work.
+#[allow(clippy::type_complexity)]
+pub(in crate::cmd) fn estimate_units(
+    b: &Board,
+    n: u32,
+    start: Instant,
+) -> anyhow::Result<Result<(usize, String), impl FnOnce() -> anyhow::Result<(usize, String)> + Send + '_>> {
+    let arbiter = b.default_arbiter();
+    let cache = cache_path(b, n, arbiter);
+    if let Some(u) = cache.as_deref().and_then(read_cached) {
+        return Ok(Ok((u.0, format!("our fit, limited by {}; cached", u.1))));
+    }
+    let fit = move || fit_units(b, n, arbiter, cache.as_deref(), start);
+    if b.family == Family::Ecp5 {
+        return fit().map(Ok);
+    }
+    Ok(Err(fit))
+}
+
 /// `sim estimate`'s unit count of a board: our fit (as `hdl fit`), remembered in the cache;
 /// the board file's reference units, said so, when the fit cannot be made.
-pub(in crate::cmd) fn fit_units(
+fn fit_units(
     b: &Board,
     n: u32,
     arbiter: ArbiterKind,

@@ -5,7 +5,7 @@ mod emit;
 mod fit;
 mod report;
 
-pub(super) use fit::{fit_board, fit_units};
+pub(super) use fit::{estimate_units, fit_board};
 pub use report::Units;
 
 use emit::EmitArgs;

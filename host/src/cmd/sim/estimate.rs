@@ -1,26 +1,28 @@
 //! `queens sim estimate`: a board's hours for the whole of Q(N).
 
-use super::parse_hz;
+use super::{parse_hz, parse_method};
 use crate::cmd::{board, grouped, pool};
-use queens_hdl::board::{fit, generic};
+use queens_hdl::board::generic;
+use queens_sim::estimate::Method;
 use serde::Serialize;
 use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct EstimateArgs {
-    /// Board: generic (the figures below), a built-in board (vc707, kc705, ml605, de4, ulx3s:
-    /// its clock, and as many units as `queens hdl fit` puts on it unless --solvers says) or
-    /// a board file.
-    #[arg(long, default_value = "generic")]
+    /// Board: tud-vc707 (the array Queens@TUD fitted on a VC707: 360 units at 250 MHz),
+    /// generic (no board: 8 units at 100 MHz, as `hdl emit` makes it), a built-in board (vc707,
+    /// kc705, ml605, de4, ulx3s: its clock, and as many units as `queens hdl fit` puts on it)
+    /// or a board file.
+    #[arg(long, default_value = queens_sim::estimate::TUD_VC707.name)]
     board: String,
-    /// Board size, 6..=32 (default: the board's; 27 for generic).
+    /// Board size, 6..=32 (default: the board's; 27 for tud-vc707 and generic).
     #[arg(long, value_parser = crate::cmd::parse_n)]
     n: Option<u32>,
     /// How the mean unit cycles per subproblem are found: sampled (the cycle model exhausts
     /// every sampled subproblem), probe (Knuth's random-probe estimator on each), or auto
     /// (sampled when the model would take under 10 s, else probe).
-    #[arg(long, value_enum, default_value = "auto")]
-    method: EstimateMethod,
+    #[arg(long, default_value = "auto", value_parser = parse_method())]
+    method: Method,
     /// Subproblems in the sample, spread evenly over the canonical order (default: 256 by
     /// the model, 65,536 by probes).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -31,10 +33,10 @@ pub struct EstimateArgs {
     /// Seed of the probes.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Solver units on the board (generic: 360; a board: our fit, as `queens hdl fit`).
+    /// Solver units on the board (default: the board's, as above).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
-    /// Solver clock (generic: 250MHz).
+    /// Solver clock (default: the board's).
     #[arg(long, value_parser = parse_hz)]
     clock: Option<f64>,
     /// UART baud rate of the link (8N1).
@@ -49,61 +51,40 @@ pub struct EstimateArgs {
     json: bool,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum EstimateMethod {
-    Auto,
-    Sampled,
-    Probe,
-}
-
 pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     use crate::progress::with_bar;
-    use queens_sim::estimate::{self as est, BoardSpeed, Method, Sampler};
+    use queens_sim::estimate::{self as est, BoardSpeed, Sampler};
     use std::sync::atomic::AtomicU64;
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
-    let loaded = if a.board == generic::NAME {
-        None
+    // A board without a device has fixed figures; a board file has its own N and clock,
+    // and our fit's units.
+    let tud = est::TUD_VC707;
+    let (board_n, board_units, board_clock, loaded) = if a.board == tud.name {
+        (tud.n, Some(tud.units), tud.clock_hz, None)
+    } else if a.board == generic::NAME {
+        (generic::N, Some(generic::UNITS), generic::CLOCK_HZ as f64, None)
     } else {
-        Some(queens_hdl::board::Board::load(&a.board)?)
+        let b = queens_hdl::board::Board::load(&a.board)?;
+        (b.defaults.n as u32, None, b.defaults.clock_hz as f64, Some(b))
     };
-    let n =
-        a.n.unwrap_or_else(|| loaded.as_ref().map_or(generic::N, |b| b.defaults.n as u32));
-    let clock = a.clock.unwrap_or_else(|| {
-        loaded
-            .as_ref()
-            .map_or(generic::ESTIMATE_CLOCK_HZ, |b| b.defaults.clock_hz as f64)
-    });
+    let n = a.n.unwrap_or(board_n);
+    let clock = a.clock.unwrap_or(board_clock);
     let size = board(n)?;
     let pool = pool(a.threads)?;
     let start = Instant::now();
     std::thread::scope(|scope| -> anyhow::Result<()> {
-        // The unit count: given, generic's, or our fit of the board (from the cache, or made
-        // while the cycles are estimated: yosys runs beside the estimate).
-        let mut units: Option<(usize, String)> = match (&loaded, a.solvers) {
-            (_, Some(k)) => Some((k, "--solvers".into())),
-            (None, None) => Some((generic::ESTIMATE_UNITS, generic::NAME.into())),
-            (Some(_), None) => None,
+        // The unit count: given, the fixed board's, or our fit of the board (from the cache,
+        // or made while the cycles are estimated: yosys runs beside the estimate).
+        let mut units: Option<(usize, String)> = match (a.solvers, board_units) {
+            (Some(k), _) => Some((k, "--solvers".into())),
+            (None, Some(u)) => Some((u, a.board.clone())),
+            (None, None) => None,
         };
         let mut fitting = None;
         if let (Some(b), None) = (&loaded, &units) {
-            let arbiter = b.default_arbiter();
-            let cache = fit::cache_path(b, n, arbiter);
-            if let Some(u) = cache.as_deref().and_then(fit::read_cached) {
-                units = Some((u.0, format!("our fit, limited by {}; cached", u.1)));
-            } else if b.family == queens_hdl::board::Family::Ecp5 {
-                // Placed and routed with spinners of its own: before the estimate's bars.
-                units = Some(crate::cmd::hdl::fit_units(
-                    b,
-                    n,
-                    arbiter,
-                    cache.as_deref(),
-                    start,
-                )?);
-            } else {
-                let cache = cache.clone();
-                fitting = Some(
-                    scope.spawn(move || crate::cmd::hdl::fit_units(b, n, arbiter, cache.as_deref(), start)),
-                );
+            match crate::cmd::hdl::estimate_units(b, n, start)? {
+                Ok(u) => units = Some(u),
+                Err(fit) => fitting = Some(scope.spawn(fit)),
             }
         }
 
@@ -126,9 +107,9 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             )
         };
         let (method, subs) = match a.method {
-            EstimateMethod::Sampled => (Method::Sampled, pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT))),
-            EstimateMethod::Probe => (Method::Probe, pick(a.sample.unwrap_or(est::PROBE_SAMPLE_DEFAULT))),
-            EstimateMethod::Auto => {
+            Method::Sampled => (Method::Sampled, pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT))),
+            Method::Probe => (Method::Probe, pick(a.sample.unwrap_or(est::PROBE_SAMPLE_DEFAULT))),
+            Method::Auto => {
                 let subs = pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT));
                 let threads = pool.current_num_threads();
                 let model_seconds = pool.install(|| est::pilot_model_seconds(&subs, a.seed, threads));
@@ -167,7 +148,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         let (solvers, units_source) = match (units, fitting) {
             (Some(u), _) => u,
             (None, Some(job)) => {
-                let bar = spinner("fitting the board (yosys: a stage and the front end)");
+                let bar =
+                    crate::progress::spinner("", "fitting the board (yosys: a stage and the front end)");
                 let u = job.join().expect("the fit's thread panicked");
                 bar.finish_and_clear();
                 u?
@@ -188,7 +170,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
                 board: &'a str,
                 #[serde(flatten)]
                 estimate: &'a est::Estimate,
-                /// Where `units` came from: --solvers, generic, our fit, or the board file's
+                /// Where `units` came from: --solvers, the board without a device, our fit, or the board file's
                 /// reference units (when the fit could not be made).
                 units_source: &'a str,
                 /// What hours_low..hours_high is.
@@ -207,49 +189,61 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&j)?);
             return Ok(());
         }
-        let how = match method {
-            Method::Probe => format!(
-                "probe: Knuth's estimator, {} random probes of each of {} subproblems",
-                e.probes_per_subproblem,
-                grouped(e.sampled as u128)
-            ),
-            _ => format!(
-                "sampled: the cycle model ran {} subproblems",
-                grouped(e.sampled as u128)
-            ),
-        };
-        println!(
-            "{}, N = {n}: {} subproblems; mean {} unit cycles per subproblem ± {:.2}% ({how})",
-            a.board,
-            grouped(total as u128),
-            if e.mean_cycles >= 1e7 {
-                format!("{:.3e}", e.mean_cycles)
-            } else {
-                format!("{:.0}", e.mean_cycles)
-            },
-            100.0 * e.relative_stderr,
-        );
-        println!(
-            "{solvers} units ({units_source}) at {:.0} MHz: {} h of solving; link at {} baud: {} h of frames",
-            clock / 1e6,
-            hours(e.compute_hours),
-            a.baud,
-            hours(e.link_hours),
-        );
-        println!(
-            "estimate {} h, 95% {}..{} h ({}-bound){}; {seconds:.1} s",
-            hours(e.hours),
-            hours(e.hours_low),
-            hours(e.hours_high),
-            e.limit,
-            if e.hours >= 24.0 * 365.25 {
-                format!(", {:.2} years", e.hours / (24.0 * 365.25))
-            } else {
-                String::new()
-            }
-        );
+        print_text(&a, n, total, solvers, &units_source, clock, &e, seconds);
         Ok(())
     })
+}
+
+/// The estimate as text.
+#[allow(clippy::too_many_arguments)]
+fn print_text(
+    a: &EstimateArgs,
+    n: u32,
+    total: u64,
+    solvers: usize,
+    units_source: &str,
+    clock: f64,
+    e: &queens_sim::estimate::Estimate,
+    seconds: f64,
+) {
+    let sampled = grouped(e.sampled as u128);
+    let how = match e.method {
+        Method::Probe => format!(
+            "probe: Knuth's estimator, {} random probes of each of {sampled} subproblems",
+            e.probes_per_subproblem
+        ),
+        _ => format!("sampled: the cycle model ran {sampled} subproblems"),
+    };
+    println!(
+        "{}, N = {n}: {} subproblems; mean {} unit cycles per subproblem ± {:.2}% ({how})",
+        a.board,
+        grouped(total as u128),
+        if e.mean_cycles >= 1e7 {
+            format!("{:.3e}", e.mean_cycles)
+        } else {
+            format!("{:.0}", e.mean_cycles)
+        },
+        100.0 * e.relative_stderr,
+    );
+    println!(
+        "{solvers} units ({units_source}) at {:.0} MHz: {} h of solving; link at {} baud: {} h of frames",
+        clock / 1e6,
+        hours(e.compute_hours),
+        a.baud,
+        hours(e.link_hours),
+    );
+    println!(
+        "estimate {} h, 95% {}..{} h ({}-bound){}; {seconds:.1} s",
+        hours(e.hours),
+        hours(e.hours_low),
+        hours(e.hours_high),
+        e.limit,
+        if e.hours >= 24.0 * 365.25 {
+            format!(", {:.2} years", e.hours / (24.0 * 365.25))
+        } else {
+            String::new()
+        }
+    );
 }
 
 /// Hours as `sim estimate` prints them: three decimals, grouped whole hours from 1,000.
@@ -259,14 +253,4 @@ fn hours(h: f64) -> String {
     } else {
         format!("{h:.3}")
     }
-}
-
-/// A spinner on stderr (drawn only on a terminal) saying what is being waited for.
-fn spinner(what: &str) -> indicatif::ProgressBar {
-    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    bar.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"));
-    bar.set_message(what.to_string());
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }
