@@ -55,6 +55,9 @@ pub struct Job {
     /// Fail with [`PnrError::Timing`] when the routed clock is below the target.
     pub require_timing: bool,
     pub seed: u64,
+    /// Copy the tools' files (sources, netlist, logs, nextpnr's report) into this directory
+    /// when done, for a designer to read the whole critical path or to run a tool again.
+    pub keep: Option<std::path::PathBuf>,
 }
 
 /// The critical path of the slowest clock.
@@ -94,9 +97,31 @@ pub struct Routed {
 
 /// Synthesizes, places and routes `job`; `phase` hears what is being done.
 pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
+    let dir = Scratch::new("queens-pnr").map_err(io)?;
+    let routed = route_in(job, &dir, phase);
+    if let Some(keep) = &job.keep {
+        copy_dir(dir.path(), keep).map_err(|e| PnrError::Io {
+            what: keep.display().to_string(),
+            reason: e.to_string(),
+        })?;
+    }
+    routed
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+fn route_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
     let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
     let nextpnr = find_tool("nextpnr-ecp5").map_err(PnrError::Tools)?;
-    let dir = Scratch::new("queens-pnr").map_err(io)?;
     for (name, text) in job.sources.iter().chain(job.lpf.iter()) {
         dir.write(name, text).map_err(io)?;
     }
@@ -349,6 +374,7 @@ pub mod jobs {
             device: device.clone(),
             require_timing: false,
             seed: 1,
+            keep: None,
         }
     }
 
@@ -415,6 +441,7 @@ pub mod jobs {
             device,
             require_timing: false,
             seed: 1,
+            keep: None,
         })
     }
 }

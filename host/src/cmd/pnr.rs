@@ -2,7 +2,7 @@
 //! ECP5, and `hdl fit`'s figures for ECP5 boards.
 
 use super::board;
-use super::hdl::Units;
+use super::hdl::{ReportArgs, Units};
 use anyhow::Context;
 use queens_hdl::board::fit::{fit, Fit};
 use queens_hdl::board::toolchain::trellis::Device;
@@ -68,14 +68,14 @@ struct Report<'a> {
     arrays: &'a [Array],
 }
 
-pub fn report(
-    n: u32,
-    arbiter: ArbiterKind,
-    board_name: &str,
-    solvers: &[Units],
-    target_mhz: f64,
-    json: bool,
-) -> anyhow::Result<()> {
+pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
+    let (n, target_mhz) = (a.n, a.target_mhz);
+    let arbiter = a.arbiter.unwrap_or(ArbiterKind::Adder);
+    // Each job keeps its files in DIR/<what> when asked.
+    let kept = |mut job: Job, what: &str| {
+        job.keep = a.keep.as_ref().map(|d| d.join(what));
+        job
+    };
     anyhow::ensure!(
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
@@ -84,7 +84,7 @@ pub fn report(
         arbiter != ArbiterKind::Carry4,
         "--arbiter carry4 is made of Xilinx CARRY4 cells; an ECP5 takes adder or prefix"
     );
-    let b = Board::load(board_name)?;
+    let b = Board::load(&a.board)?;
     anyhow::ensure!(
         b.family == Family::Ecp5,
         "{}: --pnr routes ECP5 boards, this is a {:?} board",
@@ -93,16 +93,22 @@ pub fn report(
     );
     let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
     let m = board(n)?.inner() as usize;
-    let unit = route_shown("the unit", &jobs::unit(m, arbiter, &device, target_mhz))?;
-    let stage = route_shown("one stage", &jobs::stage(m, arbiter, &device, target_mhz))?;
+    let unit = route_shown(
+        "the unit",
+        &kept(jobs::unit(m, arbiter, &device, target_mhz), "unit"),
+    )?;
+    let stage = route_shown(
+        "one stage",
+        &kept(jobs::stage(m, arbiter, &device, target_mhz), "stage"),
+    )?;
     let mut arrays = Vec::new();
-    for k in solvers {
+    for k in &a.solvers {
         let units = match k {
             Units::Count(k) => *k,
             Units::Fit => fit_ecp5(&b, n, arbiter)?.0.units,
         };
         let core = CoreConfig::new(n as usize, units, arbiter, true)?;
-        let job = jobs::array(&b, core, target_mhz)?;
+        let job = kept(jobs::array(&b, core, target_mhz)?, &format!("array-{units}"));
         let routed = route_shown(&format!("{} top, {units} units", b.name), &job)?;
         arrays.push(Array {
             units,
@@ -110,7 +116,7 @@ pub fn report(
             routed,
         });
     }
-    if json {
+    if a.json {
         let r = Report {
             n,
             arbiter: arbiter.name(),

@@ -12,7 +12,7 @@ use emit::EmitArgs;
 use fit::FitArgs;
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
-use report::ReportArgs;
+pub use report::ReportArgs;
 use serde::Serialize;
 
 #[derive(clap::Subcommand)]

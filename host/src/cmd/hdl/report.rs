@@ -11,29 +11,33 @@ use serde::Serialize;
 pub struct ReportArgs {
     /// Board size, 6..=32.
     #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
-    n: u32,
+    pub(in crate::cmd) n: u32,
     /// Arbiter implementation: adder, carry4 or prefix (default: carry4 for the xc7 figures,
     /// adder with --pnr).
     #[arg(long, value_parser = parse_kind)]
-    arbiter: Option<ArbiterKind>,
+    pub(in crate::cmd) arbiter: Option<ArbiterKind>,
     /// Place and route on an ECP5 with the open tools (yosys synth_ecp5, nextpnr-ecp5): the
     /// unit and the stage out of context, and the whole board top with --solvers units.
     /// Takes minutes.
     #[arg(long)]
-    pnr: bool,
+    pub(in crate::cmd) pnr: bool,
     /// With --pnr: the arrays to route, units each, comma-separated; `fit` = as many as
     /// `hdl fit` puts on the board.
     #[arg(long, value_delimiter = ',', default_value = "8", value_parser = parse_units)]
-    solvers: Vec<Units>,
+    pub(in crate::cmd) solvers: Vec<Units>,
     /// With --pnr: the ECP5 board whose top is routed.
     #[arg(long, default_value = "ulx3s")]
-    board: String,
+    pub(in crate::cmd) board: String,
     /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
     /// that each is pushed as hard as the others).
     #[arg(long, default_value_t = 125.0, value_parser = parse_mhz)]
-    target_mhz: f64,
+    pub(in crate::cmd) target_mhz: f64,
+    /// With --pnr: keep each design's tool files (sources, netlist, logs, nextpnr's report
+    /// with every critical path) in DIR/<design>.
+    #[arg(long, value_name = "DIR")]
+    pub(in crate::cmd) keep: Option<std::path::PathBuf>,
     #[arg(long)]
-    json: bool,
+    pub(in crate::cmd) json: bool,
 }
 
 /// An array size for `report --pnr`.
@@ -71,14 +75,7 @@ struct Report {
 
 pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     if a.pnr {
-        return crate::cmd::pnr::report(
-            a.n,
-            a.arbiter.unwrap_or(ArbiterKind::Adder),
-            &a.board,
-            &a.solvers,
-            a.target_mhz,
-            a.json,
-        );
+        return crate::cmd::pnr::report(&a);
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     let size = board(a.n)?;
