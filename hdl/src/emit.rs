@@ -61,6 +61,10 @@ pub const CARRY4_SIM: &str = include_str!("../verilog/CARRY4_sim.v");
 /// CARRY4 port list as a black box, for checks outside the vendor tools.
 pub const CARRY4_STUB: &str = include_str!("../verilog/CARRY4_stub.v");
 
+/// The stage modules of every chain [`chain_verilog`] writes (`<chain>_stage`) inside a core
+/// (`<core>_chain`), as a yosys selection.
+pub const STAGE_MODULES: &str = "*_chain_stage";
+
 /// K solver stages in series: the stage module once, instantiated by a generate loop, so the
 /// Verilog does not grow with K. Ports as [`crate::chain::Chain`]; stage i has id i.
 pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {

@@ -4,20 +4,29 @@
 //! the decoder and the ring beats, so the units do not change.
 //!
 //! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
-//! leave open (wiring and a population count), the four scores, the choice. The vectors held
-//! at the input for `LATENCY` cycles come out turned.
+//! leave open counted in groups of [`GROUP`] rows (wiring and small population counts), each
+//! line's score, the four scores, the choice. The vectors held at the input for `LATENCY`
+//! cycles come out turned.
 
 use queens_core::blocking::SCORED_LINES;
 use queens_core::{Blocking, Orientation};
 use rust_hdl::prelude::*;
 
 /// Clock cycles from the blocking vectors to the turned ones.
-pub const LATENCY: usize = 3;
+pub const LATENCY: usize = 4;
 
 /// Bits of one line's score term (up to 28 open rows).
 const TERM: usize = 5;
 /// The score terms of the four orientations, [`SCORED_LINES`] each.
 const TERMS: usize = 4 * SCORED_LINES as usize * TERM;
+/// Rows counted together in the first stage (a count of up to 6 in 3 bits: two LUT levels).
+const GROUP: usize = 6;
+/// Groups per line (up to 28 rows).
+const GROUPS: usize = 5;
+/// A line in the first stage: its groups' counts, 3 bits each, and whether the ring fills it.
+const LINE: usize = 3 * GROUPS + 1;
+/// The first stage: every scored line of the four orientations.
+const PARTS: usize = 4 * SCORED_LINES as usize * LINE;
 
 /// Inner width M, diagonal width D = 2M - 1.
 #[derive(LogicBlock)]
@@ -32,7 +41,10 @@ pub struct Orient<const M: usize, const D: usize> {
     pub down_o: Signal<Out, Bits<D>>,
     pub up_o: Signal<Out, Bits<D>>,
     turn: Turn<M, D>,
-    /// Stage 1: every orientation's line scores.
+    /// Stage 1: every orientation's lines, counted in groups.
+    parts: DFF<Bits<PARTS>>,
+    sum: Terms<M>,
+    /// Stage 2: every orientation's line scores.
     terms: DFF<Bits<TERMS>>,
     /// Stage 2: the four walk scores.
     score: [DFF<Bits<7>>; 4],
@@ -58,6 +70,8 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
             down_o: Default::default(),
             up_o: Default::default(),
             turn: Default::default(),
+            parts: Default::default(),
+            sum: Default::default(),
             terms: Default::default(),
             score: Default::default(),
             choice: Default::default(),
@@ -72,7 +86,7 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
 impl<const M: usize, const D: usize> Logic for Orient<M, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, terms, choice);
+        dff_setup!(self, clock, parts, terms, choice);
         for o in 0..4 {
             self.score[o].clock.next = self.clock.val();
         }
@@ -81,7 +95,9 @@ impl<const M: usize, const D: usize> Logic for Orient<M, D> {
         self.turn.down.next = self.down.val();
         self.turn.up.next = self.up.val();
         self.turn.choice.next = self.choice.q.val();
-        self.terms.d.next = self.turn.terms.val();
+        self.parts.d.next = self.turn.parts.val();
+        self.sum.parts.next = self.parts.q.val();
+        self.terms.d.next = self.sum.terms.val();
         // Four lines per orientation, five bits per line.
         self.score[0].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(0))
             + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(5))
@@ -134,8 +150,8 @@ struct Turn<const M: usize, const D: usize> {
     down: Signal<In, Bits<D>>,
     up: Signal<In, Bits<D>>,
     choice: Signal<In, Bits<2>>,
-    /// Line j of orientation o at bits 5 (4o + j).
-    terms: Signal<Out, Bits<TERMS>>,
+    /// Line j of orientation o at bits LINE (4o + j): its group counts, then its filled bit.
+    parts: Signal<Out, Bits<PARTS>>,
     rows_o: Signal<Out, Bits<M>>,
     cols_o: Signal<Out, Bits<M>>,
     down_o: Signal<Out, Bits<D>>,
@@ -151,16 +167,21 @@ impl<const M: usize, const D: usize> Logic for Turn<M, D> {
             down: self.down.val().to_u64(),
             up: self.up.val().to_u64(),
         };
-        let mut terms = Bits::<TERMS>::default();
+        let mut parts = Bits::<PARTS>::default();
         for (o, &orientation) in Orientation::ALL.iter().enumerate() {
             let t = b.turned(orientation);
             for j in 0..SCORED_LINES.min(b.m) {
-                let at = TERM * (o * SCORED_LINES as usize + j as usize);
+                let mut line = ((t.cols >> j & 1) as u64) << (3 * GROUPS);
+                for g in 0..GROUPS {
+                    let count = (t.open_rows(j) >> (GROUP * g) & 0x3f).count_ones() as u64;
+                    line |= count << (3 * g);
+                }
+                let at = LINE * (o * SCORED_LINES as usize + j as usize);
                 let at: Bits<8> = (at as u64).to_bits();
-                terms = terms | (bit_cast::<TERMS, 8>((t.line_score(j) as u64).to_bits()) << at);
+                parts = parts | (bit_cast::<PARTS, 16>(line.to_bits()) << at);
             }
         }
-        self.terms.next = terms;
+        self.parts.next = parts;
         let t = b.turned(Orientation::ALL[self.choice.val().index()]);
         self.rows_o.next = (t.rows as u64).to_bits();
         self.cols_o.next = (t.cols as u64).to_bits();
@@ -169,7 +190,7 @@ impl<const M: usize, const D: usize> Logic for Turn<M, D> {
     }
 
     fn connect(&mut self) {
-        self.terms.connect();
+        self.parts.connect();
         self.rows_o.connect();
         self.cols_o.connect();
         self.down_o.connect();
@@ -211,33 +232,36 @@ fn turn_verilog(m: usize) -> String {
         );
     }
     v += &format!(
-        "// the first lines of each: the rows they leave open, scored (a ring-filled line scores {})\n",
-        m / 2
+        "// the first lines of each: the rows they leave open, counted in groups of {GROUP}\n"
     );
-    let mut terms = Vec::new();
+    let mut parts = Vec::new();
     for o in 0..4 {
         for j in 0..SCORED_LINES as usize {
             if j >= lines {
-                terms.push(format!("{TERM}'d0"));
+                parts.push(format!("{LINE}'d0"));
                 continue;
             }
-            let popcount: Vec<String> = (0..m).map(|i| format!("l{o}_{j}[{i}]")).collect();
             v += &format!(
-                "wire [{mh}:0] l{o}_{j} = ~r{o} & ~d{o}[{j} +: {m}] & ~u{o}[{uj} +: {m}];\n\
-                 wire [{th}:0] t{o}_{j} = c{o}[{j}] ? {TERM}'d{w} : {pc};\n",
+                "wire [{mh}:0] l{o}_{j} = ~r{o} & ~d{o}[{j} +: {m}] & ~u{o}[{uj} +: {m}];\n",
                 mh = m - 1,
                 uj = m - 1 - j,
-                th = TERM - 1,
-                w = m / 2,
-                pc = popcount.join(" + "),
             );
-            terms.push(format!("t{o}_{j}"));
+            // The filled bit on top, then the groups' counts, the highest group first.
+            let mut line = vec![format!("c{o}[{j}]")];
+            for g in (0..GROUPS).rev() {
+                let rows: Vec<String> = (GROUP * g..(GROUP * (g + 1)).min(m))
+                    .map(|i| format!("{{2'd0, l{o}_{j}[{i}]}}"))
+                    .collect();
+                line.push(if rows.is_empty() { "3'd0".into() } else { format!("({})", rows.join(" + ")) });
+            }
+            v += &format!("wire [{lh}:0] p{o}_{j} = {{{}}};\n", line.join(", "), lh = LINE - 1);
+            parts.push(format!("p{o}_{j}"));
         }
     }
-    terms.reverse();
+    parts.reverse();
     v += &format!(
-        "always @(*) begin\n    terms = {{{}}};\n    case (choice)\n",
-        terms.join(", ")
+        "always @(*) begin\n    parts = {{{}}};\n    case (choice)\n",
+        parts.join(", ")
     );
     for o in 0..4 {
         v +=
@@ -245,4 +269,57 @@ fn turn_verilog(m: usize) -> String {
     }
     v += "    endcase\nend\n";
     v
+}
+
+/// The second stage's sums: each line's score, from its group counts (a line the ring fills
+/// scores M / 2).
+#[derive(LogicBlock, Default)]
+struct Terms<const M: usize> {
+    parts: Signal<In, Bits<PARTS>>,
+    /// Line j of orientation o at bits TERM (4o + j).
+    terms: Signal<Out, Bits<TERMS>>,
+}
+
+impl<const M: usize> Logic for Terms<M> {
+    fn update(&mut self) {
+        let mut terms = Bits::<TERMS>::default();
+        for line in 0..4 * SCORED_LINES as usize {
+            let at: Bits<8> = ((LINE * line) as u64).to_bits();
+            let p = (self.parts.val() >> at).get_bits::<LINE>(0).to_u64();
+            let score = if p >> (3 * GROUPS) & 1 != 0 {
+                (M / 2) as u64
+            } else {
+                (0..GROUPS).map(|g| p >> (3 * g) & 7).sum()
+            };
+            let at: Bits<8> = ((TERM * line) as u64).to_bits();
+            terms = terms | (bit_cast::<TERMS, 8>(score.to_bits()) << at);
+        }
+        self.terms.next = terms;
+    }
+
+    fn connect(&mut self) {
+        self.terms.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("// each line's score: its group counts summed, or M / 2 where the ring fills it\n");
+        let mut terms = Vec::new();
+        for line in 0..4 * SCORED_LINES as usize {
+            let at = LINE * line;
+            let groups: Vec<String> = (0..GROUPS)
+                .map(|g| format!("{{2'd0, parts[{}:{}]}}", at + 3 * g + 2, at + 3 * g))
+                .collect();
+            v += &format!(
+                "wire [{th}:0] t{line} = parts[{f}] ? {TERM}'d{w} : {sum};\n",
+                th = TERM - 1,
+                f = at + 3 * GROUPS,
+                w = M / 2,
+                sum = groups.join(" + "),
+            );
+            terms.push(format!("t{line}"));
+        }
+        terms.reverse();
+        v += &format!("always @(*) terms = {{{}}};\n", terms.join(", "));
+        Verilog::Custom(v)
+    }
 }

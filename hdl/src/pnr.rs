@@ -5,7 +5,7 @@
 //! The tools run in a scratch directory with relative file names (the PyPI builds see only
 //! their working directory).
 
-use crate::board::toolchain::trellis::{find_tool, Device};
+use crate::board::toolchain::trellis::{find_tool, synth_script, Device};
 use crate::scratch::{Scratch, ScratchError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -128,9 +128,8 @@ fn route_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<Routed, Pn
     let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
     phase("synthesis (yosys synth_ecp5)");
     let script = format!(
-        "read_verilog {}; synth_ecp5 -top {top} -json net.json; tee -q -o stat.json stat -json",
-        names.join(" "),
-        top = job.top
+        "{}; tee -q -o stat.json stat -json",
+        synth_script(&names.join(" "), &job.top, "net.json", job.target_mhz)
     );
     let out = Command::new(&yosys)
         .args(["-q", "-l", "yosys.log", "-p", &script])
