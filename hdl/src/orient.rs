@@ -231,9 +231,7 @@ fn turn_verilog(m: usize) -> String {
             dh = d - 1
         );
     }
-    v += &format!(
-        "// the first lines of each: the rows they leave open, counted in groups of {GROUP}\n"
-    );
+    v += &format!("// the first lines of each: the rows they leave open, counted in groups of {GROUP}\n");
     let mut parts = Vec::new();
     for o in 0..4 {
         for j in 0..SCORED_LINES as usize {
@@ -252,9 +250,17 @@ fn turn_verilog(m: usize) -> String {
                 let rows: Vec<String> = (GROUP * g..(GROUP * (g + 1)).min(m))
                     .map(|i| format!("{{2'd0, l{o}_{j}[{i}]}}"))
                     .collect();
-                line.push(if rows.is_empty() { "3'd0".into() } else { format!("({})", rows.join(" + ")) });
+                line.push(if rows.is_empty() {
+                    "3'd0".into()
+                } else {
+                    format!("({})", rows.join(" + "))
+                });
             }
-            v += &format!("wire [{lh}:0] p{o}_{j} = {{{}}};\n", line.join(", "), lh = LINE - 1);
+            v += &format!(
+                "wire [{lh}:0] p{o}_{j} = {{{}}};\n",
+                line.join(", "),
+                lh = LINE - 1
+            );
             parts.push(format!("p{o}_{j}"));
         }
     }
@@ -302,7 +308,8 @@ impl<const M: usize> Logic for Terms<M> {
     }
 
     fn hdl(&self) -> Verilog {
-        let mut v = String::from("// each line's score: its group counts summed, or M / 2 where the ring fills it\n");
+        let mut v =
+            String::from("// each line's score: its group counts summed, or M / 2 where the ring fills it\n");
         let mut terms = Vec::new();
         for line in 0..4 * SCORED_LINES as usize {
             let at = LINE * line;
