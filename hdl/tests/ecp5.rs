@@ -151,7 +151,15 @@ fn a_clock_the_design_cannot_meet_is_named_with_what_it_reaches() {
     let v = "module acc(input clock, input [63:0] d, output reg [63:0] q);
     always @(posedge clock) q <= q + d;
 endmodule\n";
-    let e = route(&small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0), &|_| {}).unwrap_err();
+    // The tools' files are kept when asked, failure or not.
+    let keep = tempfile::tempdir().unwrap();
+    let mut job = small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0);
+    job.keep = Some(keep.path().join("acc"));
+    let e = route(&job, &|_| {}).unwrap_err();
+    for f in ["acc.v", "yosys.log", "net.json", "nextpnr.log", "report.json"] {
+        let len = std::fs::metadata(keep.path().join("acc").join(f)).map_or(0, |m| m.len());
+        assert!(len > 0, "{f} not kept");
+    }
     match &e {
         PnrError::Timing {
             achieved_mhz,
