@@ -46,9 +46,9 @@ pub struct Orient<const M: usize, const D: usize> {
     sum: Terms<M>,
     /// Stage 2: every orientation's line scores.
     terms: DFF<Bits<TERMS>>,
-    /// Stage 2: the four walk scores.
+    /// Stage 3: the four walk scores.
     score: [DFF<Bits<7>>; 4],
-    /// Stage 3: the orientation (0..=3 as in `Orientation::ALL`).
+    /// Stage 4: the orientation (0..=3 as in `Orientation::ALL`).
     choice: DFF<Bits<2>>,
     pick01: Signal<Local, Bits<2>>,
     pick23: Signal<Local, Bits<2>>,
@@ -173,7 +173,7 @@ impl<const M: usize, const D: usize> Logic for Turn<M, D> {
             for j in 0..SCORED_LINES.min(b.m) {
                 let mut line = ((t.cols >> j & 1) as u64) << (3 * GROUPS);
                 for g in 0..GROUPS {
-                    let count = (t.open_rows(j) >> (GROUP * g) & 0x3f).count_ones() as u64;
+                    let count = (t.open_rows(j) >> (GROUP * g) & ((1 << GROUP) - 1)).count_ones() as u64;
                     line |= count << (3 * g);
                 }
                 let at = LINE * (o * SCORED_LINES as usize + j as usize);

@@ -99,13 +99,19 @@ pub struct Routed {
 pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
     let dir = Scratch::new("queens-pnr").map_err(io)?;
     let routed = route_in(job, &dir, phase);
-    if let Some(keep) = &job.keep {
-        copy_dir(dir.path(), keep).map_err(|e| PnrError::Io {
-            what: keep.display().to_string(),
-            reason: e.to_string(),
-        })?;
+    let Some(keep) = &job.keep else { return routed };
+    let kept = copy_dir(dir.path(), keep).map_err(|e| PnrError::Io {
+        what: keep.display().to_string(),
+        reason: e.to_string(),
+    });
+    match (routed, kept) {
+        // A failed run's own error says more than a failed copy of its files.
+        (Err(e), Err(k)) => {
+            tracing::warn!("{k}");
+            Err(e)
+        }
+        (routed, kept) => kept.and(routed),
     }
-    routed
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {

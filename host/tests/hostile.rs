@@ -9,9 +9,9 @@ use queens_core::{completions, word, BoardSize};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 mod common;
-use std::time::{Duration, Instant};
 
 const N: u32 = 10;
 const Q10: u64 = 724;

@@ -10,10 +10,10 @@ use queens_host::store::pg_conn::Target;
 use queens_host::store::Store;
 use std::path::Path;
 use std::process::{Child, Output, Stdio};
+use std::time::{Duration, Instant};
 
 mod common;
 use common::queens;
-use std::time::{Duration, Instant};
 
 const Q: [u128; 15] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,

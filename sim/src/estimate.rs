@@ -35,6 +35,13 @@ pub enum Method {
 }
 
 impl Method {
+    pub const ALL: [Method; 3] = [Method::Auto, Method::Sampled, Method::Probe];
+
+    /// The method of this name (as [`Method::name`] gives it).
+    pub fn parse(s: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.name() == s)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Method::Auto => "auto",

@@ -170,8 +170,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
                 board: &'a str,
                 #[serde(flatten)]
                 estimate: &'a est::Estimate,
-                /// Where `units` came from: --solvers, the board without a device, our fit, or the board file's
-                /// reference units (when the fit could not be made).
+                /// Where `units` came from: --solvers, the board without a device (its name),
+                /// our fit, or the board file's reference units (when no fit could be made).
                 units_source: &'a str,
                 /// What hours_low..hours_high is.
                 interval: &'static str,

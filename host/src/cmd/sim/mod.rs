@@ -90,14 +90,10 @@ fn run_cycles(a: CyclesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `--method` of `sim estimate`.
+/// `--method` of `sim estimate`: one of the method names, so that clap lists them.
 fn parse_method() -> impl clap::builder::TypedValueParser<Value = queens_sim::estimate::Method> {
     use clap::builder::{PossibleValuesParser, TypedValueParser};
     use queens_sim::estimate::Method;
-    let names = [Method::Auto, Method::Sampled, Method::Probe].map(Method::name);
-    PossibleValuesParser::new(names).map(|s| match s.as_str() {
-        "sampled" => Method::Sampled,
-        "probe" => Method::Probe,
-        _ => Method::Auto,
-    })
+    PossibleValuesParser::new(Method::ALL.map(Method::name))
+        .map(|s| Method::parse(&s).expect("clap passes only the names it lists"))
 }
