@@ -10,9 +10,8 @@ pub struct Chain<const M: usize, const M1: usize, const D: usize, const K: usize
     pub clock: Signal<In, Clock>,
     pub dn_valid: Signal<In, Bit>,
     pub dn_id: Signal<In, Bits<ID_BITS>>,
-    pub dn_kind: Signal<In, Bit>,
-    pub dn_addr: Signal<In, Bits<5>>,
-    pub dn_data: Signal<In, Bits<M1>>,
+    pub dn_kind: Signal<In, Bits<2>>,
+    pub dn_data: Signal<In, Bits<M>>,
     pub up_valid: Signal<Out, Bit>,
     pub up_id: Signal<Out, Bits<ID_BITS>>,
     pub up_m13: Signal<Out, Bits<4>>,
@@ -30,7 +29,6 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> Chain<M, M
             dn_valid: Default::default(),
             dn_id: Default::default(),
             dn_kind: Default::default(),
-            dn_addr: Default::default(),
             dn_data: Default::default(),
             up_valid: Default::default(),
             up_id: Default::default(),
@@ -56,7 +54,6 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> Logic for 
         self.stages[0].dn_valid.next = self.dn_valid.val();
         self.stages[0].dn_id.next = self.dn_id.val();
         self.stages[0].dn_kind.next = self.dn_kind.val();
-        self.stages[0].dn_addr.next = self.dn_addr.val();
         self.stages[0].dn_data.next = self.dn_data.val();
         self.stages[0].up_valid.next = false;
         self.stages[0].up_id.next = 0.into();
@@ -68,7 +65,6 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> Logic for 
             self.stages[i].dn_valid.next = self.stages[i - 1].dn_valid_o.val();
             self.stages[i].dn_id.next = self.stages[i - 1].dn_id_o.val();
             self.stages[i].dn_kind.next = self.stages[i - 1].dn_kind_o.val();
-            self.stages[i].dn_addr.next = self.stages[i - 1].dn_addr_o.val();
             self.stages[i].dn_data.next = self.stages[i - 1].dn_data_o.val();
             self.stages[i].up_valid.next = self.stages[i - 1].up_valid_o.val();
             self.stages[i].up_id.next = self.stages[i - 1].up_id_o.val();

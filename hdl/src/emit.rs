@@ -72,17 +72,16 @@ pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> Strin
     let stage = format!("{name}_stage");
     let mut v = stage_verilog(m, kind, &stage);
     let id = crate::stage::ID_BITS;
-    let w = m + 1;
+    let w = m;
     v += &format!(
         "
 // {k} solver stages in series; beats and results both travel from stage 0 to stage {last}.
-module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
+module {name}(clock, dn_valid, dn_id, dn_kind, dn_data,
     up_valid, up_id, up_m13, up_m15, up_count, up_cycles);
     input wire clock;
     input wire dn_valid;
     input wire [{id1}:0] dn_id;
-    input wire dn_kind;
-    input wire [4:0] dn_addr;
+    input wire [1:0] dn_kind;
     input wire [{w1}:0] dn_data;
     output wire up_valid;
     output wire [{id1}:0] up_id;
@@ -92,17 +91,16 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
     output wire [{yb1}:0] up_cycles;
     // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
     // the last stage.
-    wire [{k}:0] dn_valid_at, up_valid_at, dn_kind_at;
+    wire [{k}:0] dn_valid_at, up_valid_at;
     wire [{id}*{k1}-1:0] dn_id_at, up_id_at;
-    wire [5*{k1}-1:0] dn_addr_at;
+    wire [2*{k1}-1:0] dn_kind_at;
     wire [{w}*{k1}-1:0] dn_data_at;
     wire [4*{k1}-1:0] up_m13_at, up_m15_at;
     wire [{cb}*{k1}-1:0] up_count_at;
     wire [{yb}*{k1}-1:0] up_cycles_at;
     assign dn_valid_at[0] = dn_valid;
     assign dn_id_at[{id1}:0] = dn_id;
-    assign dn_kind_at[0] = dn_kind;
-    assign dn_addr_at[4:0] = dn_addr;
+    assign dn_kind_at[1:0] = dn_kind;
     assign dn_data_at[{w1}:0] = dn_data;
     assign up_valid_at[0] = 1'b0;
     assign up_id_at[{id1}:0] = 0;
@@ -115,8 +113,8 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_addr, dn_data,
         for (i = 0; i < {k}; i = i + 1) begin : unit
             {stage} s(
                 .clock(clock), .my_id(i[{id1}:0]),
-                .dn_valid(dn_valid_at[i]), .dn_id(dn_id_at[{id}*i +: {id}]), .dn_kind(dn_kind_at[i]), .dn_addr(dn_addr_at[5*i +: 5]), .dn_data(dn_data_at[{w}*i +: {w}]),
-                .dn_valid_o(dn_valid_at[i+1]), .dn_id_o(dn_id_at[{id}*(i+1) +: {id}]), .dn_kind_o(dn_kind_at[i+1]), .dn_addr_o(dn_addr_at[5*(i+1) +: 5]), .dn_data_o(dn_data_at[{w}*(i+1) +: {w}]),
+                .dn_valid(dn_valid_at[i]), .dn_id(dn_id_at[{id}*i +: {id}]), .dn_kind(dn_kind_at[2*i +: 2]), .dn_data(dn_data_at[{w}*i +: {w}]),
+                .dn_valid_o(dn_valid_at[i+1]), .dn_id_o(dn_id_at[{id}*(i+1) +: {id}]), .dn_kind_o(dn_kind_at[2*(i+1) +: 2]), .dn_data_o(dn_data_at[{w}*(i+1) +: {w}]),
                 .up_valid(up_valid_at[i]), .up_id(up_id_at[{id}*i +: {id}]), .up_m13(up_m13_at[4*i +: 4]), .up_m15(up_m15_at[4*i +: 4]), .up_count(up_count_at[{cb}*i +: {cb}]), .up_cycles(up_cycles_at[{yb}*i +: {yb}]),
                 .up_valid_o(up_valid_at[i+1]), .up_id_o(up_id_at[{id}*(i+1) +: {id}]), .up_m13_o(up_m13_at[4*(i+1) +: 4]), .up_m15_o(up_m15_at[4*(i+1) +: 4]), .up_count_o(up_count_at[{cb}*(i+1) +: {cb}]), .up_cycles_o(up_cycles_at[{yb}*(i+1) +: {yb}]));
         end
@@ -210,22 +208,22 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, i
     output wire tx_valid;
     input wire tx_ready;
     output wire idle;
-    wire dn_valid, dn_kind, up_valid;
+    wire dn_valid, up_valid;
+    wire [1:0] dn_kind;
     wire [{id1}:0] dn_id, up_id;
-    wire [4:0] dn_addr;
-    wire [{m}:0] dn_data;
+    wire [{m1}:0] dn_data;
     wire [3:0] up_m13, up_m15;
     wire [{cb1}:0] up_count;
     wire [{yb1}:0] up_cycles;
     {name}_front front(
         .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
         .up_count(up_count), .up_cycles(up_cycles));
     {name}_chain chain(
         .clock(clock),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
         .up_count(up_count), .up_cycles(up_cycles));
 endmodule
@@ -234,6 +232,7 @@ endmodule
         k = cfg.units,
         arbiter = cfg.arbiter,
         id1 = id - 1,
+        m1 = m - 1,
         cb1 = COUNT_BITS - 1,
         yb1 = CYCLE_BITS - 1,
     );

@@ -10,14 +10,14 @@
 //! clock: dispatch and collection start from registered conditions, every block RAM's read
 //! data lands in a register before any logic uses it (ECP5 block RAMs have no output
 //! register that yosys infers, and their read data is slow), the decoder is pipelined, and
-//! the ring beats come from shift registers instead of barrel shifters. This costs a few
+//! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
 //! cycles per subproblem in the front end, none in the units.
 
 use crate::decoder::{Decoder, LATENCY};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::orient::{self, Orient};
-use crate::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS};
+use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
 /// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
@@ -35,6 +35,13 @@ const WORD_QUEUE_BITS1: usize = WORD_QUEUE_BITS + 1;
 /// the units before a frame is dropped for lack of room.
 pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
 
+/// Cycles the front end spends on one dispatch, from a queued word and a free unit to the
+/// start beat: taking them, the decoder's and the orientation stage's pipelines, and the
+/// beats of `stage::beats` (rows, columns, 2M - 1 diagonals, start).
+pub fn dispatch_cycles(m: usize) -> usize {
+    2 + LATENCY + orient::LATENCY + 2 * m + 2
+}
+
 /// Dispatch of one word to a free unit.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Dispatch {
@@ -42,8 +49,12 @@ enum Dispatch {
     Idle,
     /// The word goes into the word table and through the decoder's pipeline.
     Decode,
-    /// One ring beat per column.
-    Ring,
+    /// The beat with the ring's rows.
+    Rows,
+    /// The beat with the columns it fills.
+    Cols,
+    /// One beat per diagonal of each direction.
+    Diag,
     /// The start beat.
     Start,
 }
@@ -79,9 +90,8 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
 
     pub dn_valid: Signal<Out, Bit>,
     pub dn_id: Signal<Out, Bits<ID_BITS>>,
-    pub dn_kind: Signal<Out, Bit>,
-    pub dn_addr: Signal<Out, Bits<5>>,
-    pub dn_data: Signal<Out, Bits<M1>>,
+    pub dn_kind: Signal<Out, Bits<2>>,
+    pub dn_data: Signal<Out, Bits<M>>,
     pub up_valid: Signal<In, Bit>,
     pub up_id: Signal<In, Bits<ID_BITS>>,
     pub up_m13: Signal<In, Bits<4>>,
@@ -112,19 +122,19 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     word: DFF<Bits<W>>,
     /// Cycles left in the decoder's pipeline (its input is `word`, a register).
     decode_wait: DFF<Bits<3>>,
-    /// The decoded blocking vectors, shifted one column per ring beat: column x reads rows
-    /// from `rows`, its column bit at `cols` bit 0, its falling diagonals at `down` bits
-    /// 0..M and its rising ones at `up` bits M-1..D.
+    /// The oriented blocking vectors. The diagonals shift out a bit per beat in the order of
+    /// `unit::load_sequence`: falling ones from the top of `down`, rising ones from the
+    /// bottom of `up`, which is loaded rotated (bit j = rising diagonal (j + M - 1) mod D).
     rows: DFF<Bits<M>>,
     cols: DFF<Bits<M>>,
     down: DFF<Bits<D>>,
     up: DFF<Bits<D>>,
-    column: DFF<Bits<5>>,
+    /// Diagonal beats sent.
+    shifts: DFF<Bits<6>>,
     /// The beat on its way down the chain.
     beat_valid: DFF<Bit>,
-    beat_kind: DFF<Bit>,
-    beat_addr: DFF<Bits<5>>,
-    beat_data: DFF<Bits<M1>>,
+    beat_kind: DFF<Bits<2>>,
+    beat_data: DFF<Bits<M>>,
     collect_state: DFF<Collect>,
     /// A result is queued (registered: collection starts from flip-flops).
     can_collect: DFF<Bit>,
@@ -133,7 +143,6 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
 
-    open: Signal<Local, Bits<M>>,
     dispatch: Signal<Local, Bit>,
     collect: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
@@ -141,10 +150,15 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
 
     units: Constant<Bits<11>>,
     decode_cycles: Constant<Bits<3>>,
-    /// Where column x's rising diagonals sit in the shifted `up`: bits M-1..D.
-    up_window: Constant<Bits<8>>,
-    last_col: Constant<Bits<5>>,
-    full: Constant<Bits<M>>,
+    /// The rotation of `up`: right by M - 1, so left by M.
+    up_right: Constant<Bits<8>>,
+    up_left: Constant<Bits<8>>,
+    dtop: Constant<Bits<8>>,
+    last_shift: Constant<Bits<6>>,
+    rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
+    diag_kind: Constant<Bits<2>>,
+    start_kind: Constant<Bits<2>>,
     /// Payload layout: the cycle counter (if sent) sits above the word, and the whole payload
     /// is shifted to the top of the framer's register.
     with_cycles: Constant<Bit>,
@@ -180,7 +194,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             dn_valid: Default::default(),
             dn_id: Default::default(),
             dn_kind: Default::default(),
-            dn_addr: Default::default(),
             dn_data: Default::default(),
             up_valid: Default::default(),
             up_id: Default::default(),
@@ -209,26 +222,29 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             cols: Default::default(),
             down: Default::default(),
             up: Default::default(),
-            column: Default::default(),
+            shifts: Default::default(),
             beat_valid: Default::default(),
             beat_kind: Default::default(),
-            beat_addr: Default::default(),
             beat_data: Default::default(),
             collect_state: Default::default(),
             can_collect: Default::default(),
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
-            open: Default::default(),
             dispatch: Default::default(),
             collect: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
             decode_cycles: c(LATENCY + orient::LATENCY),
-            up_window: c(M - 1),
-            last_col: c(M - 1),
-            full: Constant::new(((1u64 << M) - 1).to_bits()),
+            up_right: c(M - 1),
+            up_left: c(M),
+            dtop: c(D - 1),
+            last_shift: c(D - 1),
+            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
+            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
+            start_kind: Constant::new(BEAT_START.to_bits()),
             with_cycles: Constant::new(with_cycles),
             cycles_at: c(W + PADDED_RECORD_BITS),
             align: c(PAYLOAD_BITS - bits),
@@ -266,10 +282,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             cols,
             down,
             up,
-            column,
+            shifts,
             beat_valid,
             beat_kind,
-            beat_addr,
             beat_data,
             collect_state,
             can_collect,
@@ -303,7 +318,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.init_done.d.next = self.init.q.val() == self.units.val();
 
         // Dispatch: take a word and a free id into registers, write the word table and decode
-        // from those, then a ring beat per column and the start beat. The queues' flags are
+        // from those, then the beats that load the unit (`stage::beats`) and the start beat. The queues' flags are
         // read a cycle late; they are fresh again long before the next dispatch.
         self.can_dispatch.d.next = self.init_done.q.val() & !self.words.empty.val() & !self.free.empty.val();
         self.dispatch.next = (self.dispatch_state.q.val() == Dispatch::Idle) & self.can_dispatch.q.val();
@@ -317,13 +332,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.orient.cols.next = self.dec.cols.val();
         self.orient.down.next = self.dec.down.val();
         self.orient.up.next = self.dec.up.val();
-        self.open.next = self.full.val()
-            & !self.rows.q.val()
-            & !self.down.q.val().get_bits::<M>(0)
-            & !self.up.q.val().get_bits::<M>(self.up_window.val().index());
         self.beat_valid.d.next = false;
-        self.beat_kind.d.next = false;
-        self.beat_addr.d.next = self.column.q.val();
+        self.beat_kind.d.next = self.start_kind.val();
         self.beat_data.d.next = 0.into();
         match self.dispatch_state.q.val() {
             Dispatch::Idle => {
@@ -341,31 +351,38 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                     self.rows.d.next = self.orient.rows_o.val();
                     self.cols.d.next = self.orient.cols_o.val();
                     self.down.d.next = self.orient.down_o.val();
-                    self.up.d.next = self.orient.up_o.val();
-                    self.column.d.next = 0.into();
-                    self.dispatch_state.d.next = Dispatch::Ring;
+                    self.up.d.next = (self.orient.up_o.val() >> self.up_right.val())
+                        | (self.orient.up_o.val() << self.up_left.val());
+                    self.shifts.d.next = 0.into();
+                    self.dispatch_state.d.next = Dispatch::Rows;
                 }
             }
-            Dispatch::Ring => {
-                // Ring beat for the column: bit 0 filled, bits 1..=M open rows.
+            Dispatch::Rows => {
                 self.beat_valid.d.next = true;
-                if self.cols.q.val().get_bit(0) {
-                    self.beat_data.d.next = 1.into();
-                } else {
-                    self.beat_data.d.next = bit_cast::<M1, M>(self.open.val()) << 1;
-                }
-                self.cols.d.next = self.cols.q.val() >> 1;
-                self.down.d.next = self.down.q.val() >> 1;
-                self.up.d.next = self.up.q.val() << 1;
-                self.column.d.next = self.column.q.val() + 1;
-                if self.column.q.val() == self.last_col.val() {
+                self.beat_kind.d.next = self.rows_kind.val();
+                self.beat_data.d.next = self.rows.q.val();
+                self.dispatch_state.d.next = Dispatch::Cols;
+            }
+            Dispatch::Cols => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.cols_kind.val();
+                self.beat_data.d.next = self.cols.q.val();
+                self.dispatch_state.d.next = Dispatch::Diag;
+            }
+            Dispatch::Diag => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.diag_kind.val();
+                self.beat_data.d.next = bit_cast::<M, 1>(self.down.q.val().get_bit(self.dtop.val().index()).into())
+                    | (bit_cast::<M, 1>(self.up.q.val().get_bit(0).into()) << 1);
+                self.down.d.next = self.down.q.val() << 1;
+                self.up.d.next = self.up.q.val() >> 1;
+                self.shifts.d.next = self.shifts.q.val() + 1;
+                if self.shifts.q.val() == self.last_shift.val() {
                     self.dispatch_state.d.next = Dispatch::Start;
                 }
             }
             Dispatch::Start => {
                 self.beat_valid.d.next = true;
-                self.beat_kind.d.next = true;
-                self.beat_addr.d.next = 0.into();
                 self.dispatch_state.d.next = Dispatch::Idle;
             }
             _ => {}
@@ -373,7 +390,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.dn_valid.next = self.beat_valid.q.val();
         self.dn_id.next = self.unit_id.q.val();
         self.dn_kind.next = self.beat_kind.q.val();
-        self.dn_addr.next = self.beat_addr.q.val();
         self.dn_data.next = self.beat_data.q.val();
 
         // Collection: every result finds room (at most one per unit id is ever in flight).

@@ -2,7 +2,7 @@
 //! `Simulation` would cost a thread rendezvous per cycle).
 
 use crate::arbiter::ArbiterKind;
-use crate::unit::Unit;
+use crate::unit::{load_sequence, Load, Unit};
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
@@ -34,22 +34,19 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
         }
     }
 
-    /// Loads the ring columns of `b` (M cycles), then runs the search to its end.
+    /// Loads the ring's blocking of `b` (2M + 1 cycles), then runs the search to its end.
     pub fn run(&mut self, b: &Blocking) -> RtlRun {
         assert_eq!(b.m as usize, M);
-        self.uut.ring_we.next = true;
-        for x in 0..M {
-            let filled = b.cols >> x & 1 != 0;
-            self.uut.ring_addr.next = (x as u64).to_bits();
-            self.uut.ring_filled.next = filled;
-            self.uut.ring_open.next = if filled {
-                0u64.to_bits()
-            } else {
-                (b.open_rows(x as u32) as u64).to_bits()
-            };
+        for (load, data) in load_sequence(b) {
+            self.uut.load_rows.next = load == Load::Rows;
+            self.uut.load_cols.next = load == Load::Cols;
+            self.uut.shift.next = load == Load::Diag;
+            self.uut.load_data.next = data.to_bits();
             self.clock();
         }
-        self.uut.ring_we.next = false;
+        self.uut.load_rows.next = false;
+        self.uut.load_cols.next = false;
+        self.uut.shift.next = false;
         self.uut.start.next = true;
         self.clock();
         self.uut.start.next = false;
@@ -77,7 +74,7 @@ pub fn run_blocking(b: &Blocking, kind: ArbiterKind) -> RtlRun {
 }
 
 /// Runs subproblems of one board, one after another, through a single unit (built and
-/// checked once; each start resets it and each load rewrites every ring column).
+/// checked once; each start resets it and each load rewrites the ring's blocking).
 pub fn run_many(blocks: &[Blocking], kind: ArbiterKind) -> Vec<RtlRun> {
     let Some(first) = blocks.first() else {
         return Vec::new();
@@ -128,28 +125,23 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
         let mut running: Vec<Option<usize>> = vec![None; K];
         let mut next = 0;
         let mut done = 0;
-        // Beats of the dispatch under way: (id, column, start?).
-        let mut beats: std::collections::VecDeque<(usize, usize, bool)> = Default::default();
+        // Beats of the dispatch under way: (id, kind, data).
+        let mut beats: std::collections::VecDeque<(usize, u64, u64)> = Default::default();
         let mut idle_cycles = 0u64;
         while done < subs.len() {
             if beats.is_empty() && next < subs.len() {
                 if let Some(id) = free.pop_front() {
                     running[id] = Some(next);
-                    beats.extend((0..M).map(|x| (id, x, false)));
-                    beats.push_back((id, 0, true));
+                    beats.extend(crate::stage::beats(&subs[next]).into_iter().map(|(k, d)| (id, k, d)));
                     next += 1;
                 }
             }
             match beats.pop_front() {
-                Some((id, x, start)) => {
-                    let b = &subs[running[id].unwrap()];
+                Some((id, kind, data)) => {
                     self.uut.dn_valid.next = true;
                     self.uut.dn_id.next = (id as u64).to_bits();
-                    self.uut.dn_kind.next = start;
-                    self.uut.dn_addr.next = (x as u64).to_bits();
-                    let filled = b.cols >> x & 1 != 0;
-                    let open = if filled { 0 } else { b.open_rows(x as u32) as u64 };
-                    self.uut.dn_data.next = ((open << 1) | filled as u64).to_bits();
+                    self.uut.dn_kind.next = kind.to_bits();
+                    self.uut.dn_data.next = data.to_bits();
                 }
                 None => self.uut.dn_valid.next = false,
             }

@@ -55,7 +55,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
         self.chain.dn_valid.next = self.front.dn_valid.val();
         self.chain.dn_id.next = self.front.dn_id.val();
         self.chain.dn_kind.next = self.front.dn_kind.val();
-        self.chain.dn_addr.next = self.front.dn_addr.val();
         self.chain.dn_data.next = self.front.dn_data.val();
         self.front.up_valid.next = self.chain.up_valid.val();
         self.front.up_id.next = self.chain.up_id.val();

@@ -1,14 +1,15 @@
 //! A solver stage: one unit, its result record, and its place in the array's two chains.
 //!
-//! Downstream chain (distribution): beats addressed to a unit by id load its ring columns and
-//! then start it. Upstream chain (collection): a finished unit drops its result into the first
-//! empty slot that passes it. Both chains are one register per stage, so no path crosses more
-//! than one stage, and a stage's logic does not depend on how many there are. The echoed word
-//! is not kept here: the array keeps one copy per unit id, which saves a 40-bit register and its
-//! share of the collection chain in every stage.
+//! Downstream chain (distribution): beats addressed to a unit by id load the ring's blocking
+//! into it and then start it. Upstream chain (collection): a finished unit drops its result
+//! into the first empty slot that passes it. Both chains are one register per stage, so no
+//! path crosses more than one stage, and a stage's logic does not depend on how many there
+//! are. The echoed word is not kept here: the array keeps one copy per unit id, which saves
+//! a 40-bit register and its share of the collection chain in every stage.
 
 use crate::arbiter::ArbiterKind;
-use crate::unit::Unit;
+use crate::unit::{load_sequence, Load, Unit};
+use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
 /// Width of a unit id on the chains (up to 1024 units).
@@ -22,9 +23,23 @@ const COUNT_HALF: usize = COUNT_BITS / 2;
 const CYCLE_HALF: usize = CYCLE_BITS / 2;
 const _: () = assert!(COUNT_BITS % 2 == 0 && CYCLE_BITS % 2 == 0);
 
-/// Kinds of downstream beat.
-pub const BEAT_RING: u64 = 0;
-pub const BEAT_START: u64 = 1;
+/// Kinds of downstream beat: the unit's three loads (`unit::Load`), then its start.
+pub const BEAT_ROWS: u64 = 0;
+pub const BEAT_COLS: u64 = 1;
+pub const BEAT_DIAG: u64 = 2;
+pub const BEAT_START: u64 = 3;
+
+/// The beats, kind and data, that load a unit with `b` (as walked) and start it.
+pub fn beats(b: &Blocking) -> Vec<(u64, u64)> {
+    let kind = |l| match l {
+        Load::Rows => BEAT_ROWS,
+        Load::Cols => BEAT_COLS,
+        Load::Diag => BEAT_DIAG,
+    };
+    let mut out: Vec<_> = load_sequence(b).into_iter().map(|(l, v)| (kind(l), v)).collect();
+    out.push((BEAT_START, 0));
+    out
+}
 
 #[derive(LogicBlock)]
 pub struct Stage<const M: usize, const M1: usize, const D: usize> {
@@ -33,15 +48,13 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
 
     pub dn_valid: Signal<In, Bit>,
     pub dn_id: Signal<In, Bits<ID_BITS>>,
-    pub dn_kind: Signal<In, Bit>,
-    pub dn_addr: Signal<In, Bits<5>>,
-    /// Ring beat: bit 0 filled, bits 1..=M open rows.
-    pub dn_data: Signal<In, Bits<M1>>,
+    /// One of `BEAT_*`, and its data (see [`beats`]).
+    pub dn_kind: Signal<In, Bits<2>>,
+    pub dn_data: Signal<In, Bits<M>>,
     pub dn_valid_o: Signal<Out, Bit>,
     pub dn_id_o: Signal<Out, Bits<ID_BITS>>,
-    pub dn_kind_o: Signal<Out, Bit>,
-    pub dn_addr_o: Signal<Out, Bits<5>>,
-    pub dn_data_o: Signal<Out, Bits<M1>>,
+    pub dn_kind_o: Signal<Out, Bits<2>>,
+    pub dn_data_o: Signal<Out, Bits<M>>,
 
     pub up_valid: Signal<In, Bit>,
     pub up_id: Signal<In, Bits<ID_BITS>>,
@@ -60,9 +73,10 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     /// The beat passing down the chain through this stage.
     beat_valid: DFF<Bit>,
     beat_id: DFF<Bits<ID_BITS>>,
-    beat_kind: DFF<Bit>,
-    beat_addr: DFF<Bits<5>>,
-    beat_data: DFF<Bits<M1>>,
+    beat_kind: DFF<Bits<2>>,
+    beat_data: DFF<Bits<M>>,
+    /// The beat is addressed here (registered with it, so that no id compare feeds the unit).
+    mine: DFF<Bit>,
     /// The result slot passing up the chain through this stage.
     result_valid: DFF<Bit>,
     result_id: DFF<Bits<ID_BITS>>,
@@ -86,10 +100,13 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pending: DFF<Bit>,
     /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
     start: DFF<Bit>,
-    mine: Signal<Local, Bit>,
     /// Where the high halves go (a constant: a const name would leak into the Verilog).
     count_half: Constant<Bits<8>>,
     cycles_half: Constant<Bits<8>>,
+    rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
+    diag_kind: Constant<Bits<2>>,
+    start_kind: Constant<Bits<2>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
@@ -100,12 +117,10 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             dn_valid: Default::default(),
             dn_id: Default::default(),
             dn_kind: Default::default(),
-            dn_addr: Default::default(),
             dn_data: Default::default(),
             dn_valid_o: Default::default(),
             dn_id_o: Default::default(),
             dn_kind_o: Default::default(),
-            dn_addr_o: Default::default(),
             dn_data_o: Default::default(),
             up_valid: Default::default(),
             up_id: Default::default(),
@@ -123,8 +138,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             beat_valid: Default::default(),
             beat_id: Default::default(),
             beat_kind: Default::default(),
-            beat_addr: Default::default(),
             beat_data: Default::default(),
+            mine: Default::default(),
             result_valid: Default::default(),
             result_id: Default::default(),
             result_m13: Default::default(),
@@ -141,9 +156,12 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             cycles_c: Default::default(),
             pending: Default::default(),
             start: Default::default(),
-            mine: Default::default(),
             count_half: Constant::new((COUNT_HALF as u64).to_bits()),
             cycles_half: Constant::new((CYCLE_HALF as u64).to_bits()),
+            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
+            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
+            start_kind: Constant::new(BEAT_START.to_bits()),
         }
     }
 }
@@ -157,8 +175,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             beat_valid,
             beat_id,
             beat_kind,
-            beat_addr,
             beat_data,
+            mine,
             result_valid,
             result_id,
             result_m13,
@@ -182,14 +200,13 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.beat_valid.d.next = self.dn_valid.val();
         self.beat_id.d.next = self.dn_id.val();
         self.beat_kind.d.next = self.dn_kind.val();
-        self.beat_addr.d.next = self.dn_addr.val();
         self.beat_data.d.next = self.dn_data.val();
-        self.mine.next = self.beat_valid.q.val() & (self.beat_id.q.val() == self.my_id.val());
-        self.unit.ring_we.next = self.mine.val() & !self.beat_kind.q.val();
-        self.unit.ring_addr.next = self.beat_addr.q.val();
-        self.unit.ring_open.next = self.beat_data.q.val().get_bits::<M>(1);
-        self.unit.ring_filled.next = self.beat_data.q.val().get_bit(0);
-        self.start.d.next = self.mine.val() & self.beat_kind.q.val();
+        self.mine.d.next = self.dn_valid.val() & (self.dn_id.val() == self.my_id.val());
+        self.unit.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
+        self.unit.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
+        self.unit.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.unit.load_data.next = self.beat_data.q.val();
+        self.start.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
         self.unit.start.next = self.start.q.val();
 
         // The result record.
@@ -255,7 +272,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.dn_valid_o.next = self.beat_valid.q.val();
         self.dn_id_o.next = self.beat_id.q.val();
         self.dn_kind_o.next = self.beat_kind.q.val();
-        self.dn_addr_o.next = self.beat_addr.q.val();
         self.dn_data_o.next = self.beat_data.q.val();
         self.up_valid_o.next = self.result_valid.q.val();
         self.up_id_o.next = self.result_id.q.val();

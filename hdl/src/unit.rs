@@ -8,30 +8,38 @@
 //! State, with M inner rows and D = 2M - 1 diagonals per direction:
 //! - `qtop`: the queen of column c-1 (one-hot, 0 for a column the ring fills), kept out of
 //!   the blocking registers so that B can move it without touching them;
-//! - `bh`, `bd`, `bu`: rows and both diagonal directions of the queens left of c-1. The
-//!   diagonal registers rotate by one position per column, so column c always reads bits
-//!   0..M-1 and column c-1 a neighbouring slice (wiring, no multiplexer);
+//! - `bh`: rows of the queens left of c-1; `rows`: rows the ring holds, and `cols`: the
+//!   columns it fills, both loaded before a start and constant during the search;
+//! - `bd`, `bu`: both diagonal directions of the ring's queens and of the queens left of c-1.
+//!   They rotate by one position per column, so column c always reads bits 0..M-1 and
+//!   column c-1 a neighbouring slice (wiring, no multiplexer). They are loaded through the
+//!   same rotation, a bit of each per cycle, so loading costs no input on their logic;
 //! - the stack of the queens left of c-1, in a LUT-RAM indexed by column: pushed on advance,
 //!   read back on retreat (a RAM instead of the reference design's two-way shift register of
-//!   M x M flip-flops, which cost it about 500 LUTs per unit);
-//! - the ring's open rows of every column, in a second LUT-RAM loaded before start.
+//!   M x M flip-flops, which cost it about 500 LUTs per unit).
+//!
+//! The ring's blocking thus sits in the registers the walk already reads; no table of open
+//! rows per column is kept or fetched.
 
 use crate::arbiter::{Arbiter, ArbiterKind};
 use crate::keep::Keep;
 use crate::lutram::LutRam;
+use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
 /// A solver unit for inner width M (M1 = M + 1, D = 2M - 1).
 #[derive(LogicBlock)]
 pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// Begin a search (the ring RAM must hold the subproblem's columns).
+    /// Begin a search (the ring's blocking must be loaded: see [`load_sequence`]).
     pub start: Signal<In, Bit>,
-    /// Ring load port: column `ring_addr` leaves rows `ring_open` open, or is `ring_filled`.
-    pub ring_we: Signal<In, Bit>,
-    pub ring_addr: Signal<In, Bits<5>>,
-    pub ring_open: Signal<In, Bits<M>>,
-    pub ring_filled: Signal<In, Bit>,
+    /// Load ports, used while the unit is idle: `load_data` is the ring's rows
+    /// (`load_rows`) or its filled columns (`load_cols`); `shift` rotates one bit of each
+    /// diagonal register in, falling from `load_data` bit 0 and rising from bit 1.
+    pub load_rows: Signal<In, Bit>,
+    pub load_cols: Signal<In, Bit>,
+    pub shift: Signal<In, Bit>,
+    pub load_data: Signal<In, Bits<M>>,
     /// Searching (one cycle per step while high).
     pub busy: Signal<Out, Bit>,
     /// Registered strobe: the previous step found a solution.
@@ -44,12 +52,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     cp1: DFF<Bits<5>>,
     cm1: DFF<Bits<5>>,
     cm2: DFF<Bits<5>>,
-    /// Ring columns c and c - 1 (bit 0 filled, bits 1..=M open), fetched a cycle ahead.
-    ring_a: DFF<Bits<M1>>,
-    ring_b: DFF<Bits<M1>>,
-    /// Rows of column c blocked by the ring or by a queen left of c-1: ~open(c) | bh, kept
-    /// ready so that A's blocking is one six-input function per row.
-    held_a: DFF<Bits<M>>,
+    /// Column c is one the ring fills.
+    filled: DFF<Bit>,
     exh: DFF<Bit>,
     run: DFF<Bit>,
     qtop: DFF<Bits<M>>,
@@ -57,9 +61,10 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bh: DFF<Bits<M>>,
     bd: DFF<Bits<D>>,
     bu: DFF<Bits<D>>,
+    rows: DFF<Bits<M>>,
+    cols: DFF<Bits<M>>,
     sol_r: DFF<Bit>,
     done_r: DFF<Bit>,
-    ring: LutRam<M1>,
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
@@ -71,9 +76,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_at1: Keep,
     keep_last: Keep,
 
-    open_a: Signal<Local, Bits<M>>,
-    filled_a: Signal<Local, Bit>,
-    open_b: Signal<Local, Bits<M>>,
+    /// `cols` widened to every value of a column register.
+    cols_w: Signal<Local, Bits<32>>,
     pop_q: Signal<Local, Bits<M>>,
     pop_v: Signal<Local, Bit>,
     last: Signal<Local, Bit>,
@@ -100,10 +104,10 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
         Self {
             clock: Default::default(),
             start: Default::default(),
-            ring_we: Default::default(),
-            ring_addr: Default::default(),
-            ring_open: Default::default(),
-            ring_filled: Default::default(),
+            load_rows: Default::default(),
+            load_cols: Default::default(),
+            shift: Default::default(),
+            load_data: Default::default(),
             busy: Default::default(),
             sol: Default::default(),
             done: Default::default(),
@@ -111,9 +115,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             cp1: Default::default(),
             cm1: Default::default(),
             cm2: Default::default(),
-            ring_a: Default::default(),
-            ring_b: Default::default(),
-            held_a: Default::default(),
+            filled: Default::default(),
             exh: Default::default(),
             run: Default::default(),
             qtop: Default::default(),
@@ -121,9 +123,10 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bh: Default::default(),
             bd: Default::default(),
             bu: Default::default(),
+            rows: Default::default(),
+            cols: Default::default(),
             sol_r: Default::default(),
             done_r: Default::default(),
-            ring: Default::default(),
             stack: Default::default(),
             arb_a: Arbiter::new(kind),
             arb_b: Arbiter::new(kind),
@@ -132,9 +135,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_at0: Default::default(),
             keep_at1: Default::default(),
             keep_last: Default::default(),
-            open_a: Default::default(),
-            filled_a: Default::default(),
-            open_b: Default::default(),
+            cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
             last: Default::default(),
@@ -159,26 +160,18 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, ring_a, ring_b, held_a, exh, run, qtop, qvalid, bh, bd, bu, sol_r,
+            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, rows, cols, sol_r,
             done_r
         );
 
-        // Ring columns: bit 0 = filled by the ring, bits 1..=M = open rows. Read a cycle ahead:
-        // column c + 1 for an advance, column c - 2 for a retreat.
-        self.ring.clock.next = self.clock.val();
-        self.ring.we.next = self.ring_we.val();
-        self.ring.waddr.next = self.ring_addr.val();
-        self.ring.wdata.next =
-            (bit_cast::<M1, M>(self.ring_open.val()) << 1) | bit_cast::<M1, 1>(self.ring_filled.val().into());
-        if self.start.val() {
-            self.ring.raddr0.next = 0.into();
-        } else {
-            self.ring.raddr0.next = self.cp1.q.val();
+        // The ring's rows and filled columns: loaded while idle, constant during a search.
+        if self.load_rows.val() {
+            self.rows.d.next = self.load_data.val();
         }
-        self.ring.raddr1.next = self.cm2.q.val();
-        self.open_a.next = self.ring_a.q.val().get_bits::<M>(1);
-        self.filled_a.next = self.ring_a.q.val().get_bit(0);
-        self.open_b.next = self.ring_b.q.val().get_bits::<M>(1);
+        if self.load_cols.val() {
+            self.cols.d.next = self.load_data.val();
+        }
+        self.cols_w.next = bit_cast::<32, M>(self.cols.q.val());
 
         // Stack: the queen of column x (bit 0 = has one) at address x + 1.
         self.stack.clock.next = self.clock.val();
@@ -191,7 +184,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.pop_v.next = self.stack.rdata0.val().get_bit(0);
 
         // A: column c from the bottom; the queen of c-1 blocks its row and both neighbours.
-        self.arb_a.pass.next = self.held_a.q.val()
+        self.arb_a.pass.next = self.rows.q.val()
+            | self.bh.q.val()
             | self.qtop.q.val()
             | (self.qtop.q.val() >> 1)
             | (self.qtop.q.val() << 1)
@@ -201,7 +195,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_a.tin.next = true;
 
         // B: column c-1 from just above its queen; the diagonals are the neighbouring slices.
-        self.arb_b.pass.next = !self.open_b.val()
+        self.arb_b.pass.next = self.rows.q.val()
             | self.bh.q.val()
             | (self.bd.q.val().get_bits::<M>(0) << 1)
             | bit_cast::<M, 1>(self.bd.q.val().get_bit(self.dtop.val().index()).into())
@@ -218,7 +212,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.at1.next = self.keep_at1.y.val();
         // Early: may advance. Late (after the carry chains): advance; B found a row.
         self.go.next = self.run.q.val() & !self.exh.q.val() & !self.last.val();
-        self.keep_adv.a.next = self.go.val() & (self.filled_a.val() | !self.arb_a.tout.val());
+        self.keep_adv.a.next = self.go.val() & (self.filled.q.val() | !self.arb_a.tout.val());
         self.adv.next = self.keep_adv.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
@@ -226,7 +220,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             & !self.start.val()
             & !self.exh.q.val()
             & self.last.val()
-            & (self.filled_a.val() | !self.arb_a.tout.val());
+            & (self.filled.q.val() | !self.arb_a.tout.val());
         self.fin.next = self.run.q.val()
             & !self.start.val()
             & !self.adv.val()
@@ -247,20 +241,22 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
 
         // Next state: advance, move the queen of c-1 (B found a row), or retreat. The retreat
         // is also the default when the search ends or the unit is idle, where the state does not
-        // matter; this keeps every register's input to one level of logic after the chains.
+        // matter (a start resets it), except for the diagonals: they hold what is loaded.
         self.stack.we.next = self.adv.val();
         if self.adv.val() {
             self.c.d.next = self.cp1.q.val();
             self.cp1.d.next = self.cp1.q.val() + 1;
             self.cm1.d.next = self.c.q.val();
             self.cm2.d.next = self.cm1.q.val();
-            self.ring_a.d.next = self.ring.rdata0.val();
-            self.ring_b.d.next = self.ring_a.q.val();
-            self.held_a.d.next =
-                !self.ring.rdata0.val().get_bits::<M>(1) | self.bh.q.val() | self.qtop.q.val();
+            self.filled.d.next = self.cols_w.val().get_bit(self.cp1.q.val().index());
             self.exh.d.next = false;
-            self.qvalid.d.next = !self.filled_a.val();
-            self.qtop.d.next = self.arb_a.grant.val() & !bit_cast::<M, 1>(self.filled_a.val().into());
+            self.qvalid.d.next = !self.filled.q.val();
+            // A column the ring fills takes no queen (A may see a row open in it).
+            if self.filled.q.val() {
+                self.qtop.d.next = 0.into();
+            } else {
+                self.qtop.d.next = self.arb_a.grant.val();
+            }
             self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
             self.bd.d.next = (self.bd_adv.val() >> 1)
                 | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
@@ -274,17 +270,25 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.cp1.d.next = self.c.q.val();
             self.cm1.d.next = self.cm2.q.val();
             self.cm2.d.next = self.cm2.q.val() - 1;
-            self.ring_a.d.next = self.ring_b.q.val();
-            self.ring_b.d.next = self.ring.rdata1.val();
-            self.held_a.d.next = !self.open_b.val() | (self.bh.q.val() & !self.pop_q.val());
+            // Column c-1 holds a queen exactly when the ring does not fill it.
+            self.filled.d.next = !self.qvalid.q.val();
             self.exh.d.next = true;
             self.qtop.d.next = self.pop_q.val();
             self.qvalid.d.next = self.pop_v.val();
             self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
-            self.bd.d.next = (self.bd_ret.val() << 1)
-                | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
-            self.bu.d.next = (self.bu_ret.val() >> 1)
-                | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+            if self.run.q.val() {
+                self.bd.d.next = (self.bd_ret.val() << 1)
+                    | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+                self.bu.d.next = (self.bu_ret.val() >> 1)
+                    | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+            }
+        }
+        // Loading the diagonals: the retreat's rotation, a new bit where the wrapped one was.
+        if self.shift.val() {
+            self.bd.d.next =
+                (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
+            self.bu.d.next = (self.bu.q.val() >> 1)
+                | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
         }
         if self.fin.val() {
             self.run.d.next = false;
@@ -294,19 +298,41 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.cp1.d.next = 1.into();
             self.cm1.d.next = 31.into();
             self.cm2.d.next = 30.into();
-            // Column 0 (the read address is 0 during a start).
-            self.ring_a.d.next = self.ring.rdata0.val();
-            self.held_a.d.next = !self.ring.rdata0.val().get_bits::<M>(1);
+            self.filled.d.next = self.cols.q.val().get_bit(0);
             self.exh.d.next = false;
             self.run.d.next = true;
             self.qtop.d.next = 0.into();
             self.qvalid.d.next = false;
             self.bh.d.next = 0.into();
-            self.bd.d.next = 0.into();
-            self.bu.d.next = 0.into();
         }
         self.busy.next = self.run.q.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
+}
+
+/// What a unit takes before a start, in order: its port for each value, and the value.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// `load_rows`: the rows the ring holds.
+    Rows,
+    /// `load_cols`: the columns the ring fills.
+    Cols,
+    /// `shift`: one falling (bit 0) and one rising (bit 1) diagonal.
+    Diag,
+}
+
+/// The loads that set a unit up for `b` (as walked: oriented already): rows, columns, then
+/// D diagonal shifts. After them `bd` bit j holds falling diagonal j and `bu` bit j rising
+/// diagonal (j + M - 1) mod D, which is where column 0 reads them.
+pub fn load_sequence(b: &Blocking) -> Vec<(Load, u64)> {
+    let m = b.m as usize;
+    let d = 2 * m - 1;
+    let mut out = vec![(Load::Rows, b.rows as u64), (Load::Cols, b.cols as u64)];
+    out.extend((0..d).map(|t| {
+        let down = b.down >> (d - 1 - t) & 1;
+        let up = b.up >> ((t + m - 1) % d) & 1;
+        (Load::Diag, down | up << 1)
+    }));
+    out
 }

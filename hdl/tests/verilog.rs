@@ -168,12 +168,12 @@ fn emitted_chain_counts_like_software_in_iverilog() {
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
     let dut = queens_hdl::emit::chain_verilog(m, ArbiterKind::Carry4, k, "chain");
     let mut tb = String::from(
-        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0, dn_kind = 0; reg [9:0] dn_id = 0; reg [4:0] dn_addr = 0; reg [4:0] dn_data = 0;\n\
+        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [9:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
          wire up_valid; wire [9:0] up_id; wire [3:0] up_m13, up_m15; wire [43:0] up_count; wire [47:0] up_cycles;\n\
-         chain dut(.clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_addr(dn_addr), .dn_data(dn_data),\n\
+         chain dut(.clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),\n\
          .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15), .up_count(up_count), .up_cycles(up_cycles));\n\
-         task beat(input [9:0] id, input kind, input [4:0] addr, input [4:0] data); begin\n\
-         @(negedge clock) dn_valid = 1; dn_id = id; dn_kind = kind; dn_addr = addr; dn_data = data;\n\
+         task beat(input [9:0] id, input [1:0] kind, input [3:0] data); begin\n\
+         @(negedge clock) dn_valid = 1; dn_id = id; dn_kind = kind; dn_data = data;\n\
          @(negedge clock) dn_valid = 0; end endtask\n\
          initial begin\n",
     );
@@ -181,12 +181,10 @@ fn emitted_chain_counts_like_software_in_iverilog() {
     for (j, sp) in subs.iter().enumerate() {
         let b = Blocking::new(&sp.pre);
         let id = j % k;
-        for x in 0..m {
-            let filled = b.cols >> x & 1 != 0;
-            let open = if filled { 0 } else { b.open_rows(x as u32) };
-            tb += &format!("beat({id}, 0, {x}, {});\n", (open << 1) | filled as u32);
+        for (kind, data) in queens_hdl::stage::beats(&b) {
+            tb += &format!("beat({id}, {kind}, {data});\n");
         }
-        tb += &format!("beat({id}, 1, 0, 0);\n@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n");
+        tb += &format!("@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n");
         let want = completions(&sp.pre);
         expect += &format!(
             "{id} {want} {} {} {}\n",

@@ -212,9 +212,9 @@ fn sim_estimate_turns_sampled_cycles_into_hours() {
         (mean * 51_484.0 - total as f64).abs() < 1.0,
         "{mean}, total {total}"
     );
-    // One unit at 1 MHz: (cycles + dispatch of M + 3, and the orientation's stages, per
-    // subproblem) microseconds.
-    let dispatch = 8.0 + 3.0 + queens_hdl::orient::LATENCY as f64;
+    // One unit at 1 MHz: (cycles + the front end's dispatch of M = 8 per subproblem)
+    // microseconds.
+    let dispatch = queens_hdl::front::dispatch_cycles(8) as f64;
     let compute = v["compute_hours"].as_f64().unwrap() * 3600.0;
     assert!(
         (compute - (total as f64 + dispatch * 51_484.0) / 1e6).abs() < 1e-3,

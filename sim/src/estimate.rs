@@ -278,8 +278,8 @@ pub fn estimate(
     let mean = cycles.iter().sum::<f64>() / k;
     let var = cycles.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
     let stderr = (var / k).sqrt();
-    // Dispatch costs a unit M + 3 cycles before it starts, and the orientation stage 3 more.
-    let overhead = size.inner() as f64 + 3.0 + queens_hdl::orient::LATENCY as f64;
+    // Each subproblem keeps a unit waiting for its dispatch.
+    let overhead = queens_hdl::front::dispatch_cycles(size.inner() as usize) as f64;
     let seconds = |mean: f64| total as f64 * (mean + overhead) / (board.units as f64 * board.clock_hz);
     let compute = seconds(mean);
     // Both directions run at once; the longer frame bounds.
