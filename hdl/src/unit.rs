@@ -8,12 +8,13 @@
 //! State, with M inner rows and D = 2M - 1 diagonals per direction:
 //! - `qtop`: the queen of column c-1 (one-hot, 0 for a column the ring fills), kept out of
 //!   the blocking registers so that B can move it without touching them;
-//! - `bh`: rows of the queens left of c-1; `rows`: rows the ring holds, and `cols`: the
-//!   columns it fills, both loaded before a start and constant during the search;
-//! - `bd`, `bu`: both diagonal directions of the ring's queens and of the queens left of c-1.
-//!   They rotate by one position per column, so column c always reads bits 0..M-1 and
-//!   column c-1 a neighbouring slice (wiring, no multiplexer). They are loaded through the
-//!   same rotation, a bit of each per cycle, so loading costs no input on their logic;
+//! - `bh`, `bd`, `bu`: rows and both diagonal directions of the ring's queens and of the
+//!   queens left of c-1, loaded before a start (a queen the walk lifts is never on a line of
+//!   the ring, so the ring's lines stay). The diagonal registers rotate by one position per
+//!   column, so column c always reads bits 0..M-1 and column c-1 a neighbouring slice
+//!   (wiring, no multiplexer); they are loaded through the same rotation, a bit of each per
+//!   cycle, so that loading costs their logic no input;
+//! - `cols`: the columns the ring fills, loaded before a start;
 //! - the stack of the queens left of c-1, in a LUT-RAM indexed by column: pushed on advance,
 //!   read back on retreat (a RAM instead of the reference design's two-way shift register of
 //!   M x M flip-flops, which cost it about 500 LUTs per unit).
@@ -61,7 +62,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bh: DFF<Bits<M>>,
     bd: DFF<Bits<D>>,
     bu: DFF<Bits<D>>,
-    rows: DFF<Bits<M>>,
     cols: DFF<Bits<M>>,
     sol_r: DFF<Bit>,
     done_r: DFF<Bit>,
@@ -75,6 +75,11 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_at0: Keep,
     keep_at1: Keep,
     keep_last: Keep,
+    /// Whether column c+1 is filled: a multiplexer of `cols`, kept ahead of the advance.
+    keep_fill: Keep,
+    /// Clock enables of the blocking registers: the diagonals' and the rows'.
+    keep_diag: Keep,
+    keep_rows: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -87,6 +92,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
+    /// Searching: `run` until the cycle after the last step (cleared from `done_r`, a
+    /// register, so that the end of a search adds no logic after the decisions).
+    act: Signal<Local, Bit>,
     bd_adv: Signal<Local, Bits<D>>,
     bu_adv: Signal<Local, Bits<D>>,
     bd_ret: Signal<Local, Bits<D>>,
@@ -123,7 +131,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bh: Default::default(),
             bd: Default::default(),
             bu: Default::default(),
-            rows: Default::default(),
             cols: Default::default(),
             sol_r: Default::default(),
             done_r: Default::default(),
@@ -135,6 +142,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_at0: Default::default(),
             keep_at1: Default::default(),
             keep_last: Default::default(),
+            keep_fill: Default::default(),
+            keep_diag: Default::default(),
+            keep_rows: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -145,6 +155,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             adv: Default::default(),
             go: Default::default(),
             fin: Default::default(),
+            act: Default::default(),
             bd_adv: Default::default(),
             bu_adv: Default::default(),
             bd_ret: Default::default(),
@@ -160,32 +171,32 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, rows, cols, sol_r,
+            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, cols, sol_r,
             done_r
         );
 
-        // The ring's rows and filled columns: loaded while idle, constant during a search.
-        if self.load_rows.val() {
-            self.rows.d.next = self.load_data.val();
-        }
+        // The ring's filled columns: loaded while idle, constant during a search.
         if self.load_cols.val() {
             self.cols.d.next = self.load_data.val();
         }
         self.cols_w.next = bit_cast::<32, M>(self.cols.q.val());
+        self.keep_fill.a.next = self.cols_w.val().get_bit(self.cp1.q.val().index());
 
         // Stack: the queen of column x (bit 0 = has one) at address x + 1.
         self.stack.clock.next = self.clock.val();
         self.stack.waddr.next = self.c.q.val();
         self.stack.wdata.next =
             (bit_cast::<M1, M>(self.qtop.q.val()) << 1) | bit_cast::<M1, 1>(self.qvalid.q.val().into());
+        // Written every cycle: only the advance's write is ever read back (an address is read
+        // after the walk has advanced from it), and the write enable then needs no decision.
+        self.stack.we.next = true;
         self.stack.raddr0.next = self.cm1.q.val();
         self.stack.raddr1.next = self.cm1.q.val();
         self.pop_q.next = self.stack.rdata0.val().get_bits::<M>(1);
         self.pop_v.next = self.stack.rdata0.val().get_bit(0);
 
         // A: column c from the bottom; the queen of c-1 blocks its row and both neighbours.
-        self.arb_a.pass.next = self.rows.q.val()
-            | self.bh.q.val()
+        self.arb_a.pass.next = self.bh.q.val()
             | self.qtop.q.val()
             | (self.qtop.q.val() >> 1)
             | (self.qtop.q.val() << 1)
@@ -195,8 +206,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_a.tin.next = true;
 
         // B: column c-1 from just above its queen; the diagonals are the neighbouring slices.
-        self.arb_b.pass.next = self.rows.q.val()
-            | self.bh.q.val()
+        self.arb_b.pass.next = self.bh.q.val()
             | (self.bd.q.val().get_bits::<M>(0) << 1)
             | bit_cast::<M, 1>(self.bd.q.val().get_bit(self.dtop.val().index()).into())
             | self.bu.q.val().get_bits::<M>(1);
@@ -211,17 +221,18 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.keep_at1.a.next = self.c.q.val() == 1;
         self.at1.next = self.keep_at1.y.val();
         // Early: may advance. Late (after the carry chains): advance; B found a row.
-        self.go.next = self.run.q.val() & !self.exh.q.val() & !self.last.val();
+        self.act.next = self.run.q.val() & !self.done_r.q.val();
+        self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
         self.keep_adv.a.next = self.go.val() & (self.filled.q.val() | !self.arb_a.tout.val());
         self.adv.next = self.keep_adv.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
-        self.sol_r.d.next = self.run.q.val()
+        self.sol_r.d.next = self.act.val()
             & !self.start.val()
             & !self.exh.q.val()
             & self.last.val()
             & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.fin.next = self.run.q.val()
+        self.fin.next = self.act.val()
             & !self.start.val()
             & !self.adv.val()
             & (self.at0.val() | (self.at1.val() & !self.b_ok.val()));
@@ -239,16 +250,50 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 | (bit_cast::<D, 1>(self.pop_q.val().get_bit(0).into()) << self.dtop2.val()));
         self.bu_ret.next = self.bu.q.val() & !(bit_cast::<D, M>(self.pop_q.val()) << 2);
 
-        // Next state: advance, move the queen of c-1 (B found a row), or retreat. The retreat
-        // is also the default when the search ends or the unit is idle, where the state does not
-        // matter (a start resets it), except for the diagonals: they hold what is loaded.
-        self.stack.we.next = self.adv.val();
+        // The blocking registers change on an advance, on a retreat while searching, and when
+        // loaded; each set has its clock enable as one function of the late decisions.
+        self.keep_diag.a.next =
+            self.adv.val() | (self.act.val() & !self.b_ok.val()) | self.shift.val();
+        self.keep_rows.a.next =
+            self.adv.val() | (self.act.val() & !self.b_ok.val()) | self.load_rows.val();
+        if self.keep_rows.y.val() {
+            if self.adv.val() {
+                self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
+            } else if self.load_rows.val() {
+                self.bh.d.next = self.load_data.val();
+            } else {
+                self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
+            }
+        }
+        if self.keep_diag.y.val() {
+            if self.adv.val() {
+                self.bd.d.next = (self.bd_adv.val() >> 1)
+                    | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
+                self.bu.d.next = (self.bu_adv.val() << 1)
+                    | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
+            } else if self.shift.val() {
+                // Loading: the retreat's rotation, a new bit where the wrapped one was.
+                self.bd.d.next =
+                    (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
+                self.bu.d.next = (self.bu.q.val() >> 1)
+                    | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
+            } else {
+                self.bd.d.next = (self.bd_ret.val() << 1)
+                    | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+                self.bu.d.next = (self.bu_ret.val() >> 1)
+                    | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+            }
+        }
+
+        // The rest of the next state: advance, move the queen of c-1 (B found a row), or
+        // retreat. The retreat is also the default when the search ends or the unit is idle,
+        // where this state does not matter (a start resets it).
         if self.adv.val() {
             self.c.d.next = self.cp1.q.val();
             self.cp1.d.next = self.cp1.q.val() + 1;
             self.cm1.d.next = self.c.q.val();
             self.cm2.d.next = self.cm1.q.val();
-            self.filled.d.next = self.cols_w.val().get_bit(self.cp1.q.val().index());
+            self.filled.d.next = self.keep_fill.y.val();
             self.exh.d.next = false;
             self.qvalid.d.next = !self.filled.q.val();
             // A column the ring fills takes no queen (A may see a row open in it).
@@ -257,11 +302,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             } else {
                 self.qtop.d.next = self.arb_a.grant.val();
             }
-            self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
-            self.bd.d.next = (self.bd_adv.val() >> 1)
-                | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
-            self.bu.d.next = (self.bu_adv.val() << 1)
-                | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
         } else if self.b_ok.val() {
             self.qtop.d.next = self.arb_b.grant.val();
             self.exh.d.next = false;
@@ -275,22 +315,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.exh.d.next = true;
             self.qtop.d.next = self.pop_q.val();
             self.qvalid.d.next = self.pop_v.val();
-            self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
-            if self.run.q.val() {
-                self.bd.d.next = (self.bd_ret.val() << 1)
-                    | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
-                self.bu.d.next = (self.bu_ret.val() >> 1)
-                    | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
-            }
         }
-        // Loading the diagonals: the retreat's rotation, a new bit where the wrapped one was.
-        if self.shift.val() {
-            self.bd.d.next =
-                (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
-            self.bu.d.next = (self.bu.q.val() >> 1)
-                | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
-        }
-        if self.fin.val() {
+        if self.done_r.q.val() {
             self.run.d.next = false;
         }
         if self.start.val() {
@@ -303,9 +329,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.run.d.next = true;
             self.qtop.d.next = 0.into();
             self.qvalid.d.next = false;
-            self.bh.d.next = 0.into();
         }
-        self.busy.next = self.run.q.val();
+        self.busy.next = self.act.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
