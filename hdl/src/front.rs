@@ -2,7 +2,7 @@
 //! two chains of solver stages. One per array, so its size does not scale with the units.
 //!
 //! In: frames -> [`FrameRx`] -> word queue -> dispatch: take a free unit id, remember the word
-//! under that id, decode it and send the unit its ring columns and a start beat.
+//! under that id, decode it and send the unit the ring's blocking and a start beat.
 //! Out: results from the chain -> result queue -> look the word up by id -> [`FrameTx`]; the
 //! id returns to the free list once its word has been copied into the framer.
 //!

@@ -2,7 +2,7 @@
 //!
 //! [`arbiter`] is the carry chain that decides a column in one cycle (adder, CARRY4 and
 //! parallel-prefix forms); [`unit`] is the solver unit built around two of them; [`lutram`]
-//! the LUT-RAM that holds its stack and ring columns; [`rtl`] drives a unit in rust-hdl's
+//! the LUT-RAM that holds its stack; [`rtl`] drives a unit in rust-hdl's
 //! simulator.
 
 pub mod arbiter;

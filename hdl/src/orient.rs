@@ -1,7 +1,7 @@
 //! The walk's orientation: which lines of the inner board a unit walks as its columns, and
 //! from which end (`queens_core::Blocking::oriented`, the definition this matches bit for bit).
 //! The count does not depend on it; a unit's cycles do, by about half. One per array, between
-//! the decoder and the ring beats, so the units do not change.
+//! the decoder and the beats that load a unit, so the units do not change.
 //!
 //! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
 //! leave open counted in groups of [`GROUP`] rows (wiring and small population counts), each
