@@ -372,8 +372,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             Dispatch::Diag => {
                 self.beat_valid.d.next = true;
                 self.beat_kind.d.next = self.diag_kind.val();
-                self.beat_data.d.next = bit_cast::<M, 1>(self.down.q.val().get_bit(self.dtop.val().index()).into())
-                    | (bit_cast::<M, 1>(self.up.q.val().get_bit(0).into()) << 1);
+                self.beat_data.d.next =
+                    bit_cast::<M, 1>(self.down.q.val().get_bit(self.dtop.val().index()).into())
+                        | (bit_cast::<M, 1>(self.up.q.val().get_bit(0).into()) << 1);
                 self.down.d.next = self.down.q.val() << 1;
                 self.up.d.next = self.up.q.val() >> 1;
                 self.shifts.d.next = self.shifts.q.val() + 1;

@@ -132,7 +132,11 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
             if beats.is_empty() && next < subs.len() {
                 if let Some(id) = free.pop_front() {
                     running[id] = Some(next);
-                    beats.extend(crate::stage::beats(&subs[next]).into_iter().map(|(k, d)| (id, k, d)));
+                    beats.extend(
+                        crate::stage::beats(&subs[next])
+                            .into_iter()
+                            .map(|(k, d)| (id, k, d)),
+                    );
                     next += 1;
                 }
             }

@@ -80,6 +80,15 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// Clock enables of the blocking registers: the diagonals' and the rows'.
     keep_diag: Keep,
     keep_rows: Keep,
+    /// Their values for each outcome of the two carry chains, known at the start of the
+    /// cycle: B finds no row (`_bnone`); B finds one and A finds one (`_arow`) or not
+    /// (`_anone`).
+    keep_diag_bnone: Keep,
+    keep_diag_arow: Keep,
+    keep_diag_anone: Keep,
+    keep_rows_bnone: Keep,
+    keep_rows_arow: Keep,
+    keep_rows_anone: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -145,6 +154,12 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_fill: Default::default(),
             keep_diag: Default::default(),
             keep_rows: Default::default(),
+            keep_diag_bnone: Default::default(),
+            keep_diag_arow: Default::default(),
+            keep_diag_anone: Default::default(),
+            keep_rows_bnone: Default::default(),
+            keep_rows_arow: Default::default(),
+            keep_rows_anone: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -171,8 +186,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, cols, sol_r,
-            done_r
+            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, cols, sol_r, done_r
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
@@ -252,10 +266,33 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
 
         // The blocking registers change on an advance, on a retreat while searching, and when
         // loaded; each set has its clock enable as one function of the late decisions.
-        self.keep_diag.a.next =
-            self.adv.val() | (self.act.val() & !self.b_ok.val()) | self.shift.val();
-        self.keep_rows.a.next =
-            self.adv.val() | (self.act.val() & !self.b_ok.val()) | self.load_rows.val();
+        // A clock enable is adv | act & !b_ok | loading, written out for each outcome of the
+        // two carry chains so that only a multiplexer follows them: where B finds no row the
+        // unit advances or retreats; otherwise it advances if A found a row (or the column
+        // is filled), and retreats only if c-1 has no queen for B to move. Routed, this is
+        // the unit's longest path: one level of logic less took it from 106 to 113 MHz.
+        self.keep_diag_bnone.a.next = self.act.val() | self.shift.val();
+        self.keep_diag_arow.a.next =
+            self.go.val() | (self.act.val() & !self.qvalid.q.val()) | self.shift.val();
+        self.keep_diag_anone.a.next = (self.go.val() & self.filled.q.val())
+            | (self.act.val() & !self.qvalid.q.val())
+            | self.shift.val();
+        self.keep_rows_bnone.a.next = self.act.val() | self.load_rows.val();
+        self.keep_rows_arow.a.next =
+            self.go.val() | (self.act.val() & !self.qvalid.q.val()) | self.load_rows.val();
+        self.keep_rows_anone.a.next = (self.go.val() & self.filled.q.val())
+            | (self.act.val() & !self.qvalid.q.val())
+            | self.load_rows.val();
+        if self.arb_b.tout.val() {
+            self.keep_diag.a.next = self.keep_diag_bnone.y.val();
+            self.keep_rows.a.next = self.keep_rows_bnone.y.val();
+        } else if self.arb_a.tout.val() {
+            self.keep_diag.a.next = self.keep_diag_anone.y.val();
+            self.keep_rows.a.next = self.keep_rows_anone.y.val();
+        } else {
+            self.keep_diag.a.next = self.keep_diag_arow.y.val();
+            self.keep_rows.a.next = self.keep_rows_arow.y.val();
+        }
         if self.keep_rows.y.val() {
             if self.adv.val() {
                 self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
