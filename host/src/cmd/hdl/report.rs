@@ -36,6 +36,11 @@ pub struct ReportArgs {
     /// with every critical path) in DIR/<design>.
     #[arg(long, value_name = "DIR")]
     pub(in crate::cmd) keep: Option<std::path::PathBuf>,
+    /// With --pnr: route the unit and the stage with placer seeds 1..=K and give the median
+    /// clock beside each seed's (routed clocks vary by several percent from seed to seed).
+    /// Arrays are routed with seed 1.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=25))]
+    pub(in crate::cmd) seeds: u64,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
 }
