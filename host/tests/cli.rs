@@ -419,9 +419,51 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
 }
 
 #[test]
+fn report_pnr_gives_each_seed_and_the_median() {
+    // N = 8 routes in seconds; needs the open ECP5 tools (scripts/test.sh installs them).
+    let out = queens(&[
+        "hdl",
+        "report",
+        "--pnr",
+        "--n",
+        "8",
+        "--solvers",
+        "1",
+        "--seeds",
+        "3",
+        "--target-mhz",
+        "100",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for design in ["unit", "stage"] {
+        let d = &v[design];
+        let each: Vec<f64> = d["fmax_mhz_by_seed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_f64().unwrap())
+            .collect();
+        assert_eq!(each.len(), 3, "{design}: {d}");
+        // Seed 1's figures are the design's; the median is the middle clock.
+        assert_eq!(d["fmax_mhz"].as_f64().unwrap(), each[0]);
+        let mut sorted = each.clone();
+        sorted.sort_by(f64::total_cmp);
+        assert_eq!(d["fmax_mhz_median"].as_f64().unwrap(), sorted[1], "{design}: {d}");
+    }
+    let stage_median = v["stage"]["fmax_mhz_median"].as_f64().unwrap();
+    let a = &v["arrays"][0];
+    assert_eq!(a["units"], 1);
+    let ratio = a["fmax_vs_stage"].as_f64().unwrap();
+    assert!((ratio - a["fmax_mhz"].as_f64().unwrap() / stage_median).abs() < 1e-9);
+}
+
+#[test]
 fn report_pnr_refuses_what_it_cannot_route() {
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["--arbiter", "carry4"], "Xilinx CARRY4 cells"),
+        (&["--seeds", "0"], "--seeds"),
         (&["--board", "vc707"], "--pnr routes ECP5 boards"),
         (
             &["--target-mhz", "1000"],

@@ -189,7 +189,10 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
             p.total_ns, p.logic_levels, p.logic_ns, p.routing_ns, p.from, p.to
         );
     };
-    for (what, s) in [("unit (out of context)", &unit), ("stage (out of context)", &stage)] {
+    for (what, s) in [
+        ("unit (out of context)", &unit),
+        ("stage (out of context)", &stage),
+    ] {
         line(what, &s.routed);
         if s.fmax_mhz_by_seed.len() > 1 {
             let each: Vec<String> = s.fmax_mhz_by_seed.iter().map(|f| format!("{f:.1}")).collect();
