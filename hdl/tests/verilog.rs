@@ -184,7 +184,7 @@ fn emitted_chain_counts_like_software_in_iverilog() {
         for (kind, data) in queens_hdl::stage::beats(&b) {
             tb += &format!("beat({id}, {kind}, {data});\n");
         }
-        tb += &format!("@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n");
+        tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n";
         let want = completions(&sp.pre);
         expect += &format!(
             "{id} {want} {} {} {}\n",
