@@ -90,7 +90,8 @@ impl<S: Store> Dispatcher<S> {
         Ok(Some(wire))
     }
 
-    /// Jobs on link `l` older than the suspect age (at most its slack).
+    /// Jobs on link `l` older than the suspect age and sent before one it answered (at most
+    /// its slack): a board that answers nothing may be stalled, holding every slot.
     fn suspects(&mut self, l: usize, now: Instant) -> usize {
         let lat = self.links[l].recent_latency();
         if lat.is_zero() || self.links[l].slack == 0 {
@@ -109,9 +110,10 @@ impl<S: Store> Dispatcher<S> {
         while link.order.front().is_some_and(|e| !on_l(e)) {
             link.order.pop_front();
         }
+        let answered = link.window.answered_upto();
         link.order
             .iter()
-            .take_while(|&&(t, _)| now.saturating_duration_since(t) > age)
+            .take_while(|&&(t, _)| now.saturating_duration_since(t) > age && answered.is_some_and(|a| a > t))
             .filter(|e| on_l(e))
             .take(link.slack)
             .count()

@@ -78,6 +78,11 @@ impl Window {
         self.answered_upto = self.answered_upto.max(Some(sent));
     }
 
+    /// The latest send time of a subproblem this link answered.
+    pub(super) fn answered_upto(&self) -> Option<Instant> {
+        self.answered_upto
+    }
+
     /// A subproblem sent at `sent` went missing: the window halves, once for all the
     /// subproblems that were in flight together.
     pub(super) fn cut(&mut self, sent: Instant, depth: usize, now: Instant) {
