@@ -427,3 +427,43 @@ fn garbage_and_sentinel_bursts_drop_only_their_link() {
     assert!(d.links()[bad].dropped.is_some() && d.links()[burst].dropped.is_some());
     assert_eq!(d.store().summary().solved.total(), 724);
 }
+
+#[test]
+fn a_silent_full_board_gets_no_work_beyond_its_room() {
+    let (_d, s) = campaign(10);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    // Room for 8, of which 4 may be taken by words that look lost.
+    let l = d.add_link("a", 8, 4).unwrap();
+    d.link_up(l);
+    let mut now = Instant::now();
+    // Grown to the limit, every answer 5 ms after its word.
+    for _ in 0..8 {
+        let sent = words(size, &d.fill(l, now).unwrap());
+        now += Duration::from_millis(5);
+        for w in sent {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+    }
+    assert_eq!(d.links()[l].window(), 8);
+    let held = words(size, &d.fill(l, now).unwrap());
+    assert_eq!(held.len(), 8);
+    // The board stalls far past the suspect age (at least 125 ms here): it may still hold
+    // all 8, so nothing more.
+    now += Duration::from_millis(200);
+    assert!(
+        d.fill(l, now).unwrap().is_empty(),
+        "work sent to a stalled, full board"
+    );
+    // It answers one of them: one slot, and the others are no later than the answer.
+    d.feed(l, &answer(size, held[0], None), now).unwrap();
+    let next = words(size, &d.fill(l, now).unwrap());
+    assert_eq!(next.len(), 1);
+    // It answers a word sent after the other seven: those may be lost, and up to the slack
+    // of them give their slots to new work.
+    // (Looked at once they are older than twice the longest recent latency.)
+    now += Duration::from_millis(100);
+    d.feed(l, &answer(size, next[0], None), now).unwrap();
+    now += Duration::from_millis(500);
+    assert_eq!(words(size, &d.fill(l, now).unwrap()).len(), 1 + 4);
+}
