@@ -318,8 +318,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.init_done.d.next = self.init.q.val() == self.units.val();
 
         // Dispatch: take a word and a free id into registers, write the word table and decode
-        // from those, then the beats that load the unit (`stage::beats`) and the start beat. The queues' flags are
-        // read a cycle late; they are fresh again long before the next dispatch.
+        // from those, then the beats that load and start the unit (`stage::beats`). The
+        // queues' flags are read a cycle late; they are fresh again long before the next
+        // dispatch.
         self.can_dispatch.d.next = self.init_done.q.val() & !self.words.empty.val() & !self.free.empty.val();
         self.dispatch.next = (self.dispatch_state.q.val() == Dispatch::Idle) & self.can_dispatch.q.val();
         self.words.read.next = self.dispatch.val();

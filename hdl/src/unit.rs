@@ -104,6 +104,11 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// Searching: `run` until the cycle after the last step (cleared from `done_r`, a
     /// register, so that the end of a search adds no logic after the decisions).
     act: Signal<Local, Bit>,
+    /// The walk takes a step that moves the blocking registers, for each outcome of the
+    /// carry chains (see `keep_diag_bnone` and its siblings).
+    step_bnone: Signal<Local, Bit>,
+    step_arow: Signal<Local, Bit>,
+    step_anone: Signal<Local, Bit>,
     bd_adv: Signal<Local, Bits<D>>,
     bu_adv: Signal<Local, Bits<D>>,
     bd_ret: Signal<Local, Bits<D>>,
@@ -171,6 +176,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             go: Default::default(),
             fin: Default::default(),
             act: Default::default(),
+            step_bnone: Default::default(),
+            step_arow: Default::default(),
+            step_anone: Default::default(),
             bd_adv: Default::default(),
             bu_adv: Default::default(),
             bd_ret: Default::default(),
@@ -265,24 +273,21 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.bu_ret.next = self.bu.q.val() & !(bit_cast::<D, M>(self.pop_q.val()) << 2);
 
         // The blocking registers change on an advance, on a retreat while searching, and when
-        // loaded; each set has its clock enable as one function of the late decisions.
-        // A clock enable is adv | act & !b_ok | loading, written out for each outcome of the
-        // two carry chains so that only a multiplexer follows them: where B finds no row the
-        // unit advances or retreats; otherwise it advances if A found a row (or the column
-        // is filled), and retreats only if c-1 has no queen for B to move. Routed, this is
-        // the unit's longest path: one level of logic less took it from 106 to 113 MHz.
-        self.keep_diag_bnone.a.next = self.act.val() | self.shift.val();
-        self.keep_diag_arow.a.next =
-            self.go.val() | (self.act.val() & !self.qvalid.q.val()) | self.shift.val();
-        self.keep_diag_anone.a.next = (self.go.val() & self.filled.q.val())
-            | (self.act.val() & !self.qvalid.q.val())
-            | self.shift.val();
-        self.keep_rows_bnone.a.next = self.act.val() | self.load_rows.val();
-        self.keep_rows_arow.a.next =
-            self.go.val() | (self.act.val() & !self.qvalid.q.val()) | self.load_rows.val();
-        self.keep_rows_anone.a.next = (self.go.val() & self.filled.q.val())
-            | (self.act.val() & !self.qvalid.q.val())
-            | self.load_rows.val();
+        // loaded: a clock enable of adv | act & !b_ok | loading, written out for each outcome
+        // of the two carry chains so that only a multiplexer follows them. Where B finds no
+        // row the unit advances or retreats; otherwise it advances if A found a row (or the
+        // column is filled), and retreats only if c-1 has no queen for B to move. Routed,
+        // this is the unit's longest path: one level of logic less took it from 106 to 113 MHz.
+        self.step_bnone.next = self.act.val();
+        self.step_arow.next = self.go.val() | (self.act.val() & !self.qvalid.q.val());
+        self.step_anone.next =
+            (self.go.val() & self.filled.q.val()) | (self.act.val() & !self.qvalid.q.val());
+        self.keep_diag_bnone.a.next = self.step_bnone.val() | self.shift.val();
+        self.keep_diag_arow.a.next = self.step_arow.val() | self.shift.val();
+        self.keep_diag_anone.a.next = self.step_anone.val() | self.shift.val();
+        self.keep_rows_bnone.a.next = self.step_bnone.val() | self.load_rows.val();
+        self.keep_rows_arow.a.next = self.step_arow.val() | self.load_rows.val();
+        self.keep_rows_anone.a.next = self.step_anone.val() | self.load_rows.val();
         if self.arb_b.tout.val() {
             self.keep_diag.a.next = self.keep_diag_bnone.y.val();
             self.keep_rows.a.next = self.keep_rows_bnone.y.val();
