@@ -112,6 +112,9 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
     init: DFF<Bits<11>>,
     init_done: DFF<Bit>,
+    /// The word queue's flags, registered (see the frames in, below).
+    queue_open: DFF<Bit>,
+    queue_room: DFF<Bit>,
     /// Units holding a subproblem whose result has not reached the framer.
     outstanding: DFF<Bits<11>>,
     dispatch_state: DFF<Dispatch>,
@@ -137,6 +140,9 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     beat_data: DFF<Bits<M>>,
     collect_state: DFF<Collect>,
     /// A result is queued (registered: collection starts from flip-flops).
+    /// The framer is free: registered, and cleared as it is loaded (it is busy from the
+    /// cycle after), so that the framer's state and the queue's read side are apart.
+    tx_free: DFF<Bit>,
     can_collect: DFF<Bit>,
     /// The result being framed, its cycle count and its word.
     entry: DFF<Bits<ENTRY_BITS>>,
@@ -179,6 +185,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
     /// 48-bit cycle counter (the optional frame variant of the protocol).
     pub fn new(units: usize, with_cycles: bool) -> Self {
         assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
+        assert!(W >= 24, "frames at least five bytes apart (the word queue's registered flags)");
         // Echoed word, mod 13, mod 15, count, padding to whole bytes; cycles in front.
         let bits = W + PADDED_RECORD_BITS + if with_cycles { CYCLE_BITS } else { 0 };
         assert!(bits <= PAYLOAD_BITS);
@@ -212,6 +219,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             tx: Default::default(),
             init: Default::default(),
             init_done: Default::default(),
+            queue_open: Default::default(),
+            queue_room: Default::default(),
             outstanding: Default::default(),
             dispatch_state: Default::default(),
             can_dispatch: Default::default(),
@@ -228,6 +237,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             beat_data: Default::default(),
             collect_state: Default::default(),
             can_collect: Default::default(),
+            tx_free: Default::default(),
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
@@ -272,6 +282,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             clock,
             init,
             init_done,
+            queue_open,
+            queue_room,
             outstanding,
             dispatch_state,
             can_dispatch,
@@ -288,6 +300,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             beat_data,
             collect_state,
             can_collect,
+            tx_free,
             entry,
             entry_cycles,
             entry_word
@@ -298,12 +311,16 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
 
         // Frames in: checked words into the queue (a frame without room is dropped whole).
         // The stream stalls only between frames, so that a source that cannot wait (a UART)
-        // loses whole frames, never part of one; one slot of slack covers the cycle the
-        // queue's fill level lags a write.
-        self.rx_ready.next = !self.rx.hunting.val() | !self.words.almost_full.val();
+        // loses whole frames, never part of one. The queue's flags are registered, so that
+        // its read side (dispatch) and the parser are apart by a register: they then lag a
+        // write by up to three cycles, and frames are at least five bytes apart (W >= 24), so
+        // at most one word is unseen: the one slot of slack of `almost_full` covers it.
+        self.queue_open.d.next = !self.words.almost_full.val();
+        self.queue_room.d.next = !self.words.full.val();
+        self.rx_ready.next = !self.rx.hunting.val() | self.queue_open.q.val();
         self.rx.data.next = self.rx_data.val();
         self.rx.data_valid.next = self.rx_valid.val() & self.rx_ready.val();
-        self.rx.room.next = !self.words.full.val();
+        self.rx.room.next = self.queue_room.q.val();
         self.words.write.next = self.rx.word_valid.val();
         self.words.data_in.next = self.rx.word.val();
 
@@ -407,7 +424,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         // cycle on).
         self.can_collect.d.next = !self.results.empty.val();
         self.collect.next =
-            (self.collect_state.q.val() == Collect::Idle) & self.can_collect.q.val() & !self.tx.busy.val();
+            (self.collect_state.q.val() == Collect::Idle) & self.can_collect.q.val() & self.tx_free.q.val();
         self.results.read.next = self.collect.val();
         self.cycles.read.next = self.collect.val();
         self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
@@ -436,6 +453,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             }
             _ => {}
         }
+        self.tx_free.d.next = !self.tx.busy.val() & !self.tx.load.val();
         self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.entry_word.q.val()) << self.word_at.val())
             | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(self.entry.q.val().get_bits::<RECORD_BITS>(0))
                 << self.pad.val());

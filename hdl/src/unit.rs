@@ -68,8 +68,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
-    /// The two late decisions, kept as wires of their own.
-    keep_adv: Keep,
+    /// B found a row: a late decision, kept as a wire of its own. The advance is not kept:
+    /// left to the mapper, A's carry out then comes last in the logic of each register it
+    /// steers (kept, it was one more level and a net of a hundred loads before them).
     keep_b: Keep,
     /// Column tests, kept apart from the decisions they feed.
     keep_at0: Keep,
@@ -89,6 +90,12 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_rows_bnone: Keep,
     keep_rows_arow: Keep,
     keep_rows_anone: Keep,
+    /// The clock enable of the walk's position (c, its neighbours, `filled`, `qvalid`): it
+    /// holds only while B moves the queen of c-1. Written out the same way: its value where
+    /// A finds a row or not (B finding none enables it).
+    keep_walk: Keep,
+    keep_walk_arow: Keep,
+    keep_walk_anone: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -151,7 +158,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind),
             arb_b: Arbiter::new(kind),
-            keep_adv: Default::default(),
             keep_b: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
@@ -165,6 +171,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_rows_bnone: Default::default(),
             keep_rows_arow: Default::default(),
             keep_rows_anone: Default::default(),
+            keep_walk: Default::default(),
+            keep_walk_arow: Default::default(),
+            keep_walk_anone: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -245,8 +254,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // Early: may advance. Late (after the carry chains): advance; B found a row.
         self.act.next = self.run.q.val() & !self.done_r.q.val();
         self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
-        self.keep_adv.a.next = self.go.val() & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.adv.next = self.keep_adv.y.val();
+        self.adv.next = self.go.val() & (self.filled.q.val() | !self.arb_a.tout.val());
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
         self.sol_r.d.next = self.act.val()
@@ -327,50 +335,66 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             }
         }
 
-        // The rest of the next state: advance, move the queen of c-1 (B found a row), or
-        // retreat. The retreat is also the default when the search ends or the unit is idle,
-        // where this state does not matter (a start resets it).
-        if self.adv.val() {
-            self.c.d.next = self.cp1.q.val();
-            self.cp1.d.next = self.cp1.q.val() + 1;
-            self.cm1.d.next = self.c.q.val();
-            self.cm2.d.next = self.cm1.q.val();
-            self.filled.d.next = self.keep_fill.y.val();
-            self.exh.d.next = false;
-            self.qvalid.d.next = !self.filled.q.val();
-            // A column the ring fills takes no queen (A may see a row open in it).
-            if self.filled.q.val() {
-                self.qtop.d.next = 0.into();
-            } else {
-                self.qtop.d.next = self.arb_a.grant.val();
-            }
-        } else if self.b_ok.val() {
-            self.qtop.d.next = self.arb_b.grant.val();
-            self.exh.d.next = false;
+        // The walk's position changes on an advance, a retreat or a start, and holds while B
+        // moves the queen of c-1: its clock enable, like the blocking registers', is a
+        // multiplexer after the carry chains, and its next value needs no `b_ok`. Idle, the
+        // position does not matter (a start sets all of it).
+        self.keep_walk_arow.a.next = self.step_arow.val() | self.start.val();
+        self.keep_walk_anone.a.next = self.step_anone.val() | self.start.val();
+        if self.arb_b.tout.val() {
+            self.keep_walk.a.next = true;
+        } else if self.arb_a.tout.val() {
+            self.keep_walk.a.next = self.keep_walk_anone.y.val();
         } else {
-            self.c.d.next = self.cm1.q.val();
-            self.cp1.d.next = self.c.q.val();
-            self.cm1.d.next = self.cm2.q.val();
-            self.cm2.d.next = self.cm2.q.val() - 1;
-            // Column c-1 holds a queen exactly when the ring does not fill it.
-            self.filled.d.next = !self.qvalid.q.val();
-            self.exh.d.next = true;
-            self.qtop.d.next = self.pop_q.val();
-            self.qvalid.d.next = self.pop_v.val();
+            self.keep_walk.a.next = self.keep_walk_arow.y.val();
         }
+        if self.keep_walk.y.val() {
+            if self.start.val() {
+                self.c.d.next = 0.into();
+                self.cp1.d.next = 1.into();
+                self.cm1.d.next = 31.into();
+                self.cm2.d.next = 30.into();
+                self.filled.d.next = self.cols.q.val().get_bit(0);
+                self.qvalid.d.next = false;
+            } else if self.adv.val() {
+                self.c.d.next = self.cp1.q.val();
+                self.cp1.d.next = self.cp1.q.val() + 1;
+                self.cm1.d.next = self.c.q.val();
+                self.cm2.d.next = self.cm1.q.val();
+                self.filled.d.next = self.keep_fill.y.val();
+                self.qvalid.d.next = !self.filled.q.val();
+            } else {
+                // Retreat: column c-1 holds a queen exactly when the ring does not fill it.
+                self.c.d.next = self.cm1.q.val();
+                self.cp1.d.next = self.c.q.val();
+                self.cm1.d.next = self.cm2.q.val();
+                self.cm2.d.next = self.cm2.q.val() - 1;
+                self.filled.d.next = !self.qvalid.q.val();
+                self.qvalid.d.next = self.pop_v.val();
+            }
+        }
+
+        // The queen of c-1: A's row on an advance (none for a column the ring fills, where A
+        // may see a row open), B's on a move, the stack's on a retreat (also the default when
+        // the search ends or the unit is idle, where it does not matter; a start clears it).
+        // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
+        // the start of the cycle come first, so that two levels of logic follow the chains.
+        if self.start.val() | (self.go.val() & self.filled.q.val()) {
+            self.qtop.d.next = 0.into();
+        } else if self.go.val() & !self.arb_a.tout.val() {
+            self.qtop.d.next = self.arb_a.grant.val();
+        } else if self.qvalid.q.val() & !self.arb_b.tout.val() {
+            self.qtop.d.next = self.arb_b.grant.val();
+        } else {
+            self.qtop.d.next = self.pop_q.val();
+        }
+        self.exh.d.next = !self.adv.val() & !self.b_ok.val();
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
         if self.start.val() {
-            self.c.d.next = 0.into();
-            self.cp1.d.next = 1.into();
-            self.cm1.d.next = 31.into();
-            self.cm2.d.next = 30.into();
-            self.filled.d.next = self.cols.q.val().get_bit(0);
             self.exh.d.next = false;
             self.run.d.next = true;
-            self.qtop.d.next = 0.into();
-            self.qvalid.d.next = false;
         }
         self.busy.next = self.act.val();
         self.sol.next = self.sol_r.q.val();

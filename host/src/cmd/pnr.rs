@@ -54,39 +54,75 @@ struct Seeded {
     fmax_mhz_median: f64,
 }
 
-/// Routes `job` with seeds 1..=seeds (only seed 1 keeps its files).
+/// Routes `job` with seeds 1..=seeds (only seed 1 keeps its files), as many at once as the
+/// machine has cores: nextpnr places on one.
 fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
-    let mut runs = Vec::new();
-    for seed in 1..=seeds {
-        let mut job = job.clone();
-        job.seed = seed;
-        if seed > 1 {
-            job.keep = None;
+    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
+    let mut runs: Vec<Routed> = Vec::new();
+    let mut first = 1;
+    while first <= seeds {
+        let last = (first + at_once - 1).min(seeds);
+        let shown = if first == last {
+            format!("{what}, seed {first}")
+        } else {
+            format!("{what}, seeds {first}..={last}")
+        };
+        let bar = crate::progress::spinner(&shown, "");
+        let batch: Vec<anyhow::Result<Routed>> = std::thread::scope(|s| {
+            let workers: Vec<_> = (first..=last)
+                .map(|seed| {
+                    let mut job = job.clone();
+                    job.seed = seed;
+                    if seed > 1 {
+                        job.keep = None;
+                    }
+                    let bar = &bar;
+                    s.spawn(move || {
+                        route(&job, &|phase| {
+                            if seed == first {
+                                bar.set_message(phase.to_string())
+                            }
+                        })
+                        .with_context(|| format!("placing and routing {what}, seed {seed}"))
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a routing thread panicked"))
+                .collect()
+        });
+        bar.finish_and_clear();
+        for r in batch {
+            runs.push(r?);
         }
-        runs.push(route_shown(&format!("{what}, seed {seed}"), &job)?);
+        first = last + 1;
     }
     let fmax_mhz_by_seed: Vec<f64> = runs.iter().map(|r| r.fmax_mhz).collect();
-    let mut sorted = fmax_mhz_by_seed.clone();
+    Ok(Seeded {
+        routed: runs.swap_remove(0),
+        fmax_mhz_median: median(&fmax_mhz_by_seed),
+        fmax_mhz_by_seed,
+    })
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut sorted = xs.to_vec();
     sorted.sort_by(f64::total_cmp);
     let mid = sorted.len() / 2;
-    let fmax_mhz_median = if sorted.len() % 2 == 1 {
+    if sorted.len() % 2 == 1 {
         sorted[mid]
     } else {
         (sorted[mid - 1] + sorted[mid]) / 2.0
-    };
-    Ok(Seeded {
-        routed: runs.swap_remove(0),
-        fmax_mhz_by_seed,
-        fmax_mhz_median,
-    })
+    }
 }
 
 #[derive(Serialize)]
 struct Array {
     units: usize,
     #[serde(flatten)]
-    routed: Routed,
-    /// The array's routed clock over the stage's (its median over the seeds).
+    routed: Seeded,
+    /// The array's routed clock over the stage's (their medians over the seeds).
     fmax_vs_stage: f64,
 }
 
@@ -148,10 +184,10 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         };
         let core = CoreConfig::new(n as usize, units, arbiter, true)?;
         let job = kept(jobs::array(&b, core, target_mhz)?, &format!("array-{units}"));
-        let routed = route_shown(&format!("{} top, {units} units", b.name), &job)?;
+        let routed = route_seeds(&format!("{} top, {units} units", b.name), &job, a.array_seeds.unwrap_or(a.seeds))?;
         arrays.push(Array {
             units,
-            fmax_vs_stage: routed.fmax_mhz / stage.fmax_mhz_median,
+            fmax_vs_stage: routed.fmax_mhz_median / stage.fmax_mhz_median,
             routed,
         });
     }
@@ -189,10 +225,7 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
             p.total_ns, p.logic_levels, p.logic_ns, p.routing_ns, p.from, p.to
         );
     };
-    for (what, s) in [
-        ("unit (out of context)", &unit),
-        ("stage (out of context)", &stage),
-    ] {
+    let seeded = |what: &str, s: &Seeded| {
         line(what, &s.routed);
         if s.fmax_mhz_by_seed.len() > 1 {
             let each: Vec<String> = s.fmax_mhz_by_seed.iter().map(|f| format!("{f:.1}")).collect();
@@ -203,9 +236,11 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
                 each.join(", ")
             );
         }
-    }
+    };
+    seeded("unit (out of context)", &unit);
+    seeded("stage (out of context)", &stage);
     for a in &arrays {
-        line(&format!("{} top with {} units", b.name, a.units), &a.routed);
+        seeded(&format!("{} top with {} units", b.name, a.units), &a.routed);
         println!("  array / stage fmax: {:.3}", a.fmax_vs_stage);
     }
     Ok(())

@@ -36,11 +36,15 @@ pub struct ReportArgs {
     /// with every critical path) in DIR/<design>.
     #[arg(long, value_name = "DIR")]
     pub(in crate::cmd) keep: Option<std::path::PathBuf>,
-    /// With --pnr: route the unit and the stage with placer seeds 1..=K and give the median
-    /// clock beside each seed's (routed clocks vary by several percent from seed to seed).
-    /// Arrays are routed with seed 1.
+    /// With --pnr: route every design with placer seeds 1..=K (as many at once as there are
+    /// cores) and give the median clock beside each seed's (routed clocks vary by several
+    /// percent from seed to seed); an array's clock is compared with the stage's by median.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=25))]
     pub(in crate::cmd) seeds: u64,
+    /// With --pnr: route the arrays with seeds 1..=K instead (a full-device array takes
+    /// half an hour a seed).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=25))]
+    pub(in crate::cmd) array_seeds: Option<u64>,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
 }
