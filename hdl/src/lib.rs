@@ -5,6 +5,7 @@
 //! the LUT-RAM that holds its stack; [`rtl`] drives a unit in rust-hdl's
 //! simulator.
 
+pub mod advance;
 pub mod arbiter;
 pub mod axis;
 pub mod board;

@@ -22,6 +22,7 @@
 //! The ring's blocking thus sits in the registers the walk already reads; no table of open
 //! rows per column is kept or fetched.
 
+use crate::advance::Advance;
 use crate::arbiter::{Arbiter, ArbiterKind};
 use crate::keep::Keep;
 use crate::lutram::LutRam;
@@ -68,9 +69,13 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
-    /// B found a row: a late decision, kept as a wire of its own. The advance is not kept:
-    /// left to the mapper, A's carry out then comes last in the logic of each register it
-    /// steers (kept, it was one more level and a net of a hundred loads before them).
+    /// The advance, one copy per group of registers it steers: the rows, each diagonal
+    /// direction, and the walk's position with the rest (see [`Advance`]).
+    adv_rows: Advance,
+    adv_falling: Advance,
+    adv_rising: Advance,
+    adv_walk: Advance,
+    /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
     /// Column tests, kept apart from the decisions they feed.
     keep_at0: Keep,
@@ -158,6 +163,10 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind),
             arb_b: Arbiter::new(kind),
+            adv_rows: Default::default(),
+            adv_falling: Default::default(),
+            adv_rising: Default::default(),
+            adv_walk: Default::default(),
             keep_b: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
@@ -254,7 +263,19 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // Early: may advance. Late (after the carry chains): advance; B found a row.
         self.act.next = self.run.q.val() & !self.done_r.q.val();
         self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
-        self.adv.next = self.go.val() & (self.filled.q.val() | !self.arb_a.tout.val());
+        self.adv_rows.go.next = self.go.val();
+        self.adv_rows.filled.next = self.filled.q.val();
+        self.adv_rows.tout.next = self.arb_a.tout.val();
+        self.adv_falling.go.next = self.go.val();
+        self.adv_falling.filled.next = self.filled.q.val();
+        self.adv_falling.tout.next = self.arb_a.tout.val();
+        self.adv_rising.go.next = self.go.val();
+        self.adv_rising.filled.next = self.filled.q.val();
+        self.adv_rising.tout.next = self.arb_a.tout.val();
+        self.adv_walk.go.next = self.go.val();
+        self.adv_walk.filled.next = self.filled.q.val();
+        self.adv_walk.tout.next = self.arb_a.tout.val();
+        self.adv.next = self.adv_walk.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
         self.sol_r.d.next = self.act.val()
@@ -307,7 +328,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.keep_rows.a.next = self.keep_rows_arow.y.val();
         }
         if self.keep_rows.y.val() {
-            if self.adv.val() {
+            if self.adv_rows.y.val() {
                 self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
             } else if self.load_rows.val() {
                 self.bh.d.next = self.load_data.val();
@@ -316,20 +337,24 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             }
         }
         if self.keep_diag.y.val() {
-            if self.adv.val() {
+            if self.adv_falling.y.val() {
                 self.bd.d.next = (self.bd_adv.val() >> 1)
                     | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
-                self.bu.d.next = (self.bu_adv.val() << 1)
-                    | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
             } else if self.shift.val() {
                 // Loading: the retreat's rotation, a new bit where the wrapped one was.
                 self.bd.d.next =
                     (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
-                self.bu.d.next = (self.bu.q.val() >> 1)
-                    | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
             } else {
                 self.bd.d.next = (self.bd_ret.val() << 1)
                     | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+            }
+            if self.adv_rising.y.val() {
+                self.bu.d.next = (self.bu_adv.val() << 1)
+                    | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
+            } else if self.shift.val() {
+                self.bu.d.next = (self.bu.q.val() >> 1)
+                    | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
+            } else {
                 self.bu.d.next = (self.bu_ret.val() >> 1)
                     | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
             }
