@@ -5,7 +5,7 @@
 
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::clock::{solve, Primitive};
-use queens_hdl::board::toolchain::trellis::{find_tool, Device};
+use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, Device};
 use queens_hdl::board::{Board, HostLink};
 use queens_hdl::emit::CoreConfig;
 use queens_hdl::pnr::{route, Job, PnrError};
@@ -250,5 +250,41 @@ fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
     assert!(
         e.contains("EHXPLLL: 450.000 MHz is above its output limit of 400 MHz"),
         "{e}"
+    );
+}
+
+#[test]
+fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
+    // The copies exist to split a net of a hundred loads; synthesis merges them back unless
+    // the script keeps their modules whole (`advance::COPIES`).
+    let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
+    let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
+    let job = queens_hdl::pnr::jobs::stage(4, ArbiterKind::Adder, &device, 100.0);
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in &job.sources {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
+    let script = synth_script(&names.join(" "), &job.top, "net.json", 100.0);
+    let out = Command::new(&yosys)
+        .args(["-q", "-p", &script])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let net: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("net.json")).unwrap()).unwrap();
+    let cells = net["modules"][&job.top]["cells"].as_object().unwrap();
+    let mut copies: Vec<&str> = cells
+        .values()
+        .filter_map(|c| c["type"].as_str())
+        .filter(|t| t.contains("$adv_"))
+        .collect();
+    copies.sort();
+    assert_eq!(
+        copies,
+        ["adv_falling", "adv_rising", "adv_rows", "adv_walk"].map(|g| format!("queens_stage$unit${g}")),
+        "{:?}",
+        cells.keys().take(20).collect::<Vec<_>>()
     );
 }
