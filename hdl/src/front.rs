@@ -140,10 +140,10 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     beat_data: DFF<Bits<M>>,
     collect_state: DFF<Collect>,
     /// A result is queued (registered: collection starts from flip-flops).
+    can_collect: DFF<Bit>,
     /// The framer is free: registered, and cleared as it is loaded (it is busy from the
     /// cycle after), so that the framer's state and the queue's read side are apart.
     tx_free: DFF<Bit>,
-    can_collect: DFF<Bit>,
     /// The result being framed, its cycle count and its word.
     entry: DFF<Bits<ENTRY_BITS>>,
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
@@ -185,7 +185,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
     /// 48-bit cycle counter (the optional frame variant of the protocol).
     pub fn new(units: usize, with_cycles: bool) -> Self {
         assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
-        assert!(W >= 24, "frames at least five bytes apart (the word queue's registered flags)");
+        assert!(
+            W >= 24,
+            "frames at least five bytes apart (the word queue's registered flags)"
+        );
         // Echoed word, mod 13, mod 15, count, padding to whole bytes; cycles in front.
         let bits = W + PADDED_RECORD_BITS + if with_cycles { CYCLE_BITS } else { 0 };
         assert!(bits <= PAYLOAD_BITS);

@@ -437,7 +437,11 @@ fn report_pnr_gives_each_seed_and_the_median() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for (design, d) in [("unit", &v["unit"]), ("stage", &v["stage"]), ("array", &v["arrays"][0])] {
+    for (design, d) in [
+        ("unit", &v["unit"]),
+        ("stage", &v["stage"]),
+        ("array", &v["arrays"][0]),
+    ] {
         let each: Vec<f64> = d["fmax_mhz_by_seed"]
             .as_array()
             .unwrap()

@@ -11,6 +11,7 @@ use queens_hdl::emit::CoreConfig;
 use queens_hdl::pnr::{jobs, route, Job, Routed};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
+use rayon::prelude::*;
 use serde::Serialize;
 
 /// Routes `job`, with a spinner that says what is being done and for how long.
@@ -54,50 +55,34 @@ struct Seeded {
     fmax_mhz_median: f64,
 }
 
-/// Routes `job` with seeds 1..=seeds (only seed 1 keeps its files), as many at once as the
-/// machine has cores: nextpnr places on one.
+/// Routes `job` with seeds 1..=seeds (only seed 1 keeps its files), as many at once as
+/// rayon has threads (one per core): nextpnr places on one core.
 fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
-    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get() as u64);
-    let mut runs: Vec<Routed> = Vec::new();
-    let mut first = 1;
-    while first <= seeds {
-        let last = (first + at_once - 1).min(seeds);
-        let shown = if first == last {
-            format!("{what}, seed {first}")
-        } else {
-            format!("{what}, seeds {first}..={last}")
-        };
-        let bar = crate::progress::spinner(&shown, "");
-        let batch: Vec<anyhow::Result<Routed>> = std::thread::scope(|s| {
-            let workers: Vec<_> = (first..=last)
-                .map(|seed| {
-                    let mut job = job.clone();
-                    job.seed = seed;
-                    if seed > 1 {
-                        job.keep = None;
-                    }
-                    let bar = &bar;
-                    s.spawn(move || {
-                        route(&job, &|phase| {
-                            if seed == first {
-                                bar.set_message(phase.to_string())
-                            }
-                        })
-                        .with_context(|| format!("placing and routing {what}, seed {seed}"))
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| w.join().expect("a routing thread panicked"))
-                .collect()
-        });
-        bar.finish_and_clear();
-        for r in batch {
-            runs.push(r?);
-        }
-        first = last + 1;
-    }
+    let shown = if seeds == 1 {
+        format!("{what}, seed 1")
+    } else {
+        format!("{what}, seeds 1..={seeds}")
+    };
+    let bar = crate::progress::spinner(&shown, "");
+    let runs: anyhow::Result<Vec<Routed>> = (1..=seeds)
+        .into_par_iter()
+        .map(|seed| {
+            let mut job = job.clone();
+            job.seed = seed;
+            if seed > 1 {
+                job.keep = None;
+            }
+            // Seed 1's phases stand for all.
+            route(&job, &|phase| {
+                if seed == 1 {
+                    bar.set_message(phase.to_string())
+                }
+            })
+            .with_context(|| format!("placing and routing {what}, seed {seed}"))
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut runs = runs?;
     let fmax_mhz_by_seed: Vec<f64> = runs.iter().map(|r| r.fmax_mhz).collect();
     Ok(Seeded {
         routed: runs.swap_remove(0),
@@ -184,7 +169,11 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         };
         let core = CoreConfig::new(n as usize, units, arbiter, true)?;
         let job = kept(jobs::array(&b, core, target_mhz)?, &format!("array-{units}"));
-        let routed = route_seeds(&format!("{} top, {units} units", b.name), &job, a.array_seeds.unwrap_or(a.seeds))?;
+        let routed = route_seeds(
+            &format!("{} top, {units} units", b.name),
+            &job,
+            a.array_seeds.unwrap_or(a.seeds),
+        )?;
         arrays.push(Array {
             units,
             fmax_vs_stage: routed.fmax_mhz_median / stage.fmax_mhz_median,
