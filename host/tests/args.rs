@@ -170,14 +170,16 @@ fn run_with_no_units_is_refused_at_once() {
 /// Runs `args` with standard output closed before it writes: it ends by SIGPIPE as any Unix
 /// filter does, saying nothing.
 fn closed_stdout(args: &[&str]) {
-    let mut child = queens()
+    // The read end is closed before the child starts: closing it after the spawn races the
+    // child, which may have written a short output into the pipe's buffer by then.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = queens()
         .args(args)
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    drop(child.stdout.take());
-    let o = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("panicked"), "{args:?}: {err}");
     assert!(
