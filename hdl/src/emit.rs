@@ -46,10 +46,10 @@ pub fn rename_top(v: &str, name: &str) -> String {
 }
 
 /// The Verilog of one arbiter for m rows, its module named `name`.
-pub fn arbiter_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
+pub fn arbiter_verilog(m: usize, kind: ArbiterKind, entry: crate::arbiter::Entry, name: &str) -> String {
     let v = crate::with_width!(m, |M, M1, D| {
         let _ = D;
-        let mut a = crate::arbiter::Arbiter::<M, M1>::new(kind);
+        let mut a = crate::arbiter::Arbiter::<M, M1>::new(kind, entry);
         a.connect_all();
         generate_verilog(&a)
     });
@@ -60,6 +60,19 @@ pub fn arbiter_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
 pub const CARRY4_SIM: &str = include_str!("../verilog/CARRY4_sim.v");
 /// CARRY4 port list as a black box, for checks outside the vendor tools.
 pub const CARRY4_STUB: &str = include_str!("../verilog/CARRY4_stub.v");
+/// Behavioural model of CCU2C for simulators (not for synthesis).
+pub const CCU2C_SIM: &str = include_str!("../verilog/CCU2C_sim.v");
+/// CCU2C port list as a black box, for checks outside the vendor tools.
+pub const CCU2C_STUB: &str = include_str!("../verilog/CCU2C_stub.v");
+
+/// The simulation model of the vendor cell an arbiter form instantiates, if it has one.
+pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
+    match kind {
+        ArbiterKind::Carry4 => Some(CARRY4_SIM),
+        ArbiterKind::Ccu2c => Some(CCU2C_SIM),
+        ArbiterKind::Adder | ArbiterKind::Prefix => None,
+    }
+}
 
 /// The stage modules of every chain [`chain_verilog`] writes (`<chain>_stage`) inside a core
 /// (`<core>_chain`), as a yosys selection.

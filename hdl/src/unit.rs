@@ -23,7 +23,7 @@
 //! rows per column is kept or fetched.
 
 use crate::advance::Advance;
-use crate::arbiter::{Arbiter, ArbiterKind};
+use crate::arbiter::{Arbiter, ArbiterKind, Entry};
 use crate::keep::Keep;
 use crate::lutram::LutRam;
 use queens_core::Blocking;
@@ -161,8 +161,8 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             sol_r: Default::default(),
             done_r: Default::default(),
             stack: Default::default(),
-            arb_a: Arbiter::new(kind),
-            arb_b: Arbiter::new(kind),
+            arb_a: Arbiter::new(kind, Entry::Bottom),
+            arb_b: Arbiter::new(kind, Entry::Queen),
             adv_rows: Default::default(),
             adv_falling: Default::default(),
             adv_rising: Default::default(),
@@ -236,12 +236,9 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.pop_v.next = self.stack.rdata0.val().get_bit(0);
 
         // A: column c from the bottom; the queen of c-1 blocks its row and both neighbours.
-        self.arb_a.pass.next = self.bh.q.val()
-            | self.qtop.q.val()
-            | (self.qtop.q.val() >> 1)
-            | (self.qtop.q.val() << 1)
-            | self.bd.q.val().get_bits::<M>(0)
-            | self.bu.q.val().get_bits::<M>(0);
+        self.arb_a.pass.next =
+            self.bh.q.val() | self.bd.q.val().get_bits::<M>(0) | self.bu.q.val().get_bits::<M>(0);
+        self.arb_a.near.next = self.qtop.q.val();
         self.arb_a.have.next = 0.into();
         self.arb_a.tin.next = true;
 
@@ -250,6 +247,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             | (self.bd.q.val().get_bits::<M>(0) << 1)
             | bit_cast::<M, 1>(self.bd.q.val().get_bit(self.dtop.val().index()).into())
             | self.bu.q.val().get_bits::<M>(1);
+        self.arb_b.near.next = 0.into();
         self.arb_b.have.next = self.qtop.q.val();
         self.arb_b.tin.next = false;
 

@@ -3,6 +3,7 @@
 //! cause. Needs yosys, nextpnr-ecp5, ecppack and ecppll (scripts/test.sh installs the pinned
 //! PyPI builds into a virtual environment and puts them on PATH).
 
+use queens_hdl::arbiter::Entry;
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::clock::{solve, Primitive};
 use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, Device};
@@ -287,4 +288,52 @@ fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
         "{:?}",
         cells.keys().take(20).collect::<Vec<_>>()
     );
+}
+
+#[test]
+fn the_ccu2c_form_is_one_ccu2c_per_two_rows_with_no_logic_in_front() {
+    // Its point is that the blocking enters the chain cells' own LUTs: yosys must keep the
+    // cells as written, with nothing between the ports and the chain.
+    let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
+    for (entry, ports) in [
+        (Entry::Bottom, ["pass", "near"]),
+        (Entry::Queen, ["pass", "have"]),
+    ] {
+        for m in [4usize, 23] {
+            let dir = tempfile::tempdir().unwrap();
+            let v = queens_hdl::emit::arbiter_verilog(m, ArbiterKind::Ccu2c, entry, "arb");
+            std::fs::write(dir.path().join("arb.v"), v).unwrap();
+            let out = Command::new(&yosys)
+                .args([
+                    "-q",
+                    "-p",
+                    "read_verilog arb.v; synth_ecp5 -top arb -json net.json",
+                ])
+                .current_dir(dir.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let net: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(dir.path().join("net.json")).unwrap()).unwrap();
+            let cells = net["modules"]["arb"]["cells"].as_object().unwrap();
+            let ccu2c: Vec<&serde_json::Value> = cells.values().filter(|c| c["type"] == "CCU2C").collect();
+            assert_eq!(ccu2c.len(), (m + 2).div_ceil(2), "{entry:?}, m = {m}");
+            let mut into_chain = std::collections::HashSet::new();
+            for c in &ccu2c {
+                for (pin, bits) in c["connections"].as_object().unwrap() {
+                    if pin.len() == 2 && "ABCD".contains(&pin[..1]) {
+                        into_chain.extend(bits.as_array().unwrap().iter().cloned());
+                    }
+                }
+            }
+            for p in ports {
+                for b in net["modules"]["arb"]["ports"][p]["bits"].as_array().unwrap() {
+                    assert!(
+                        into_chain.contains(b),
+                        "{entry:?}, m = {m}: {p} bit {b} goes through logic first"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -1,13 +1,14 @@
 //! The emitted Verilog: it passes yosys' checks, the CARRY4 form really maps to CARRY4 cells,
 //! and every arbiter form computes the same grants as the behavioural model (iverilog,
-//! exhaustively over a small column).
+//! exhaustively over a small column, the CARRY4 and CCU2C forms on models of their cells).
 
-use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CARRY4_STUB};
+use queens_hdl::arbiter::Entry;
+use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CARRY4_STUB, CCU2C_SIM, CCU2C_STUB};
 use queens_hdl::report::synthesize;
 use queens_hdl::ArbiterKind;
 use std::process::Command;
 
-const KINDS: [ArbiterKind; 3] = [ArbiterKind::Adder, ArbiterKind::Carry4, ArbiterKind::Prefix];
+const KINDS: [ArbiterKind; 4] = ArbiterKind::ALL;
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("queens-hdl-test-{}", std::process::id()));
@@ -17,9 +18,9 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 fn yosys_check(verilog: &str, top: &str, tag: &str) {
     let src = tmp(&format!("{tag}.v"));
-    let stub = tmp("carry4_stub.v");
+    let stub = tmp("cell_stubs.v");
     std::fs::write(&src, verilog).unwrap();
-    std::fs::write(&stub, CARRY4_STUB).unwrap();
+    std::fs::write(&stub, format!("{CARRY4_STUB}{CCU2C_STUB}")).unwrap();
     let script = format!(
         "read_verilog -lib {}; read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
         stub.display(),
@@ -50,10 +51,10 @@ fn unit_verilog_passes_yosys_checks() {
 #[test]
 fn carry4_form_maps_to_carry4_cells() {
     for m in [5usize, 23] {
-        let v = arbiter_verilog(m, ArbiterKind::Carry4, "arb");
+        let v = arbiter_verilog(m, ArbiterKind::Carry4, Entry::Queen, "arb");
         let c = synthesize(&v, "arb").unwrap();
         assert_eq!(c.carry4, m.div_ceil(4) as u64, "m = {m}: {c:?}");
-        let v = arbiter_verilog(m, ArbiterKind::Prefix, "arb");
+        let v = arbiter_verilog(m, ArbiterKind::Prefix, Entry::Queen, "arb");
         assert_eq!(
             synthesize(&v, "arb").unwrap().carry4,
             0,
@@ -78,29 +79,52 @@ fn walk(m: u32, pass: u32, have: u32, tin: bool) -> (u32, bool) {
 #[test]
 fn every_arbiter_form_grants_like_the_model() {
     let m = 5u32;
+    let full = (1u32 << m) - 1;
     for kind in KINDS {
-        let dut = arbiter_verilog(m as usize, kind, "arb");
-        // Stimulus: every pass, with the token entering at the bottom (have = 0, tin = 1), from
-        // each row (one-hot have, tin = 0), or nowhere.
-        let mut tb =
-            String::from("module tb;\nreg [4:0] pass, have; reg tin; wire [4:0] grant; wire tout;\n");
-        tb += "arb dut(.pass(pass), .have(have), .tin(tin), .grant(grant), .tout(tout));\ninitial begin\n";
-        let mut expect = String::new();
-        for pass in 0..32u32 {
-            for have in std::iter::once(0).chain((0..m).map(|i| 1 << i)) {
-                for tin in [false, true].into_iter().filter(|&t| !(t && have != 0)) {
-                    tb += &format!("pass = 5'd{pass}; have = 5'd{have}; tin = {}; #1 $display(\"%0d %0d\", grant, tout);\n", tin as u8);
-                    let (g, t) = walk(m, pass, have, tin);
+        for entry in [Entry::Bottom, Entry::Queen] {
+            let dut = arbiter_verilog(m as usize, kind, entry, "arb");
+            // Stimulus: every pass, with the token entering at the bottom or nowhere, and
+            // from each row for a queen entry (one-hot have, tin = 0); for a bottom entry
+            // also with a queen beside at each row (one-hot near) or none.
+            let mut tb = String::from(
+                "module tb;\nreg [4:0] pass, near, have; reg tin; wire [4:0] grant; wire tout;\n",
+            );
+            tb += "arb dut(.pass(pass), .near(near), .have(have), .tin(tin), .grant(grant), .tout(tout));\ninitial begin\n";
+            let one_hot = || std::iter::once(0).chain((0..m).map(|i| 1u32 << i));
+            let mut expect = String::new();
+            for pass in 0..32u32 {
+                let cases: Vec<(u32, u32, bool)> = match entry {
+                    Entry::Bottom => one_hot()
+                        .flat_map(|near| [(near, 0, false), (near, 0, true)])
+                        .collect(),
+                    Entry::Queen => one_hot()
+                        .map(|have| (0, have, false))
+                        .chain([(0, 0, true)])
+                        .collect(),
+                };
+                for (near, have, tin) in cases {
+                    tb += &format!("pass = 5'd{pass}; near = 5'd{near}; have = 5'd{have}; tin = {}; #1 $display(\"%0d %0d\", grant, tout);\n", tin as u8);
+                    let blocked = (pass | near | near >> 1 | near << 1) & full;
+                    let (g, t) = walk(m, blocked, have, tin);
                     expect += &format!("{g} {}\n", t as u8);
                 }
             }
+            tb += "$finish;\nend\nendmodule\n";
+            let tag = format!("{}_{entry:?}", kind.name());
+            let got = iverilog(
+                &tag,
+                &[
+                    ("dut.v", &dut),
+                    ("tb.v", &tb),
+                    ("carry4.v", CARRY4_SIM),
+                    ("ccu2c.v", CCU2C_SIM),
+                ],
+            );
+            assert_eq!(
+                got, expect,
+                "{kind:?} arbiter, {entry:?} entry, disagrees with the token walk"
+            );
         }
-        tb += "$finish;\nend\nendmodule\n";
-        let got = iverilog(
-            kind.name(),
-            &[("dut.v", &dut), ("tb.v", &tb), ("carry4.v", CARRY4_SIM)],
-        );
-        assert_eq!(got, expect, "{kind:?} arbiter disagrees with the token walk");
     }
 }
 
@@ -160,13 +184,20 @@ fn design_of_8_and_360_units_for_n27_passes_yosys_with_the_same_modules() {
     yosys_check(&big, "queens_top", "top360");
 }
 
+/// Both vendor-cell forms, each on its cell's model: a chain of three stages counts N = 8.
 #[test]
 fn emitted_chain_counts_like_software_in_iverilog() {
+    for kind in [ArbiterKind::Carry4, ArbiterKind::Ccu2c] {
+        chain_in_iverilog(kind);
+    }
+}
+
+fn chain_in_iverilog(kind: ArbiterKind) {
     use queens_core::{completions, enumerate::canonical, Blocking, BoardSize};
     let (n, k) = (8u32, 3usize);
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
-    let dut = queens_hdl::emit::chain_verilog(m, ArbiterKind::Carry4, k, "chain");
+    let dut = queens_hdl::emit::chain_verilog(m, kind, k, "chain");
     let mut tb = String::from(
         "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [9:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
          wire up_valid; wire [9:0] up_id; wire [3:0] up_m13, up_m15; wire [43:0] up_count; wire [47:0] up_cycles;\n\
@@ -194,15 +225,12 @@ fn emitted_chain_counts_like_software_in_iverilog() {
         );
     }
     tb += "$finish;\nend\nendmodule\n";
+    let cells = queens_hdl::emit::primitive_sim(kind).unwrap();
     let got = iverilog(
-        "chain",
-        &[
-            ("chain.v", &dut),
-            ("chain_tb.v", &tb),
-            ("chain_carry4.v", CARRY4_SIM),
-        ],
+        &format!("chain_{}", kind.name()),
+        &[("chain.v", &dut), ("chain_tb.v", &tb), ("cells.v", cells)],
     );
-    assert_eq!(got, expect);
+    assert_eq!(got, expect, "{kind:?}");
 }
 
 /// The model's cycle count, re-derived here to keep this crate free of the simulator: the

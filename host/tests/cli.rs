@@ -462,10 +462,35 @@ fn report_pnr_gives_each_seed_and_the_median() {
     assert!((ratio - a["fmax_mhz_median"].as_f64().unwrap() / stage_median).abs() < 1e-9);
 }
 
+/// A form made of one vendor's carry cells is refused on another's part, naming those that build.
+#[test]
+fn an_arbiter_of_another_vendors_cells_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("e");
+    let out = out_dir.to_str().unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["hdl", "emit", "--board", "vc707", "--arbiter", "ccu2c", "--solvers", "2", "--out", out],
+            "--arbiter ccu2c is made of CCU2C cells, which the vc707 (xc7vx485t-2-ffg1761) does not have; it takes adder, carry4, prefix",
+        ),
+        (
+            &["hdl", "fit", "--board", "ulx3s", "--arbiter", "carry4"],
+            "it takes adder, ccu2c, prefix",
+        ),
+        (&["hdl", "report", "--arbiter", "ccu2c"], "the xc7 figures take adder, carry4 or prefix"),
+    ];
+    for (args, want) in cases {
+        let o = queens(args);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && e.contains(want), "{args:?}: {e}");
+        assert!(!out_dir.exists(), "{args:?} wrote {out}");
+    }
+}
+
 #[test]
 fn report_pnr_refuses_what_it_cannot_route() {
     let cases: [(&[&str], &str); 5] = [
-        (&["--arbiter", "carry4"], "Xilinx CARRY4 cells"),
+        (&["--arbiter", "carry4"], "made of CARRY4 cells, which the ulx3s"),
         (&["--seeds", "0"], "--seeds"),
         (&["--board", "vc707"], "--pnr routes ECP5 boards"),
         (

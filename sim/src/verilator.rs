@@ -6,9 +6,8 @@ use crate::model::UnitRun;
 use crate::wire::{WireDriver, WireError};
 use queens_core::{BoardSize, Subproblem};
 use queens_hdl::emit::{
-    core_verilog, result_frame_bytes, stream_top_verilog, uart_top_verilog, CoreConfig, CARRY4_SIM,
+    core_verilog, primitive_sim, result_frame_bytes, stream_top_verilog, uart_top_verilog, CoreConfig,
 };
-use queens_hdl::ArbiterKind;
 use std::collections::VecDeque;
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Write};
@@ -98,8 +97,10 @@ impl Verilated {
         mut defines: Vec<String>,
         trace: bool,
     ) -> Result<Self, VerilatorError> {
-        if cfg.arbiter == ArbiterKind::Carry4 && !verilog.contains("module CARRY4") {
-            verilog += CARRY4_SIM;
+        if let (Some(cell), Some(model)) = (cfg.arbiter.primitive(), primitive_sim(cfg.arbiter)) {
+            if !verilog.contains(&format!("module {cell}")) {
+                verilog += model;
+            }
         }
         if trace {
             defines.push("-DTRACE".into());

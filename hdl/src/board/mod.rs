@@ -454,17 +454,45 @@ impl Board {
         Ok(())
     }
 
-    /// The arbiter to build when not told: CARRY4 cells on Xilinx parts, the adder form
-    /// elsewhere.
+    /// The arbiter to build when not told: the vendor's carry cells instantiated directly
+    /// (CARRY4 on Xilinx parts, CCU2C on the ECP5), the adder form elsewhere.
     pub fn default_arbiter(&self) -> crate::ArbiterKind {
         match self.vendor() {
             Vendor::Xilinx => crate::ArbiterKind::Carry4,
-            Vendor::Altera | Vendor::Lattice => crate::ArbiterKind::Adder,
+            Vendor::Lattice => crate::ArbiterKind::Ccu2c,
+            Vendor::Altera => crate::ArbiterKind::Adder,
         }
     }
 
     pub fn vendor(&self) -> Vendor {
         self.family.vendor()
+    }
+
+    /// Whether this board's part has the cells an arbiter form instantiates (CARRY4 on
+    /// Xilinx parts, CCU2C on the ECP5); the plain forms build anywhere. The error names
+    /// the forms that do build.
+    pub fn check_arbiter(&self, kind: crate::ArbiterKind) -> Result<(), String> {
+        let builds = |k: crate::ArbiterKind| match k.primitive() {
+            None => true,
+            Some("CARRY4") => self.vendor() == Vendor::Xilinx,
+            Some(_) => self.family == Family::Ecp5,
+        };
+        if builds(kind) {
+            return Ok(());
+        }
+        let ok: Vec<&str> = crate::ArbiterKind::ALL
+            .into_iter()
+            .filter(|&k| builds(k))
+            .map(|k| k.name())
+            .collect();
+        Err(format!(
+            "--arbiter {} is made of {} cells, which the {} ({}) does not have; it takes {}",
+            kind.name(),
+            kind.primitive().unwrap_or_default(),
+            self.name,
+            self.part,
+            ok.join(", ")
+        ))
     }
 
     pub fn toolchain(&self) -> Toolchain {

@@ -128,7 +128,6 @@ struct Report<'a> {
 
 pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
     let (n, target_mhz) = (a.n, a.target_mhz);
-    let arbiter = a.arbiter.unwrap_or(ArbiterKind::Adder);
     // Each job keeps its files in DIR/<what> when asked.
     let kept = |mut job: Job, what: &str| {
         job.keep = a.keep.as_ref().map(|d| d.join(what));
@@ -138,10 +137,6 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
     );
-    anyhow::ensure!(
-        arbiter != ArbiterKind::Carry4,
-        "--arbiter carry4 is made of Xilinx CARRY4 cells; an ECP5 takes adder or prefix"
-    );
     let b = Board::load(&a.board)?;
     anyhow::ensure!(
         b.family == Family::Ecp5,
@@ -149,6 +144,8 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         b.name,
         b.family
     );
+    let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
+    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
     let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
     let m = board(n)?.inner() as usize;
     let unit = route_seeds(

@@ -22,8 +22,8 @@ pub struct EmitArgs {
     /// Solver units, 1..=1024 (default: as many as fit the board, 8 for generic).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
-    /// Arbiter implementation: adder, carry4 or prefix (default: carry4 on Xilinx boards,
-    /// adder on Altera and generic).
+    /// Arbiter implementation: adder, carry4, ccu2c or prefix (default: carry4 on Xilinx
+    /// boards, ccu2c on the ECP5, adder on Altera and generic).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
     /// Compute clock in Hz (default: the board's; 100 MHz for generic). A board derives its
@@ -79,6 +79,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let size = board(n)?;
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
+    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
     let clock_hz = a.clock_hz.unwrap_or(b.defaults.clock_hz);
     let clock = b
         .clock_for(clock_hz)

@@ -17,7 +17,7 @@ pub struct FitArgs {
     /// Board size (default: the board's).
     #[arg(long, value_parser = crate::cmd::parse_n)]
     n: Option<u32>,
-    /// Arbiter (default: carry4 on Xilinx, adder on Altera).
+    /// Arbiter (default: carry4 on Xilinx, ccu2c on the ECP5, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
     #[arg(long)]
@@ -59,6 +59,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let b = Board::load(&a.board)?;
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
+    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
     let (f, stage, front) = fit_board(&b, n, arbiter)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {

@@ -32,7 +32,10 @@ pub enum Command {
 }
 
 pub fn parse_kind(s: &str) -> Result<ArbiterKind, String> {
-    ArbiterKind::parse(s).ok_or_else(|| format!("unknown arbiter {s:?}: use adder, carry4 or prefix"))
+    ArbiterKind::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = ArbiterKind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown arbiter {s:?}: use {}", names.join(", "))
+    })
 }
 
 #[derive(Serialize)]

@@ -12,8 +12,8 @@ pub struct ReportArgs {
     /// Board size, 6..=32.
     #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
     pub(in crate::cmd) n: u32,
-    /// Arbiter implementation: adder, carry4 or prefix (default: carry4 for the xc7 figures,
-    /// adder with --pnr).
+    /// Arbiter implementation: adder, carry4, ccu2c or prefix (default: carry4 for the xc7
+    /// figures, the board's with --pnr: ccu2c on the ECP5).
     #[arg(long, value_parser = parse_kind)]
     pub(in crate::cmd) arbiter: Option<ArbiterKind>,
     /// Place and route on an ECP5 with the open tools (yosys synth_ecp5, nextpnr-ecp5): the
@@ -87,6 +87,10 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
         return crate::cmd::pnr::report(&a);
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
+    anyhow::ensure!(
+        arbiter != ArbiterKind::Ccu2c,
+        "--arbiter ccu2c is made of ECP5 CCU2C cells: the xc7 figures take adder, carry4 or prefix (--pnr routes it on an ECP5)"
+    );
     let size = board(a.n)?;
     let m = size.inner() as usize;
     let v = queens_hdl::emit::unit_verilog(m, arbiter, "queens_unit");
