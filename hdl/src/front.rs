@@ -7,7 +7,8 @@
 //! id returns to the free list once its word has been copied into the framer.
 //!
 //! Every path is cut to the length of a unit's or shorter, so that the units set the array's
-//! clock: dispatch and collection start from registered conditions, every block RAM's read
+//! clock: dispatch and collection start from registered conditions, the queues' read
+//! addresses are one multiplexer after the read ([`crate::queue`]), every block RAM's read
 //! data lands in a register before any logic uses it (ECP5 block RAMs have no output
 //! register that yosys infers, and their read data is slow), the decoder is pipelined, and
 //! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
@@ -17,6 +18,8 @@ use crate::decoder::{Decoder, LATENCY};
 use crate::frame_rx::FrameRx;
 use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::orient::{self, Orient};
+use crate::queue::Queue;
+use crate::ram::Ram;
 use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
@@ -100,13 +103,13 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     pub up_cycles: Signal<In, Bits<CYCLE_BITS>>,
 
     rx: FrameRx<W>,
-    words: SynchronousFIFO<Bits<W>, WORD_QUEUE_BITS, WORD_QUEUE_BITS1, 1>,
-    free: SynchronousFIFO<Bits<ID_BITS>, ID_BITS, 11, 1>,
-    wordtab: RAM<Bits<W>, ID_BITS>,
+    words: Queue<Bits<W>, WORD_QUEUE_BITS, WORD_QUEUE_BITS1>,
+    free: Queue<Bits<ID_BITS>, ID_BITS, 11>,
+    wordtab: Ram<Bits<W>, ID_BITS>,
     dec: Decoder<M, D, W>,
     orient: Orient<M, D>,
-    results: SynchronousFIFO<Bits<ENTRY_BITS>, ID_BITS, 11, 1>,
-    cycles: SynchronousFIFO<Bits<CYCLE_BITS>, ID_BITS, 11, 1>,
+    results: Queue<Bits<ENTRY_BITS>, ID_BITS, 11>,
+    cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, 11>,
     tx: FrameTx,
 
     /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
@@ -309,8 +312,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             entry_word
         );
         clock!(self, clock, rx, words, free, dec, orient, results, cycles, tx);
-        self.wordtab.read_clock.next = self.clock.val();
-        self.wordtab.write_clock.next = self.clock.val();
+        self.wordtab.clock.next = self.clock.val();
 
         // Frames in: checked words into the queue (a frame without room is dropped whole).
         // The stream stalls only between frames, so that a source that cannot wait (a UART)
@@ -434,9 +436,11 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.tx.load.next = false;
         match self.collect_state.q.val() {
             Collect::Idle => {
+                // The queues' heads, taken while idle whatever `collect` says: it then
+                // steers the state and the queues alone, not a hundred enables.
+                self.entry.d.next = self.results.data_out.val();
+                self.entry_cycles.d.next = self.cycles.data_out.val();
                 if self.collect.val() {
-                    self.entry.d.next = self.results.data_out.val();
-                    self.entry_cycles.d.next = self.cycles.data_out.val();
                     self.collect_state.d.next = Collect::Lookup;
                 }
             }

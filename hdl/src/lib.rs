@@ -18,6 +18,8 @@ pub mod front;
 pub mod lutram;
 pub mod orient;
 pub mod pnr;
+pub mod queue;
+pub mod ram;
 pub mod rtl;
 pub mod scratch;
 pub mod sim_core;

@@ -50,10 +50,16 @@ pub struct Orient<const M: usize, const D: usize> {
     score: [DFF<Bits<7>>; 4],
     /// Stage 4: the orientation (0..=3 as in `Orientation::ALL`).
     choice: DFF<Bits<2>>,
-    pick01: Signal<Local, Bits<2>>,
-    pick23: Signal<Local, Bits<2>>,
-    min01: Signal<Local, Bits<7>>,
-    min23: Signal<Local, Bits<7>>,
+    /// `lt_ij`: score j is below score i. All six side by side, so that one comparison
+    /// (one carry chain) and a little logic lie between the scores and the choice.
+    lt_01: Signal<Local, Bit>,
+    lt_23: Signal<Local, Bit>,
+    lt_02: Signal<Local, Bit>,
+    lt_03: Signal<Local, Bit>,
+    lt_12: Signal<Local, Bit>,
+    lt_13: Signal<Local, Bit>,
+    /// The lower score of 2 and 3 is below the lower of 0 and 1.
+    right: Signal<Local, Bit>,
 }
 
 impl<const M: usize, const D: usize> Default for Orient<M, D> {
@@ -75,10 +81,13 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
             terms: Default::default(),
             score: Default::default(),
             choice: Default::default(),
-            pick01: Default::default(),
-            pick23: Default::default(),
-            min01: Default::default(),
-            min23: Default::default(),
+            lt_01: Default::default(),
+            lt_23: Default::default(),
+            lt_02: Default::default(),
+            lt_03: Default::default(),
+            lt_12: Default::default(),
+            lt_13: Default::default(),
+            right: Default::default(),
         }
     }
 }
@@ -116,24 +125,33 @@ impl<const M: usize, const D: usize> Logic for Orient<M, D> {
             + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(70))
             + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(75));
         // The first lowest score: a later orientation wins only when strictly lower.
-        if self.score[1].q.val() < self.score[0].q.val() {
-            self.pick01.next = 1.into();
-            self.min01.next = self.score[1].q.val();
+        self.lt_01.next = self.score[1].q.val() < self.score[0].q.val();
+        self.lt_23.next = self.score[3].q.val() < self.score[2].q.val();
+        self.lt_02.next = self.score[2].q.val() < self.score[0].q.val();
+        self.lt_03.next = self.score[3].q.val() < self.score[0].q.val();
+        self.lt_12.next = self.score[2].q.val() < self.score[1].q.val();
+        self.lt_13.next = self.score[3].q.val() < self.score[1].q.val();
+        if self.lt_01.val() {
+            if self.lt_23.val() {
+                self.right.next = self.lt_13.val();
+            } else {
+                self.right.next = self.lt_12.val();
+            }
+        } else if self.lt_23.val() {
+            self.right.next = self.lt_03.val();
         } else {
-            self.pick01.next = 0.into();
-            self.min01.next = self.score[0].q.val();
+            self.right.next = self.lt_02.val();
         }
-        if self.score[3].q.val() < self.score[2].q.val() {
-            self.pick23.next = 3.into();
-            self.min23.next = self.score[3].q.val();
+        if self.right.val() {
+            if self.lt_23.val() {
+                self.choice.d.next = 3.into();
+            } else {
+                self.choice.d.next = 2.into();
+            }
+        } else if self.lt_01.val() {
+            self.choice.d.next = 1.into();
         } else {
-            self.pick23.next = 2.into();
-            self.min23.next = self.score[2].q.val();
-        }
-        if self.min23.val() < self.min01.val() {
-            self.choice.d.next = self.pick23.val();
-        } else {
-            self.choice.d.next = self.pick01.val();
+            self.choice.d.next = 0.into();
         }
         self.rows_o.next = self.turn.rows_o.val();
         self.cols_o.next = self.turn.cols_o.val();

@@ -1,0 +1,111 @@
+//! A first-word-fall-through queue on a synchronous RAM whose read address is one multiplexer
+//! after `read`: the front end's queues.
+//!
+//! It behaves as rust-hdl's `SynchronousFIFO` (N + 1-bit pointers, a write seen by the read
+//! side a cycle later, the head on `data_out` while not empty, reads of an empty queue and
+//! writes to a full one ignored), built so that routing does not find it slow. There, the
+//! read address is `read & !empty ? rd + 1 : rd` with `empty` an (N + 1)-bit comparison, so a
+//! comparison, an adder and the RAM's address lie in series behind `read`; routed at 8 units
+//! on an ECP5 that was the whole top's critical path (110.7 MHz). Here `rd + 1` is a register
+//! beside `rd`, and `empty` is registered, computed a cycle ahead for both outcomes of the
+//! read.
+
+use crate::ram::Ram;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
+    pub clock: Signal<In, Clock>,
+    /// Take the head (ignored when empty); `data_out` shows the next one a cycle later.
+    pub read: Signal<In, Bit>,
+    pub data_out: Signal<Out, D>,
+    pub empty: Signal<Out, Bit>,
+    /// Append `data_in` (ignored when full).
+    pub write: Signal<In, Bit>,
+    pub data_in: Signal<In, D>,
+    pub full: Signal<Out, Bit>,
+    /// One free place left, or none.
+    pub almost_full: Signal<Out, Bit>,
+
+    ram: Ram<D, N>,
+    /// Read pointer and its successor.
+    rd: DFF<Bits<NP1>>,
+    rd1: DFFWithInit<Bits<NP1>>,
+    /// Write pointer, and as the read side sees it (a cycle late: the RAM holds the entry).
+    wr: DFF<Bits<NP1>>,
+    wr_seen: DFF<Bits<NP1>>,
+    /// Not empty: `rd != wr_seen`, registered.
+    filled: DFF<Bit>,
+    take: Signal<Local, Bit>,
+    put: Signal<Local, Bit>,
+    is_full: Signal<Local, Bit>,
+    level: Signal<Local, Bits<NP1>>,
+    /// The wrap bit alone, and the level of one free place.
+    wrap: Constant<Bits<NP1>>,
+    nearly: Constant<Bits<NP1>>,
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rd, rd1, wr, wr_seen, filled);
+        self.ram.clock.next = self.clock.val();
+
+        // Write side: full when the pointers differ only in their wrap bit.
+        self.is_full.next = (self.wr.q.val() ^ self.rd.q.val()) == self.wrap.val();
+        self.put.next = self.write.val() & !self.is_full.val();
+        self.ram.write_enable.next = self.put.val();
+        self.ram.write_address.next = self.wr.q.val().get_bits::<N>(0);
+        self.ram.write_data.next = self.data_in.val();
+        if self.put.val() {
+            self.wr.d.next = self.wr.q.val() + 1;
+        }
+        self.wr_seen.d.next = self.wr.q.val();
+        self.full.next = self.is_full.val();
+        // As `SynchronousFIFO` with a block of one: the level the read side sees, or the
+        // whole queue when full.
+        self.level.next = self.wr_seen.q.val() - self.rd.q.val();
+        self.almost_full.next = self.is_full.val() | (self.level.val() >= self.nearly.val());
+
+        // Read side: the RAM reads the head, or the next entry when the head is taken.
+        self.take.next = self.read.val() & self.filled.q.val();
+        self.ram.read_address.next = self.rd.q.val().get_bits::<N>(0);
+        self.filled.d.next = self.rd.q.val() != self.wr.q.val();
+        if self.take.val() {
+            self.ram.read_address.next = self.rd1.q.val().get_bits::<N>(0);
+            self.rd.d.next = self.rd1.q.val();
+            self.rd1.d.next = self.rd1.q.val() + 1;
+            self.filled.d.next = self.rd1.q.val() != self.wr.q.val();
+        }
+        self.empty.next = !self.filled.q.val();
+        self.data_out.next = self.ram.read_data.val();
+    }
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
+    fn default() -> Self {
+        assert_eq!(NP1, N + 1);
+        Self {
+            clock: Default::default(),
+            read: Default::default(),
+            data_out: Default::default(),
+            empty: Default::default(),
+            write: Default::default(),
+            data_in: Default::default(),
+            full: Default::default(),
+            almost_full: Default::default(),
+            ram: Default::default(),
+            rd: Default::default(),
+            rd1: DFFWithInit::new(1_u64.to_bits()),
+            wr: Default::default(),
+            wr_seen: Default::default(),
+            filled: Default::default(),
+            take: Default::default(),
+            put: Default::default(),
+            is_full: Default::default(),
+            level: Default::default(),
+            wrap: Constant::new((1_u64 << N).to_bits()),
+            nearly: Constant::new(((1_u64 << N) - 1).to_bits()),
+        }
+    }
+}
