@@ -44,7 +44,11 @@ fn the_queue_behaves_as_rust_hdls_synchronous_fifo() {
         let empty = theirs.empty.val();
         assert_eq!(ours.empty.val(), empty, "empty, cycle {t}");
         assert_eq!(ours.full.val(), theirs.full.val(), "full, cycle {t}");
-        assert_eq!(ours.almost_full.val(), theirs.almost_full.val(), "almost_full, cycle {t}");
+        assert_eq!(
+            ours.almost_full.val(),
+            theirs.almost_full.val(),
+            "almost_full, cycle {t}"
+        );
         if !empty {
             assert_eq!(ours.data_out.val(), theirs.data_out.val(), "head, cycle {t}");
             reads += read as u32;
@@ -52,5 +56,8 @@ fn the_queue_behaves_as_rust_hdls_synchronous_fifo() {
         writes += write as u32;
         fulls += theirs.full.val() as u32;
     }
-    assert!(reads > 500 && writes > 1000 && fulls > 50, "{reads} {writes} {fulls}");
+    assert!(
+        reads > 500 && writes > 1000 && fulls > 50,
+        "{reads} {writes} {fulls}"
+    );
 }
