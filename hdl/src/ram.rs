@@ -17,7 +17,7 @@ pub struct Ram<D: Synth, const N: usize> {
     pub write_enable: Signal<In, Bit>,
     pub write_address: Signal<In, Bits<N>>,
     pub write_data: Signal<In, D>,
-    _mem: Box<BTreeMap<Bits<N>, D>>,
+    _mem: BTreeMap<Bits<N>, D>,
 }
 
 impl<D: Synth, const N: usize> Logic for Ram<D, N> {

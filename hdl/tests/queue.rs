@@ -32,7 +32,7 @@ fn the_queue_behaves_as_rust_hdls_synchronous_fifo() {
         let filling = (t / 200) % 2 == 0;
         let write = r % 8 < if filling { 6 } else { 2 };
         let read = (r >> 8) % 8 < if filling { 2 } else { 6 };
-        let data = ((r >> 16) as u64 & 0xff).to_bits::<8>();
+        let data = ((r >> 16) & 0xff).to_bits::<8>();
         ours.write.next = write;
         ours.read.next = read;
         ours.data_in.next = data;

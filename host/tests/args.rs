@@ -172,7 +172,16 @@ fn run_with_no_units_is_refused_at_once() {
 fn closed_stdout(args: &[&str]) {
     // The read end is closed before the child starts: closing it after the spawn races the
     // child, which may have written a short output into the pipe's buffer by then.
-    let (reader, writer) = std::io::pipe().unwrap();
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just made by pipe(2) and are owned here alone.
+    let (reader, writer) = unsafe {
+        use std::os::fd::FromRawFd;
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    };
     drop(reader);
     let o = queens()
         .args(args)
