@@ -212,7 +212,7 @@ wire [{top}:0] co;
 /// - [`Entry::Queen`]: A = `have`, D = `pass`, C tied high so that the LUT4 reads INIT[15:4]
 ///   only, apart from the generate's bits; propagate `!have & pass`, generate `have`.
 fn ccu2c_verilog(m: usize, entry: Entry) -> String {
-    let (row, a, b, c) = match entry {
+    let (row, a, b, c): (&str, String, String, String) = match entry {
         // OR of A, B, C, D: every INIT bit but the first.
         Entry::Bottom => ("16'hFFFE", "near << 1".into(), "near".into(), "near >> 1".into()),
         // !A & D: INIT[15:12] = 5, INIT[11:4] = 0; generate A: INIT[3:0] = 0xA.
@@ -223,7 +223,6 @@ fn ccu2c_verilog(m: usize, entry: Entry) -> String {
             format!("{{{m}{{1'b1}}}}"),
         ),
     };
-    let (a, b, c): (String, String, String) = (a, b, c);
     // Feed half: A = tin, C = 1 (as every half's): no propagate, generate A.
     const FEED: &str = "16'h000A";
     // Carry-out half and spare: no propagate, no generate; the out half's sum is its carry in.

@@ -56,14 +56,11 @@ pub fn arbiter_verilog(m: usize, kind: ArbiterKind, entry: crate::arbiter::Entry
     rename_top(&v, name)
 }
 
-/// Behavioural model of CARRY4 for simulators (not for synthesis).
+/// Behavioural model of CARRY4 for simulators (not for synthesis); read with yosys'
+/// `read_verilog -lib`, the cell as a black box for checks outside the vendor tools.
 pub const CARRY4_SIM: &str = include_str!("../verilog/CARRY4_sim.v");
-/// CARRY4 port list as a black box, for checks outside the vendor tools.
-pub const CARRY4_STUB: &str = include_str!("../verilog/CARRY4_stub.v");
-/// Behavioural model of CCU2C for simulators (not for synthesis).
+/// Behavioural model of CCU2C for simulators, and its black box, as [`CARRY4_SIM`].
 pub const CCU2C_SIM: &str = include_str!("../verilog/CCU2C_sim.v");
-/// CCU2C port list as a black box, for checks outside the vendor tools.
-pub const CCU2C_STUB: &str = include_str!("../verilog/CCU2C_stub.v");
 
 /// The simulation model of the vendor cell an arbiter form instantiates, if it has one.
 pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {

@@ -254,6 +254,17 @@ fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
     );
 }
 
+/// Runs yosys' `script` in `dir` and returns the netlist it wrote to `net.json`.
+fn synthesized(yosys: &str, dir: &Path, script: &str) -> serde_json::Value {
+    let out = Command::new(yosys)
+        .args(["-q", "-p", script])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&std::fs::read(dir.join("net.json")).unwrap()).unwrap()
+}
+
 #[test]
 fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
     // The copies exist to split a net of a hundred loads; synthesis merges them back unless
@@ -267,14 +278,7 @@ fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
     }
     let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
     let script = synth_script(&names.join(" "), &job.top, "net.json", 100.0);
-    let out = Command::new(&yosys)
-        .args(["-q", "-p", &script])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let net: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("net.json")).unwrap()).unwrap();
+    let net = synthesized(&yosys, dir.path(), &script);
     let cells = net["modules"][&job.top]["cells"].as_object().unwrap();
     let mut copies: Vec<&str> = cells
         .values()
@@ -303,18 +307,11 @@ fn the_ccu2c_form_is_one_ccu2c_per_two_rows_with_no_logic_in_front() {
             let dir = tempfile::tempdir().unwrap();
             let v = queens_hdl::emit::arbiter_verilog(m, ArbiterKind::Ccu2c, entry, "arb");
             std::fs::write(dir.path().join("arb.v"), v).unwrap();
-            let out = Command::new(&yosys)
-                .args([
-                    "-q",
-                    "-p",
-                    "read_verilog arb.v; synth_ecp5 -top arb -json net.json",
-                ])
-                .current_dir(dir.path())
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            let net: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(dir.path().join("net.json")).unwrap()).unwrap();
+            let net = synthesized(
+                &yosys,
+                dir.path(),
+                "read_verilog arb.v; synth_ecp5 -top arb -json net.json",
+            );
             let cells = net["modules"]["arb"]["cells"].as_object().unwrap();
             let ccu2c: Vec<&serde_json::Value> = cells.values().filter(|c| c["type"] == "CCU2C").collect();
             assert_eq!(ccu2c.len(), (m + 2).div_ceil(2), "{entry:?}, m = {m}");

@@ -3,7 +3,7 @@
 //! exhaustively over a small column, the CARRY4 and CCU2C forms on models of their cells).
 
 use queens_hdl::arbiter::Entry;
-use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CARRY4_STUB, CCU2C_SIM, CCU2C_STUB};
+use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CCU2C_SIM};
 use queens_hdl::report::synthesize;
 use queens_hdl::ArbiterKind;
 use std::process::Command;
@@ -18,9 +18,10 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 fn yosys_check(verilog: &str, top: &str, tag: &str) {
     let src = tmp(&format!("{tag}.v"));
-    let stub = tmp("cell_stubs.v");
+    // The cells' models, read with -lib: black boxes of their ports.
+    let stub = tmp("cells.v");
     std::fs::write(&src, verilog).unwrap();
-    std::fs::write(&stub, format!("{CARRY4_STUB}{CCU2C_STUB}")).unwrap();
+    std::fs::write(&stub, format!("{CARRY4_SIM}{CCU2C_SIM}")).unwrap();
     let script = format!(
         "read_verilog -lib {}; read_verilog {}; hierarchy -check -top {top}; proc; check -assert",
         stub.display(),

@@ -477,7 +477,7 @@ fn an_arbiter_of_another_vendors_cells_is_refused() {
             &["hdl", "fit", "--board", "ulx3s", "--arbiter", "carry4"],
             "it takes adder, ccu2c, prefix",
         ),
-        (&["hdl", "report", "--arbiter", "ccu2c"], "the xc7 figures take adder, carry4 or prefix"),
+        (&["hdl", "report", "--arbiter", "ccu2c"], "the xc7 figures take adder, carry4, prefix"),
     ];
     for (args, want) in cases {
         let o = queens(args);

@@ -41,6 +41,26 @@ pub enum Family {
 }
 
 impl Family {
+    /// Whether the family's parts have the cells an arbiter form instantiates (CARRY4 on
+    /// Xilinx parts, CCU2C on the ECP5); the plain forms build anywhere.
+    pub fn builds(self, kind: crate::ArbiterKind) -> bool {
+        match kind {
+            crate::ArbiterKind::Carry4 => self.vendor() == Vendor::Xilinx,
+            crate::ArbiterKind::Ccu2c => self == Family::Ecp5,
+            crate::ArbiterKind::Adder | crate::ArbiterKind::Prefix => true,
+        }
+    }
+
+    /// The arbiter forms that build on the family's parts, by name.
+    pub fn arbiters(self) -> String {
+        let names: Vec<&str> = crate::ArbiterKind::ALL
+            .into_iter()
+            .filter(|&k| self.builds(k))
+            .map(|k| k.name())
+            .collect();
+        names.join(", ")
+    }
+
     pub fn vendor(self) -> Vendor {
         match self {
             Family::Virtex7 | Family::Kintex7 | Family::Virtex6 => Vendor::Xilinx,
@@ -250,6 +270,14 @@ pub enum BoardError {
         file: PathBuf,
         field: &'static str,
         reason: String,
+    },
+    #[error("--arbiter {arbiter} is made of {cell} cells, which the {board} ({part}) does not have; it takes {builds}")]
+    Arbiter {
+        arbiter: &'static str,
+        cell: &'static str,
+        board: String,
+        part: String,
+        builds: String,
     },
 }
 
@@ -468,31 +496,19 @@ impl Board {
         self.family.vendor()
     }
 
-    /// Whether this board's part has the cells an arbiter form instantiates (CARRY4 on
-    /// Xilinx parts, CCU2C on the ECP5); the plain forms build anywhere. The error names
-    /// the forms that do build.
-    pub fn check_arbiter(&self, kind: crate::ArbiterKind) -> Result<(), String> {
-        let builds = |k: crate::ArbiterKind| match k.primitive() {
-            None => true,
-            Some("CARRY4") => self.vendor() == Vendor::Xilinx,
-            Some(_) => self.family == Family::Ecp5,
-        };
-        if builds(kind) {
+    /// Refuses an arbiter form made of cells this board's part does not have
+    /// ([`Family::builds`]), naming the forms that do build.
+    pub fn check_arbiter(&self, kind: crate::ArbiterKind) -> Result<(), BoardError> {
+        if self.family.builds(kind) {
             return Ok(());
         }
-        let ok: Vec<&str> = crate::ArbiterKind::ALL
-            .into_iter()
-            .filter(|&k| builds(k))
-            .map(|k| k.name())
-            .collect();
-        Err(format!(
-            "--arbiter {} is made of {} cells, which the {} ({}) does not have; it takes {}",
-            kind.name(),
-            kind.primitive().unwrap_or_default(),
-            self.name,
-            self.part,
-            ok.join(", ")
-        ))
+        Err(BoardError::Arbiter {
+            arbiter: kind.name(),
+            cell: kind.primitive().unwrap_or_default(),
+            board: self.name.clone(),
+            part: self.part.clone(),
+            builds: self.family.arbiters(),
+        })
     }
 
     pub fn toolchain(&self) -> Toolchain {

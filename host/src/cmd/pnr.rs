@@ -145,7 +145,7 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         b.family
     );
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
-    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
+    b.check_arbiter(arbiter)?;
     let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
     let m = board(n)?.inner() as usize;
     let unit = route_seeds(

@@ -79,7 +79,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let size = board(n)?;
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
-    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
+    b.check_arbiter(arbiter)?;
     let clock_hz = a.clock_hz.unwrap_or(b.defaults.clock_hz);
     let clock = b
         .clock_for(clock_hz)

@@ -59,7 +59,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let b = Board::load(&a.board)?;
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
-    b.check_arbiter(arbiter).map_err(anyhow::Error::msg)?;
+    b.check_arbiter(arbiter)?;
     let (f, stage, front) = fit_board(&b, n, arbiter)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {

@@ -87,9 +87,14 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
         return crate::cmd::pnr::report(&a);
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
+    // The xc7 figures are of a Kintex-7: a form has to build there.
+    let xc7 = queens_hdl::board::Family::Kintex7;
     anyhow::ensure!(
-        arbiter != ArbiterKind::Ccu2c,
-        "--arbiter ccu2c is made of ECP5 CCU2C cells: the xc7 figures take adder, carry4 or prefix (--pnr routes it on an ECP5)"
+        xc7.builds(arbiter),
+        "--arbiter {} is made of {} cells: the xc7 figures take {} (--pnr routes it on an ECP5)",
+        arbiter.name(),
+        arbiter.primitive().unwrap_or_default(),
+        xc7.arbiters()
     );
     let size = board(a.n)?;
     let m = size.inner() as usize;
