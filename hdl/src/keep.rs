@@ -22,3 +22,28 @@ impl Logic for Keep {
         Verilog::Custom("(* keep *) wire w = a;\nalways @(*) y = w;\n".into())
     }
 }
+
+/// [`Keep`] for a word: a value computed early, kept whole so that only a multiplexer follows
+/// the late decision that picks it.
+#[derive(LogicBlock, Default)]
+pub struct KeepBits<const W: usize> {
+    pub a: Signal<In, Bits<W>>,
+    pub y: Signal<Out, Bits<W>>,
+}
+
+impl<const W: usize> Logic for KeepBits<W> {
+    fn update(&mut self) {
+        self.y.next = self.a.val();
+    }
+
+    fn connect(&mut self) {
+        self.y.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "(* keep *) wire [{}:0] w = a;\nalways @(*) y = w;\n",
+            W - 1
+        ))
+    }
+}

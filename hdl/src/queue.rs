@@ -8,8 +8,10 @@
 //! comparison, an adder and the RAM's address lie in series behind `read`; routed at 8 units
 //! on an ECP5 that was the whole top's critical path (110.7 MHz). Here `rd + 1` is a register
 //! beside `rd`, and `empty` is registered, computed a cycle ahead for both outcomes of the
-//! read.
+//! read. The two outcomes are kept apart from `read` (a multiplexer after the comparisons, not
+//! `read` folded into them: routed, that was six LUT levels behind `read`).
 
+use crate::keep::Keep;
 use crate::ram::Ram;
 use rust_hdl::prelude::*;
 
@@ -36,6 +38,9 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     wr_seen: DFF<Bits<NP1>>,
     /// Not empty: `rd != wr_seen`, registered.
     filled: DFF<Bit>,
+    /// Not empty next cycle if the head stays, and if it is taken.
+    keep_stay: Keep,
+    keep_take: Keep,
     take: Signal<Local, Bit>,
     put: Signal<Local, Bit>,
     is_full: Signal<Local, Bit>,
@@ -70,12 +75,14 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
         // Read side: the RAM reads the head, or the next entry when the head is taken.
         self.take.next = self.read.val() & self.filled.q.val();
         self.ram.read_address.next = self.rd.q.val().get_bits::<N>(0);
-        self.filled.d.next = self.rd.q.val() != self.wr.q.val();
+        self.keep_stay.a.next = self.rd.q.val() != self.wr.q.val();
+        self.keep_take.a.next = self.rd1.q.val() != self.wr.q.val();
+        self.filled.d.next = self.keep_stay.y.val();
         if self.take.val() {
             self.ram.read_address.next = self.rd1.q.val().get_bits::<N>(0);
             self.rd.d.next = self.rd1.q.val();
             self.rd1.d.next = self.rd1.q.val() + 1;
-            self.filled.d.next = self.rd1.q.val() != self.wr.q.val();
+            self.filled.d.next = self.keep_take.y.val();
         }
         self.empty.next = !self.filled.q.val();
         self.data_out.next = self.ram.read_data.val();
@@ -100,6 +107,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
             wr: Default::default(),
             wr_seen: Default::default(),
             filled: Default::default(),
+            keep_stay: Default::default(),
+            keep_take: Default::default(),
             take: Default::default(),
             put: Default::default(),
             is_full: Default::default(),

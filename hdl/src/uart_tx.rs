@@ -15,6 +15,8 @@ pub struct UartTx {
     /// the line high.
     sh: DFF<Bits<10>>,
     left: DFF<Bits<4>>,
+    /// `left` is 0: `ready` from a flip-flop, since the framer's wide registers hang on it.
+    idle: DFFWithInit<Bit>,
     div: DFF<Bits<20>>,
     /// Clock cycles per bit, minus one.
     bit_m1: Constant<Bits<20>>,
@@ -35,6 +37,7 @@ impl UartTx {
             txd: Default::default(),
             sh: Default::default(),
             left: Default::default(),
+            idle: DFFWithInit::new(true),
             div: Default::default(),
             bit_m1: Constant::new((8 * cycles_per_sample - 1).to_bits()),
         }
@@ -44,15 +47,16 @@ impl UartTx {
 impl Logic for UartTx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, sh, left, div);
-        self.ready.next = self.left.q.val() == 0;
-        if self.left.q.val() == 0 {
+        dff_setup!(self, clock, sh, left, idle, div);
+        self.ready.next = self.idle.q.val();
+        if self.idle.q.val() {
             if self.valid.val() {
                 // Start bit 0, data, stop bit 1, all inverted. (The whole 10-bit word is
                 // inverted: Verilog would widen an inverted byte with ones.)
                 self.sh.d.next = !((bit_cast::<10, 8>(self.data.val()) << 1) | 0x200);
                 self.left.d.next = 10.into();
                 self.div.d.next = 0.into();
+                self.idle.d.next = false;
             }
         } else {
             self.div.d.next = self.div.q.val() + 1;
@@ -60,6 +64,7 @@ impl Logic for UartTx {
                 self.div.d.next = 0.into();
                 self.sh.d.next = self.sh.q.val() >> 1;
                 self.left.d.next = self.left.q.val() - 1;
+                self.idle.d.next = self.left.q.val() == 1;
             }
         }
         self.txd.next = !self.sh.q.val().get_bit(0);

@@ -24,7 +24,7 @@
 
 use crate::advance::Advance;
 use crate::arbiter::{Arbiter, ArbiterKind, Entry};
-use crate::keep::Keep;
+use crate::keep::{Keep, KeepBits};
 use crate::lutram::LutRam;
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
@@ -101,6 +101,16 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_walk: Keep,
     keep_walk_arow: Keep,
     keep_walk_anone: Keep,
+    /// The blocking registers' next values where the unit does not advance (a retreat, or a
+    /// load while idle), known at the start of the cycle: the advance then picks between two
+    /// values in one LUT, where synthesis had folded it into two levels.
+    keep_bh_back: KeepBits<M>,
+    keep_bd_back: KeepBits<D>,
+    keep_bu_back: KeepBits<D>,
+    /// Where the search may end: at column 0, or at column 1 if B finds no row (the early
+    /// half of `fin`), so that one LUT follows the carry chains.
+    keep_end0: Keep,
+    keep_end1: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -183,6 +193,11 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_walk: Default::default(),
             keep_walk_arow: Default::default(),
             keep_walk_anone: Default::default(),
+            keep_bh_back: Default::default(),
+            keep_bd_back: Default::default(),
+            keep_bu_back: Default::default(),
+            keep_end0: Default::default(),
+            keep_end1: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -281,10 +296,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             & !self.exh.q.val()
             & self.last.val()
             & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.fin.next = self.act.val()
-            & !self.start.val()
-            & !self.adv.val()
-            & (self.at0.val() | (self.at1.val() & !self.b_ok.val()));
+        self.keep_end0.a.next = self.act.val() & !self.start.val() & self.at0.val();
+        self.keep_end1.a.next = self.act.val() & !self.start.val() & self.at1.val();
+        self.fin.next =
+            !self.adv.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
         self.done_r.d.next = self.fin.val();
 
         // Advance: commit the queen of c-1 into the registers (window c-1), then rotate to c+1.
@@ -325,36 +340,42 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.keep_diag.a.next = self.keep_diag_arow.y.val();
             self.keep_rows.a.next = self.keep_rows_arow.y.val();
         }
+        if self.load_rows.val() {
+            self.keep_bh_back.a.next = self.load_data.val();
+        } else {
+            self.keep_bh_back.a.next = self.bh.q.val() & !self.pop_q.val();
+        }
+        if self.shift.val() {
+            // Loading: the retreat's rotation, a new bit where the wrapped one was.
+            self.keep_bd_back.a.next =
+                (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
+            self.keep_bu_back.a.next = (self.bu.q.val() >> 1)
+                | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
+        } else {
+            self.keep_bd_back.a.next = (self.bd_ret.val() << 1)
+                | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+            self.keep_bu_back.a.next = (self.bu_ret.val() >> 1)
+                | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+        }
         if self.keep_rows.y.val() {
             if self.adv_rows.y.val() {
                 self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
-            } else if self.load_rows.val() {
-                self.bh.d.next = self.load_data.val();
             } else {
-                self.bh.d.next = self.bh.q.val() & !self.pop_q.val();
+                self.bh.d.next = self.keep_bh_back.y.val();
             }
         }
         if self.keep_diag.y.val() {
             if self.adv_falling.y.val() {
                 self.bd.d.next = (self.bd_adv.val() >> 1)
                     | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
-            } else if self.shift.val() {
-                // Loading: the retreat's rotation, a new bit where the wrapped one was.
-                self.bd.d.next =
-                    (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
             } else {
-                self.bd.d.next = (self.bd_ret.val() << 1)
-                    | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
+                self.bd.d.next = self.keep_bd_back.y.val();
             }
             if self.adv_rising.y.val() {
                 self.bu.d.next = (self.bu_adv.val() << 1)
                     | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
-            } else if self.shift.val() {
-                self.bu.d.next = (self.bu.q.val() >> 1)
-                    | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
             } else {
-                self.bu.d.next = (self.bu_ret.val() >> 1)
-                    | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
+                self.bu.d.next = self.keep_bu_back.y.val();
             }
         }
 
