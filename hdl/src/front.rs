@@ -142,18 +142,17 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     beat_kind: DFF<Bits<2>>,
     beat_data: DFF<Bits<M>>,
     collect_state: DFF<Collect>,
-    /// A result is queued (registered: collection starts from flip-flops).
-    can_collect: DFF<Bit>,
-    /// The framer is free: registered, and cleared as it is loaded (it is busy from the
-    /// cycle after), so that the framer's state and the queue's read side are apart.
-    tx_free: DFF<Bit>,
+    /// Take the next result: a flip-flop, decided a cycle ahead (a result was queued, the
+    /// framer was free, and collection was idle and stays so). Its net reaches both queues'
+    /// read sides, the furthest apart of the front end; from logic, it was the full
+    /// device's longest path.
+    collect: DFF<Bit>,
     /// The result being framed, its cycle count and its word.
     entry: DFF<Bits<ENTRY_BITS>>,
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
 
     dispatch: Signal<Local, Bit>,
-    collect: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
@@ -242,13 +241,11 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             beat_kind: Default::default(),
             beat_data: Default::default(),
             collect_state: Default::default(),
-            can_collect: Default::default(),
-            tx_free: Default::default(),
+            collect: Default::default(),
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
             dispatch: Default::default(),
-            collect: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
@@ -305,8 +302,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             beat_kind,
             beat_data,
             collect_state,
-            can_collect,
-            tx_free,
+            collect,
             entry,
             entry_cycles,
             entry_word
@@ -427,11 +423,14 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         // Take the next result into registers when the framer is free, read its word by id,
         // capture the word, then hand the frame to the framer (which is busy from the next
         // cycle on).
-        self.can_collect.d.next = !self.results.empty.val();
-        self.collect.next =
-            (self.collect_state.q.val() == Collect::Idle) & self.can_collect.q.val() & self.tx_free.q.val();
-        self.results.read.next = self.collect.val();
-        self.cycles.read.next = self.collect.val();
+        // Idle next cycle without a load this cycle (a load leaves the framer busy): idle now
+        // and not collecting.
+        self.collect.d.next = (self.collect_state.q.val() == Collect::Idle)
+            & !self.collect.q.val()
+            & !self.results.empty.val()
+            & !self.tx.busy.val();
+        self.results.read.next = self.collect.q.val();
+        self.cycles.read.next = self.collect.q.val();
         self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
         self.tx.load.next = false;
         match self.collect_state.q.val() {
@@ -440,7 +439,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 // steers the state and the queues alone, not a hundred enables.
                 self.entry.d.next = self.results.data_out.val();
                 self.entry_cycles.d.next = self.cycles.data_out.val();
-                if self.collect.val() {
+                if self.collect.q.val() {
                     self.collect_state.d.next = Collect::Lookup;
                 }
             }
@@ -460,7 +459,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             }
             _ => {}
         }
-        self.tx_free.d.next = !self.tx.busy.val() & !self.tx.load.val();
         self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.entry_word.q.val()) << self.word_at.val())
             | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(self.entry.q.val().get_bits::<RECORD_BITS>(0))
                 << self.pad.val());

@@ -23,12 +23,24 @@ impl Logic for Keep {
     }
 }
 
-/// [`Keep`] for a word: a value computed early, kept whole so that only a multiplexer follows
-/// the late decision that picks it.
-#[derive(LogicBlock, Default)]
+/// [`Keep`] for a word, where the fabric asks for it: a value computed early, kept whole so
+/// that only a multiplexer follows the late decision that picks it. With `keep` off it is a
+/// plain wire, for fabrics whose LUT holds the whole choice anyway.
+#[derive(LogicBlock)]
 pub struct KeepBits<const W: usize> {
     pub a: Signal<In, Bits<W>>,
     pub y: Signal<Out, Bits<W>>,
+    _keep: bool,
+}
+
+impl<const W: usize> KeepBits<W> {
+    pub fn new(keep: bool) -> Self {
+        Self {
+            a: Default::default(),
+            y: Default::default(),
+            _keep: keep,
+        }
+    }
 }
 
 impl<const W: usize> Logic for KeepBits<W> {
@@ -41,9 +53,7 @@ impl<const W: usize> Logic for KeepBits<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "(* keep *) wire [{}:0] w = a;\nalways @(*) y = w;\n",
-            W - 1
-        ))
+        let keep = if self._keep { "(* keep *) " } else { "" };
+        Verilog::Custom(format!("{keep}wire [{}:0] w = a;\nalways @(*) y = w;\n", W - 1))
     }
 }

@@ -103,7 +103,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_walk_anone: Keep,
     /// The blocking registers' next values where the unit does not advance (a retreat, or a
     /// load while idle), known at the start of the cycle: the advance then picks between two
-    /// values in one LUT, where synthesis had folded it into two levels.
+    /// values in one LUT4, where synthesis had folded it into two levels. Kept on the ECP5
+    /// only (the CCU2C arbiter's fabric): a LUT6 holds the whole next value after the advance
+    /// anyway, and there the cut only adds LUTs (xc7 stage: 493 LUTs without, 565 with).
     keep_bh_back: KeepBits<M>,
     keep_bd_back: KeepBits<D>,
     keep_bu_back: KeepBits<D>,
@@ -145,6 +147,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
 impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
     pub fn new(kind: ArbiterKind) -> Self {
         assert!((2..=28).contains(&M) && M1 == M + 1 && D == 2 * M - 1);
+        let lut4 = kind == ArbiterKind::Ccu2c;
         Self {
             clock: Default::default(),
             start: Default::default(),
@@ -193,9 +196,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_walk: Default::default(),
             keep_walk_arow: Default::default(),
             keep_walk_anone: Default::default(),
-            keep_bh_back: Default::default(),
-            keep_bd_back: Default::default(),
-            keep_bu_back: Default::default(),
+            keep_bh_back: KeepBits::new(lut4),
+            keep_bd_back: KeepBits::new(lut4),
+            keep_bu_back: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
             cols_w: Default::default(),
