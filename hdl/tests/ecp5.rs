@@ -230,14 +230,14 @@ fn bad_ecp5_board_files_name_the_pin_or_the_pll() {
             "field uart.tx: pin L21 is not on the CABGA381 package",
         ),
         (
-            "multiply = 19",
+            "multiply = 4",
             "multiply = 90",
             "field pll: EHXPLLL: multiply = 90 is outside 1..=80",
         ),
         (
             "output_divide = 6",
             "output_divide = 1",
-            "field pll: EHXPLLL: VCO of 95.000 MHz is outside 400..=800 MHz",
+            "field pll: EHXPLLL: VCO of 100.000 MHz is outside 400..=800 MHz",
         ),
     ];
     for (from, to, want) in cases {

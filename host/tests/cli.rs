@@ -386,7 +386,7 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
     assert_eq!(
         (d["board"].as_str(), d["arbiter"].as_str(), d["clock_hz"].as_u64()),
-        (Some("ulx3s"), Some("ccu2c"), Some(95_000_000))
+        (Some("ulx3s"), Some("ccu2c"), Some(100_000_000))
     );
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
     assert!(
