@@ -105,7 +105,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// load while idle), known at the start of the cycle: the advance then picks between two
     /// values in one LUT4, where synthesis had folded it into two levels. Kept on the ECP5
     /// only (the CCU2C arbiter's fabric): a LUT6 holds the whole next value after the advance
-    /// anyway, and there the cut only adds LUTs (xc7 stage: 493 LUTs without, 565 with).
+    /// anyway, and there the cut only adds LUTs (xc7 stage: 475 LUTs without, 565 with).
     keep_bh_back: KeepBits<M>,
     keep_bd_back: KeepBits<D>,
     keep_bu_back: KeepBits<D>,
