@@ -264,13 +264,9 @@ assign cy[0] = 1'b0;
     // From the bottom, a row's blocking is five inputs (`pass`, `near`'s three rows): with
     // the sum bit that is two LUT4 levels after the chain. They are known at the start of the
     // cycle, so they are kept whole and the grant is one LUT after the chain.
-    let free = match entry {
-        Entry::Bottom => "(* keep *) wire [HI:0] free = ~(blocked | have);\n",
-        Entry::Queen => "wire [HI:0] free = ~(blocked | have);\n",
-    }
-    .replace("HI", &(m - 1).to_string());
+    let keep_free = if entry == Entry::Bottom { "(* keep *) " } else { "" };
     v += &format!(
-        "{BLOCKED}{free}(* keep *) wire [{hi}:0] gr = s[{m}:1] & free;\nalways @(*) begin\n    grant = gr;\n    tout = s[{out}];\nend\n",
+        "{BLOCKED}{keep_free}wire [{hi}:0] free = ~(blocked | have);\n(* keep *) wire [{hi}:0] gr = s[{m}:1] & free;\nalways @(*) begin\n    grant = gr;\n    tout = s[{out}];\nend\n",
         hi = m - 1,
         out = m + 1,
         BLOCKED = blocked_verilog(m)
