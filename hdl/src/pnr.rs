@@ -55,6 +55,8 @@ pub struct Job {
     /// Fail with [`PnrError::Timing`] when the routed clock is below the target.
     pub require_timing: bool,
     pub seed: u64,
+    /// More arguments for nextpnr-ecp5, after ours: placer or router settings to try.
+    pub nextpnr_args: Vec<String>,
     /// Copy the tools' files (sources, netlist, logs, nextpnr's report) into this directory
     /// when done, for a designer to read the whole critical path or to run a tool again.
     pub keep: Option<std::path::PathBuf>,
@@ -176,13 +178,17 @@ fn route_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<Routed, Pn
             format!("{}", job.target_mhz),
         ]),
     }
+    args.extend(job.nextpnr_args.iter().cloned());
     args.push("--timing-allow-fail".into());
     let out = Command::new(&nextpnr)
         .args(&args)
         .current_dir(dir.path())
         .output()
         .map_err(|e| PnrError::Tools(format!("running {nextpnr}: {e}")))?;
-    let log = dir.read("nextpnr.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
+    // nextpnr writes a bad argument's complaint to stdout, its log not yet open.
+    let log = dir.read("nextpnr.log").unwrap_or_default()
+        + &String::from_utf8_lossy(&out.stderr)
+        + &String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(route_failure(job, &log));
     }
@@ -379,6 +385,7 @@ pub mod jobs {
             device: device.clone(),
             require_timing: false,
             seed: 1,
+            nextpnr_args: Vec::new(),
             keep: None,
         }
     }
@@ -446,6 +453,7 @@ pub mod jobs {
             device,
             require_timing: false,
             seed: 1,
+            nextpnr_args: Vec::new(),
             keep: None,
         })
     }

@@ -433,10 +433,12 @@ fn report_pnr_gives_each_seed_and_the_median() {
         "3",
         "--target-mhz",
         "100",
+        "--nextpnr-args=--placer-heap-timingweight 10",
         "--json",
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["nextpnr_args"], serde_json::json!(["--placer-heap-timingweight", "10"]));
     for (design, d) in [
         ("unit", &v["unit"]),
         ("stage", &v["stage"]),
@@ -460,6 +462,24 @@ fn report_pnr_gives_each_seed_and_the_median() {
     assert_eq!(a["units"], 1);
     let ratio = a["fmax_vs_stage"].as_f64().unwrap();
     assert!((ratio - a["fmax_mhz_median"].as_f64().unwrap() / stage_median).abs() < 1e-9);
+}
+
+#[test]
+fn report_pnr_hands_more_arguments_to_nextpnr() {
+    // They reach nextpnr-ecp5 as given: one it does not know fails the run, named.
+    let out = queens(&[
+        "hdl",
+        "report",
+        "--pnr",
+        "--n",
+        "8",
+        "--solvers",
+        "1",
+        "--nextpnr-args",
+        "--seed 3 --no-such-option",
+    ]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && e.contains("--no-such-option"), "{e}");
 }
 
 /// A form made of one vendor's carry cells is refused on another's part, naming those that build.

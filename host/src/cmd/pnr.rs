@@ -118,6 +118,8 @@ struct Report<'a> {
     board: &'a str,
     part: &'a str,
     flow: &'static str,
+    /// What `--nextpnr-args` added.
+    nextpnr_args: &'a [String],
     target_mhz: f64,
     unit: Seeded,
     stage: Seeded,
@@ -129,8 +131,15 @@ struct Report<'a> {
 pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
     let (n, target_mhz) = (a.n, a.target_mhz);
     // Each job keeps its files in DIR/<what> when asked.
+    let nextpnr_args: Vec<String> = a
+        .nextpnr_args
+        .iter()
+        .flat_map(|s| s.split_whitespace())
+        .map(String::from)
+        .collect();
     let kept = |mut job: Job, what: &str| {
         job.keep = a.keep.as_ref().map(|d| d.join(what));
+        job.nextpnr_args = nextpnr_args.clone();
         job
     };
     anyhow::ensure!(
@@ -184,6 +193,7 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
             board: &b.name,
             part: &b.part,
             flow: "yosys synth_ecp5, nextpnr-ecp5 (routed)",
+            nextpnr_args: &nextpnr_args,
             target_mhz,
             unit,
             stage,
@@ -200,6 +210,9 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         device.flag,
         device.package
     );
+    if !nextpnr_args.is_empty() {
+        println!("nextpnr-ecp5 also given: {}", nextpnr_args.join(" "));
+    }
     let line = |what: &str, r: &Routed| {
         println!(
             "{what}: {} LUT4 ({} carry cells) + {} RAMW = {} LUT4 sites, {} FF, {} DP16KD, {:.1} MHz",

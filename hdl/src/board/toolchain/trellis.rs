@@ -190,7 +190,8 @@ fn script(b: &Board, device: &Device, lpf_name: &str, compute_hz: f64) -> String
         r#"#!/bin/sh
 # Open ECP5 build of the queens accelerator for {name} ({part}), {mhz:.3} MHz compute clock.
 # Run: sh build.sh    Tools: {pip}
-# (or the OSS CAD Suite on PATH; YOSYS, NEXTPNR and ECPPACK name others).
+# (or the OSS CAD Suite on PATH; YOSYS, NEXTPNR and ECPPACK name others;
+# NEXTPNR_ARGS adds arguments, e.g. NEXTPNR_ARGS="--seed 2").
 set -eu
 cd "$(dirname "$0")"
 tool() {{
@@ -207,7 +208,8 @@ mkdir -p out
 echo "synthesis: $YOSYS synth_ecp5 (log: out/yosys.log)"
 $YOSYS -q -l out/yosys.log -p "{synth}"
 echo "place and route: $NEXTPNR {args} (log: out/nextpnr.log)"
-if ! $NEXTPNR -q -l out/nextpnr.log {args} --json out/{TOP}.json --lpf {lpf_name} \
+# shellcheck disable=SC2086 # NEXTPNR_ARGS is split into arguments on purpose
+if ! $NEXTPNR -q -l out/nextpnr.log {args} ${{NEXTPNR_ARGS:-}} --json out/{TOP}.json --lpf {lpf_name} \
         --textcfg out/{TOP}.config --report out/report.json; then
     grep -E "ERROR|Max frequency" out/nextpnr.log >&2 || true
     echo "build.sh: place and route failed (above: timing not met at the asked clock, a design too big for the device, or a pin not on the package); see out/nextpnr.log" >&2

@@ -45,6 +45,10 @@ pub struct ReportArgs {
     /// half an hour a seed).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=25))]
     pub(in crate::cmd) array_seeds: Option<u64>,
+    /// With --pnr: more arguments for nextpnr-ecp5 on every design, e.g.
+    /// --nextpnr-args="--placer-heap-timingweight 30" (placer and router settings to try).
+    #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
+    pub(in crate::cmd) nextpnr_args: Option<String>,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
 }
