@@ -142,6 +142,7 @@ fn small_job(verilog: &str, top: &str, part: &str, target_mhz: f64) -> Job {
         device: Device::from_part(part).unwrap(),
         require_timing: true,
         seed: 1,
+        nextpnr_args: Vec::new(),
         keep: None,
     }
 }

@@ -438,7 +438,10 @@ fn report_pnr_gives_each_seed_and_the_median() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["nextpnr_args"], serde_json::json!(["--placer-heap-timingweight", "10"]));
+    assert_eq!(
+        v["nextpnr_args"],
+        serde_json::json!(["--placer-heap-timingweight", "10"])
+    );
     for (design, d) in [
         ("unit", &v["unit"]),
         ("stage", &v["stage"]),
