@@ -207,7 +207,7 @@ ECPPACK=${{ECPPACK:-$(tool ecppack)}}
 mkdir -p out
 echo "synthesis: $YOSYS synth_ecp5 (log: out/yosys.log)"
 $YOSYS -q -l out/yosys.log -p "{synth}"
-echo "place and route: $NEXTPNR {args} (log: out/nextpnr.log)"
+echo "place and route: $NEXTPNR {args} ${{NEXTPNR_ARGS:-}} (log: out/nextpnr.log)"
 # shellcheck disable=SC2086 # NEXTPNR_ARGS is split into arguments on purpose
 if ! $NEXTPNR -q -l out/nextpnr.log {args} ${{NEXTPNR_ARGS:-}} --json out/{TOP}.json --lpf {lpf_name} \
         --textcfg out/{TOP}.config --report out/report.json; then
