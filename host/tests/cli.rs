@@ -479,7 +479,7 @@ fn report_pnr_hands_more_arguments_to_nextpnr() {
         "--solvers",
         "1",
         "--nextpnr-args",
-        "--seed 3 --no-such-option",
+        "--placer-heap-timingweight 30 --no-such-option",
     ]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && e.contains("--no-such-option"), "{e}");
@@ -512,8 +512,12 @@ fn an_arbiter_of_another_vendors_cells_is_refused() {
 
 #[test]
 fn report_pnr_refuses_what_it_cannot_route() {
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--arbiter", "carry4"], "made of CARRY4 cells, which the ulx3s"),
+        (
+            &["--nextpnr-args=--seed 2"],
+            "--nextpnr-args: the placer's seed is set by --seeds K",
+        ),
         (&["--seeds", "0"], "--seeds"),
         (&["--board", "vc707"], "--pnr routes ECP5 boards"),
         (

@@ -130,13 +130,19 @@ struct Report<'a> {
 
 pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
     let (n, target_mhz) = (a.n, a.target_mhz);
-    // Each job keeps its files in DIR/<what> when asked.
     let nextpnr_args: Vec<String> = a
         .nextpnr_args
         .iter()
         .flat_map(|s| s.split_whitespace())
         .map(String::from)
         .collect();
+    anyhow::ensure!(
+        !nextpnr_args
+            .iter()
+            .any(|x| x == "--seed" || x.starts_with("--seed=")),
+        "--nextpnr-args: the placer's seed is set by --seeds K (every design routed with seeds 1..=K)"
+    );
+    // Each job keeps its files in DIR/<what> when asked, and takes the extra arguments.
     let kept = |mut job: Job, what: &str| {
         job.keep = a.keep.as_ref().map(|d| d.join(what));
         job.nextpnr_args = nextpnr_args.clone();
