@@ -418,23 +418,29 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
     );
 }
 
+/// `queens hdl report --pnr` with these arguments after it.
+fn report_pnr(parts: &[&[&str]]) -> Output {
+    let mut args = vec!["hdl", "report", "--pnr"];
+    args.extend(parts.concat());
+    queens(&args)
+}
+
+/// A design that routes in seconds: N = 8, one unit.
+const SMALL_PNR: &[&str] = &["--n", "8", "--solvers", "1"];
+
 #[test]
 fn report_pnr_gives_each_seed_and_the_median() {
-    // N = 8 routes in seconds; needs the open ECP5 tools (scripts/test.sh installs them).
-    let out = queens(&[
-        "hdl",
-        "report",
-        "--pnr",
-        "--n",
-        "8",
-        "--solvers",
-        "1",
-        "--seeds",
-        "3",
-        "--target-mhz",
-        "100",
-        "--nextpnr-args=--placer-heap-timingweight 10",
-        "--json",
+    // Needs the open ECP5 tools (scripts/test.sh installs them).
+    let out = report_pnr(&[
+        SMALL_PNR,
+        &[
+            "--seeds",
+            "3",
+            "--target-mhz",
+            "100",
+            "--nextpnr-args=--placer-heap-timingweight 10",
+            "--json",
+        ],
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -470,16 +476,9 @@ fn report_pnr_gives_each_seed_and_the_median() {
 #[test]
 fn report_pnr_hands_more_arguments_to_nextpnr() {
     // They reach nextpnr-ecp5 as given: one it does not know fails the run, named.
-    let out = queens(&[
-        "hdl",
-        "report",
-        "--pnr",
-        "--n",
-        "8",
-        "--solvers",
-        "1",
-        "--nextpnr-args",
-        "--placer-heap-timingweight 30 --no-such-option",
+    let out = report_pnr(&[
+        SMALL_PNR,
+        &["--nextpnr-args", "--placer-heap-timingweight 30 --no-such-option"],
     ]);
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && e.contains("--no-such-option"), "{e}");
@@ -527,9 +526,7 @@ fn report_pnr_refuses_what_it_cannot_route() {
         (&["--solvers", "8,0"], "a unit count 1..=1024, or fit"),
     ];
     for (extra, want) in cases {
-        let mut args = vec!["hdl", "report", "--pnr"];
-        args.extend_from_slice(extra);
-        let out = queens(&args);
+        let out = report_pnr(&[extra]);
         let e = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && e.contains(want), "{extra:?}: {e}");
     }
