@@ -8,7 +8,10 @@
 # net.json: a ULX3S top kept by `queens hdl report --pnr --keep DIR` (DIR/array-32/net.json).
 # QUEENS_REGION_WIDTH (12) sets a stage's width in tiles, QUEENS_FRONT_WIDTH (40) the front end's.
 import os
-import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ecp5_names import LOGIC, STAGE  # noqa: E402
 
 WIDTH = int(os.environ.get("QUEENS_REGION_WIDTH", "12"))
 FRONT_WIDTH = int(os.environ.get("QUEENS_FRONT_WIDTH", "40"))
@@ -16,8 +19,6 @@ FRONT_WIDTH = int(os.environ.get("QUEENS_FRONT_WIDTH", "40"))
 # bands below row 9 (prjtrellis tilegrid.json); a stage (~111 tiles) fits one band, 12 wide.
 BAND_TOPS = [11, 23, 35, 47, 59, 71, 83]
 LAST_COLUMN = 124
-LOGIC = {"TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW"}
-STAGE = re.compile(r"core\.core\.chain\.unit\[(\d+)\]\.")
 
 # The front end takes rows 2-21 at the left; stages fill the bands in a snake, so that
 # neighbours on the chain are neighbours on the die.

@@ -17,19 +17,19 @@ import statistics
 import sys
 from collections import defaultdict
 
-LOGIC = {"TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW"}
+from ecp5_names import LOGIC, UNIT, UNIT_ALONE
+
 BEL = re.compile(r"X(\d+)/Y(\d+)/")
-IN_ARRAY = re.compile(r"core\.core\.chain\.unit\[(\d+)\]\.s\.unit\.")
 # A stage alone spans about 13 columns and 7 rows: 15 tiles from its middle is well outside.
 FAR = 15
 
 
 def unit_of(name):
     """The unit a cell belongs to: its index in an array, 0 for the stage alone, else None."""
-    m = IN_ARRAY.match(name)
+    m = UNIT.match(name)
     if m:
         return int(m.group(1))
-    return 0 if name.startswith("unit.") else None
+    return 0 if name.startswith(UNIT_ALONE) else None
 
 
 def spread(points):
