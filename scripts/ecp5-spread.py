@@ -36,9 +36,9 @@ def spread(points):
     n = len(points)
     mx = statistics.median(x for x, _, _ in points)
     my = statistics.median(y for _, y, _ in points)
-    far = sorted((abs(x - mx) + abs(y - my), name) for x, y, name in points)
-    dist = [d for d, _ in far]
-    strays = [(d, name) for d, name in far if d > FAR]
+    ranked = sorted((abs(x - mx) + abs(y - my), name) for x, y, name in points)
+    dist = [d for d, _ in ranked]
+    strays = [(d, name) for d, name in ranked if d > FAR]
     xs = sorted(x for x, _, _ in points)
     ys = sorted(y for _, y, _ in points)
     cells = [(x, y) for x, y, _ in points]
@@ -57,8 +57,15 @@ def spread(points):
 
 
 def main(path):
-    design = json.load(open(path))
-    top = next(m for m in design["modules"].values() if m.get("attributes", {}).get("top"))
+    try:
+        with open(path) as f:
+            design = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"{path}: {e}")
+    tops = [m for m in design.get("modules", {}).values() if m.get("attributes", {}).get("top")]
+    if not tops:
+        sys.exit(f"{path}: no top module (is it a yosys or nextpnr JSON netlist?)")
+    top = tops[0]
     units = defaultdict(list)
     for name, cell in top["cells"].items():
         bel = cell.get("attributes", {}).get("NEXTPNR_BEL")

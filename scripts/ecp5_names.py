@@ -7,6 +7,6 @@ import re
 LOGIC = {"TRELLIS_COMB", "TRELLIS_FF", "TRELLIS_RAMW"}
 # A cell of stage k of an array (group 1 is k), and of that stage's unit.
 STAGE = re.compile(r"core\.core\.chain\.unit\[(\d+)\]\.")
-UNIT = re.compile(r"core\.core\.chain\.unit\[(\d+)\]\.s\.unit\.")
+UNIT = re.compile(STAGE.pattern + r"s\.unit\.")
 # A cell of the unit in the stage placed alone (`DIR/stage`).
 UNIT_ALONE = "unit."
