@@ -97,39 +97,40 @@ pub struct Routed {
     pub critical_path: CriticalPath,
 }
 
-/// Synthesizes, places and routes `job`; `phase` hears what is being done.
+/// Synthesizes, places and routes `job` with its seed; `phase` hears what is being done.
 pub fn route(job: &Job, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
+    let netlist = synthesize(job, phase)?;
+    netlist.keep(netlist.place_route(job.seed, phase))
+}
+
+/// A design synthesized once and placed and routed with as many placer seeds as wanted, all
+/// from the one netlist: yosys maps the same Verilog differently from run to run, and only
+/// the placer's seed should vary. The tools' files stay in one scratch directory, each
+/// seed's named after it (`nextpnr-seed2.log`, `report-seed2.json`).
+pub struct Synthesized {
+    job: Job,
+    dir: Scratch,
+    carry: u64,
+}
+
+/// Synthesizes `job` with yosys `synth_ecp5`, ready for [`Synthesized::place_route`]. A
+/// failed synthesis still leaves its files in the job's `keep` directory.
+pub fn synthesize(job: &Job, phase: &dyn Fn(&str)) -> Result<Synthesized, PnrError> {
     let dir = Scratch::new("queens-pnr").map_err(io)?;
-    let routed = route_in(job, &dir, phase);
-    let Some(keep) = &job.keep else { return routed };
-    let kept = copy_dir(dir.path(), keep).map_err(|e| PnrError::Io {
-        what: keep.display().to_string(),
-        reason: e.to_string(),
-    });
-    match (routed, kept) {
-        // A failed run's own error says more than a failed copy of its files.
-        (Err(e), Err(k)) => {
-            tracing::warn!("{k}");
-            Err(e)
-        }
-        (routed, kept) => kept.and(routed),
+    let carry = synthesize_in(job, &dir, phase);
+    let netlist = Synthesized {
+        job: job.clone(),
+        dir,
+        carry: *carry.as_ref().unwrap_or(&0),
+    };
+    match carry {
+        Ok(_) => Ok(netlist),
+        Err(e) => netlist.keep(Err(e)),
     }
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for e in std::fs::read_dir(from)? {
-        let e = e?;
-        if e.file_type()?.is_file() {
-            std::fs::copy(e.path(), to.join(e.file_name()))?;
-        }
-    }
-    Ok(())
-}
-
-fn route_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
+fn synthesize_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<u64, PnrError> {
     let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
-    let nextpnr = find_tool("nextpnr-ecp5").map_err(PnrError::Tools)?;
     for (name, text) in job.sources.iter().chain(job.lpf.iter()) {
         dir.write(name, text).map_err(io)?;
     }
@@ -153,62 +154,101 @@ fn route_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<Routed, Pn
             ),
         });
     }
-    let carry = carry_cells(&dir.read("stat.json").unwrap_or_default());
+    Ok(carry_cells(&dir.read("stat.json").unwrap_or_default()))
+}
 
-    phase("place and route (nextpnr-ecp5)");
-    let mut args = job.device.args();
-    args.extend(
-        [
-            "--json",
-            "net.json",
-            "--report",
-            "report.json",
-            "-l",
-            "nextpnr.log",
-            "-q",
-        ]
-        .map(String::from),
-    );
-    args.extend(["--seed".into(), job.seed.to_string()]);
-    match &job.lpf {
-        Some((name, _)) => args.extend(["--lpf".into(), name.clone()]),
-        None => args.extend([
-            "--out-of-context".into(),
-            "--freq".into(),
-            format!("{}", job.target_mhz),
-        ]),
-    }
-    args.extend(job.nextpnr_args.iter().cloned());
-    args.push("--timing-allow-fail".into());
-    let out = Command::new(&nextpnr)
-        .args(&args)
-        .current_dir(dir.path())
-        .output()
-        .map_err(|e| PnrError::Tools(format!("running {nextpnr}: {e}")))?;
-    // nextpnr writes a bad argument's complaint to stdout, its log not yet open.
-    let log = dir.read("nextpnr.log").unwrap_or_default()
-        + &String::from_utf8_lossy(&out.stderr)
-        + &String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(route_failure(job, &log));
-    }
-    let report: Report =
-        serde_json::from_str(&dir.read("report.json").unwrap_or_default()).map_err(|e| PnrError::Report {
+impl Synthesized {
+    /// Places and routes the netlist with placer seed `seed`. Several seeds may run at once.
+    pub fn place_route(&self, seed: u64, phase: &dyn Fn(&str)) -> Result<Routed, PnrError> {
+        let job = &self.job;
+        let nextpnr = find_tool("nextpnr-ecp5").map_err(PnrError::Tools)?;
+        phase("place and route (nextpnr-ecp5)");
+        let (log_name, report_name) = (
+            format!("nextpnr-seed{seed}.log"),
+            format!("report-seed{seed}.json"),
+        );
+        let mut args = job.device.args();
+        args.extend(["--json", "net.json", "-q"].map(String::from));
+        args.extend([
+            "--report".into(),
+            report_name.clone(),
+            "-l".into(),
+            log_name.clone(),
+        ]);
+        args.extend(["--seed".into(), seed.to_string()]);
+        match &job.lpf {
+            Some((name, _)) => args.extend(["--lpf".into(), name.clone()]),
+            None => args.extend([
+                "--out-of-context".into(),
+                "--freq".into(),
+                format!("{}", job.target_mhz),
+            ]),
+        }
+        args.extend(job.nextpnr_args.iter().cloned());
+        args.push("--timing-allow-fail".into());
+        let out = Command::new(&nextpnr)
+            .args(&args)
+            .current_dir(self.dir.path())
+            .output()
+            .map_err(|e| PnrError::Tools(format!("running {nextpnr}: {e}")))?;
+        // nextpnr writes a bad argument's complaint to stdout, its log not yet open.
+        let log = self.dir.read(&log_name).unwrap_or_default()
+            + &String::from_utf8_lossy(&out.stderr)
+            + &String::from_utf8_lossy(&out.stdout);
+        if !out.status.success() {
+            return Err(route_failure(job, &log));
+        }
+        let report: Report =
+            serde_json::from_str(&self.dir.read(&report_name).unwrap_or_default()).map_err(|e| {
+                PnrError::Report {
+                    top: job.top.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+        let routed = read_report(&report, self.carry, job.target_mhz).map_err(|reason| PnrError::Report {
             top: job.top.clone(),
-            reason: e.to_string(),
+            reason,
         })?;
-    let routed = read_report(&report, carry, job.target_mhz).map_err(|reason| PnrError::Report {
-        top: job.top.clone(),
-        reason,
-    })?;
-    if job.require_timing && routed.fmax_mhz < job.target_mhz {
-        return Err(PnrError::Timing {
-            top: job.top.clone(),
-            achieved_mhz: routed.fmax_mhz,
-            wanted_mhz: job.target_mhz,
-        });
+        if job.require_timing && routed.fmax_mhz < job.target_mhz {
+            return Err(PnrError::Timing {
+                top: job.top.clone(),
+                achieved_mhz: routed.fmax_mhz,
+                wanted_mhz: job.target_mhz,
+            });
+        }
+        Ok(routed)
     }
-    Ok(routed)
+
+    /// Copies the tools' files into the job's `keep` directory, if it has one, and passes
+    /// `result` on: a failed run's own error says more than a failed copy of its files.
+    pub fn keep<T>(&self, result: Result<T, PnrError>) -> Result<T, PnrError> {
+        let Some(keep) = &self.job.keep else { return result };
+        let kept = copy_dir(self.dir.path(), keep);
+        match (result, kept) {
+            (Err(e), Err(k)) => {
+                tracing::warn!("{k}");
+                Err(e)
+            }
+            (result, kept) => kept.and(result),
+        }
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> Result<(), PnrError> {
+    let copy = || -> std::io::Result<()> {
+        std::fs::create_dir_all(to)?;
+        for e in std::fs::read_dir(from)? {
+            let e = e?;
+            if e.file_type()?.is_file() {
+                std::fs::copy(e.path(), to.join(e.file_name()))?;
+            }
+        }
+        Ok(())
+    };
+    copy().map_err(|e| PnrError::Io {
+        what: to.display().to_string(),
+        reason: e.to_string(),
+    })
 }
 
 fn io(e: ScratchError) -> PnrError {

@@ -9,7 +9,7 @@ use queens_hdl::board::clock::{solve, Primitive};
 use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, Device};
 use queens_hdl::board::{Board, HostLink};
 use queens_hdl::emit::CoreConfig;
-use queens_hdl::pnr::{route, Job, PnrError};
+use queens_hdl::pnr::{route, synthesize, Job, PnrError};
 use queens_hdl::ArbiterKind;
 use std::path::Path;
 use std::process::Command;
@@ -158,7 +158,13 @@ endmodule\n";
     let mut job = small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0);
     job.keep = Some(keep.path().join("acc"));
     let e = route(&job, &|_| {}).unwrap_err();
-    for f in ["acc.v", "yosys.log", "net.json", "nextpnr.log", "report.json"] {
+    for f in [
+        "acc.v",
+        "yosys.log",
+        "net.json",
+        "nextpnr-seed1.log",
+        "report-seed1.json",
+    ] {
         let len = std::fs::metadata(keep.path().join("acc").join(f)).map_or(0, |m| m.len());
         assert!(len > 0, "{f} not kept");
     }
@@ -180,6 +186,35 @@ endmodule\n";
         msg.contains("timing not met") && msg.contains("390.00 MHz was asked"),
         "{msg}"
     );
+}
+
+#[test]
+fn seeds_are_placed_from_one_netlist_and_repeat() {
+    // A placement depends only on the netlist and the seed: the same seed placed twice from
+    // one synthesis gives the same clock, and every seed's files sit beside the one netlist.
+    let v = "module acc(input clock, input [31:0] d, output reg [31:0] q);
+    always @(posedge clock) q <= q + d;
+endmodule\n";
+    let keep = tempfile::tempdir().unwrap();
+    let mut job = small_job(v, "acc", "LFE5U-85F-6BG381C", 100.0);
+    job.require_timing = false;
+    job.keep = Some(keep.path().join("acc"));
+    let netlist = synthesize(&job, &|_| {}).unwrap();
+    let first = netlist.place_route(1, &|_| {}).unwrap();
+    let second = netlist.place_route(2, &|_| {}).unwrap();
+    let again = netlist.place_route(1, &|_| {}).unwrap();
+    assert_eq!(first, again);
+    assert_eq!((first.lut4, first.ff), (second.lut4, second.ff));
+    netlist.keep(Ok(())).unwrap();
+    for f in [
+        "net.json",
+        "report-seed1.json",
+        "report-seed2.json",
+        "nextpnr-seed2.log",
+    ] {
+        let len = std::fs::metadata(keep.path().join("acc").join(f)).map_or(0, |m| m.len());
+        assert!(len > 0, "{f} not kept");
+    }
 }
 
 #[test]

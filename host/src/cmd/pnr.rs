@@ -8,7 +8,7 @@ use queens_hdl::board::fit::{fit, Fit};
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
 use queens_hdl::emit::CoreConfig;
-use queens_hdl::pnr::{jobs, route, Job, Routed};
+use queens_hdl::pnr::{jobs, route, synthesize, Job, Routed};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
 use rayon::prelude::*;
@@ -45,8 +45,8 @@ pub fn fit_ecp5(b: &Board, n: u32, arbiter: ArbiterKind) -> anyhow::Result<(Fit,
     Ok((fit(b, &cost(&stage), &cost(&front)), stage, front))
 }
 
-/// A design routed with several placer seeds: the first seed's figures (its netlist is the
-/// same for every seed), and the clock of each.
+/// A design synthesized once and routed with several placer seeds: the first seed's figures
+/// (the netlist is the same for every seed), and the clock of each.
 #[derive(Serialize)]
 struct Seeded {
     #[serde(flatten)]
@@ -55,8 +55,8 @@ struct Seeded {
     fmax_mhz_median: f64,
 }
 
-/// Routes `job` with seeds 1..=seeds (only seed 1 keeps its files), as many at once as
-/// rayon has threads (one per core): nextpnr places on one core.
+/// Synthesizes `job` once and places and routes that netlist with seeds 1..=seeds, as many
+/// at once as rayon has threads (one per core): nextpnr places on one core.
 fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
     let shown = if seeds == 1 {
         format!("{what}, seed 1")
@@ -64,25 +64,24 @@ fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
         format!("{what}, seeds 1..={seeds}")
     };
     let bar = crate::progress::spinner(&shown, "");
+    let show = |phase: &str| bar.set_message(phase.to_string());
+    let netlist = synthesize(job, &show).with_context(|| format!("synthesizing {what}"))?;
     let runs: anyhow::Result<Vec<Routed>> = (1..=seeds)
         .into_par_iter()
         .map(|seed| {
-            let mut job = job.clone();
-            job.seed = seed;
-            if seed > 1 {
-                job.keep = None;
-            }
             // Seed 1's phases stand for all.
-            route(&job, &|phase| {
-                if seed == 1 {
-                    bar.set_message(phase.to_string())
-                }
-            })
-            .with_context(|| format!("placing and routing {what}, seed {seed}"))
+            let quiet = |_: &str| {};
+            let phase: &dyn Fn(&str) = if seed == 1 { &show } else { &quiet };
+            netlist
+                .place_route(seed, phase)
+                .with_context(|| format!("placing and routing {what}, seed {seed}"))
         })
         .collect();
     bar.finish_and_clear();
+    // Keep the files of failed seeds too, but name a failed seed before a failed copy.
+    let kept = netlist.keep(Ok(()));
     let mut runs = runs?;
+    kept?;
     let fmax_mhz_by_seed: Vec<f64> = runs.iter().map(|r| r.fmax_mhz).collect();
     Ok(Seeded {
         routed: runs.swap_remove(0),

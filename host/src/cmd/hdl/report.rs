@@ -32,13 +32,14 @@ pub struct ReportArgs {
     /// that each is pushed as hard as the others).
     #[arg(long, default_value_t = 125.0, value_parser = parse_mhz)]
     pub(in crate::cmd) target_mhz: f64,
-    /// With --pnr: keep each design's tool files (sources, netlist, logs, nextpnr's report
-    /// with every critical path) in DIR/<design>.
+    /// With --pnr: keep each design's tool files (sources, netlist, yosys' log, and each
+    /// seed's nextpnr log and report with every critical path) in DIR/<design>.
     #[arg(long, value_name = "DIR")]
     pub(in crate::cmd) keep: Option<std::path::PathBuf>,
-    /// With --pnr: route every design with placer seeds 1..=K (as many at once as there are
-    /// cores) and give the median clock beside each seed's (routed clocks vary by several
-    /// percent from seed to seed); an array's clock is compared with the stage's by median.
+    /// With --pnr: synthesize every design once and route that netlist with placer seeds
+    /// 1..=K (as many at once as there are cores); give the median clock beside each seed's
+    /// (routed clocks vary by several percent from seed to seed); an array's clock is
+    /// compared with the stage's by median.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=25))]
     pub(in crate::cmd) seeds: u64,
     /// With --pnr: route the arrays with seeds 1..=K instead (a full-device array takes
