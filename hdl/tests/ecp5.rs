@@ -302,40 +302,6 @@ fn synthesized(yosys: &str, dir: &Path, script: &str) -> serde_json::Value {
 }
 
 #[test]
-fn synthesis_repeats() {
-    // yosys' own abc9 script mapped the N = 27 unit to one of two netlists from run to run
-    // (its `&mfs`); ours must give one. Four runs, two at a time, as `--pnr` runs them.
-    let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
-    let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
-    let job = queens_hdl::pnr::jobs::unit(23, ArbiterKind::Ccu2c, &device, 100.0);
-    let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
-    let script = synth_script(&names.join(" "), &job.top, "net.json", 100.0);
-    let run = || {
-        let dir = tempfile::tempdir().unwrap();
-        for (name, text) in &job.sources {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
-        synthesized(&yosys, dir.path(), &script)
-    };
-    let mut nets = Vec::new();
-    for _ in 0..2 {
-        nets.extend(std::thread::scope(|s| {
-            let other = s.spawn(run);
-            [run(), other.join().unwrap()]
-        }));
-    }
-    let cells = |n: &serde_json::Value| n["modules"]["queens_unit"]["cells"].as_object().unwrap().len();
-    for n in &nets[1..] {
-        assert!(
-            n == &nets[0],
-            "netlists differ: {} and {} cells",
-            cells(&nets[0]),
-            cells(n)
-        );
-    }
-}
-
-#[test]
 fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
     // The copies exist to split a net of a hundred loads; synthesis merges them back unless
     // the script keeps their modules whole (`advance::COPIES`).

@@ -29,14 +29,6 @@ pub fn pip_install() -> String {
 /// routed clock (109.0 against 110.4 MHz) with 716 logic LUT4s instead of 1,006.
 const LOGIC_SHARE: f64 = 0.4;
 
-/// abc9's mapping script: the one yosys 0.70 runs in `synth_ecp5`, less its last step,
-/// `&mfs`, whose outcome varies from run to run on the same input (the N = 27 stage, 8 runs:
-/// 602 or 613 LUT4s, half and half; still 612 or 613 with `&mfs -a`). Without it the unit,
-/// the stage and the 8-unit top each came out the same in every run (6 to 8 runs each, two
-/// at a time), so a netlist, a routed clock and a bitstream repeat. `{W}` and `{D}` are
-/// yosys' wire delay and the delay target; `+` marks an inline script, commas for spaces.
-const ABC9_SCRIPT: &str = "+&scorr;&sweep;&dc2;&dch,-f,-r;&ps;&if,{W},{D},-v;&ps,-l";
-
 /// The yosys commands that synthesize `sources` for `top`, writing `json`.
 /// - abc9 maps against a delay target, a share of the asked clock's period. Without one it
 ///   maps a unit alone for its shortest depth, and among a front end with deeper paths for
@@ -45,13 +37,11 @@ const ABC9_SCRIPT: &str = "+&scorr;&sweep;&dc2;&dch,-f,-r;&ps;&if,{W},{D},-v;&ps
 ///   the stage's routed figures are then those of every stage of the array.
 /// - So does each copy of the unit's advance ([`crate::advance`]), which would otherwise be
 ///   merged back into one.
-/// - abc9 runs [`ABC9_SCRIPT`], so that the same sources give the same netlist.
 pub fn synth_script(sources: &str, top: &str, json: &str, target_mhz: f64) -> String {
     let delay_ps = (1e6 / target_mhz * LOGIC_SHARE).round() as u64;
     format!(
         "read_verilog {sources}; setattr -mod -set keep_hierarchy 1 {stages} {copies}; \
-         scratchpad -set abc9.D {delay_ps}; scratchpad -set abc9.script {ABC9_SCRIPT}; \
-         synth_ecp5 -top {top} -json {json}",
+         scratchpad -set abc9.D {delay_ps}; synth_ecp5 -top {top} -json {json}",
         stages = crate::emit::STAGE_MODULES,
         copies = crate::advance::COPIES
     )
