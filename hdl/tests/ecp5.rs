@@ -147,27 +147,41 @@ fn small_job(verilog: &str, top: &str, part: &str, target_mhz: f64) -> Job {
     }
 }
 
+/// A `bits`-wide accumulator, module `acc`.
+fn accumulator(bits: u32) -> String {
+    format!(
+        "module acc(input clock, input [{hi}:0] d, output reg [{hi}:0] q);
+    always @(posedge clock) q <= q + d;
+endmodule\n",
+        hi = bits - 1
+    )
+}
+
+fn assert_kept(dir: &Path, files: &[&str]) {
+    for f in files {
+        let len = std::fs::metadata(dir.join(f)).map_or(0, |m| m.len());
+        assert!(len > 0, "{f} not kept in {}", dir.display());
+    }
+}
+
 #[test]
 fn a_clock_the_design_cannot_meet_is_named_with_what_it_reaches() {
     // A 64-bit accumulator cannot run at 390 MHz.
-    let v = "module acc(input clock, input [63:0] d, output reg [63:0] q);
-    always @(posedge clock) q <= q + d;
-endmodule\n";
     // The tools' files are kept when asked, failure or not.
     let keep = tempfile::tempdir().unwrap();
-    let mut job = small_job(v, "acc", "LFE5U-85F-6BG381C", 390.0);
+    let mut job = small_job(&accumulator(64), "acc", "LFE5U-85F-6BG381C", 390.0);
     job.keep = Some(keep.path().join("acc"));
     let e = route(&job, &|_| {}).unwrap_err();
-    for f in [
-        "acc.v",
-        "yosys.log",
-        "net.json",
-        "nextpnr-seed1.log",
-        "report-seed1.json",
-    ] {
-        let len = std::fs::metadata(keep.path().join("acc").join(f)).map_or(0, |m| m.len());
-        assert!(len > 0, "{f} not kept");
-    }
+    assert_kept(
+        &keep.path().join("acc"),
+        &[
+            "acc.v",
+            "yosys.log",
+            "net.json",
+            "nextpnr-seed1.log",
+            "report-seed1.json",
+        ],
+    );
     match &e {
         PnrError::Timing {
             achieved_mhz,
@@ -192,11 +206,8 @@ endmodule\n";
 fn seeds_are_placed_from_one_netlist_and_repeat() {
     // A placement depends only on the netlist and the seed: the same seed placed twice from
     // one synthesis gives the same clock, and every seed's files sit beside the one netlist.
-    let v = "module acc(input clock, input [31:0] d, output reg [31:0] q);
-    always @(posedge clock) q <= q + d;
-endmodule\n";
     let keep = tempfile::tempdir().unwrap();
-    let mut job = small_job(v, "acc", "LFE5U-85F-6BG381C", 100.0);
+    let mut job = small_job(&accumulator(32), "acc", "LFE5U-85F-6BG381C", 100.0);
     job.require_timing = false;
     job.keep = Some(keep.path().join("acc"));
     let netlist = synthesize(&job, &|_| {}).unwrap();
