@@ -10,6 +10,11 @@
 //! beside `rd`, and `empty` is registered, computed a cycle ahead for both outcomes of the
 //! read. The two outcomes are kept apart from `read` (a multiplexer after the comparisons, not
 //! `read` folded into them: routed, that was six LUT levels behind `read`).
+//!
+//! The write side likewise: `full` is registered, decided a cycle ahead from `wr + 1` (a
+//! register beside `wr`) and `rd`, so the RAM's write enable is one LUT after `write`. From
+//! the pointers' comparison, shared by synthesis with the read side's, to the block RAM's
+//! byte enable had been six LUT levels, the 32-unit top's critical path at one seed.
 
 use crate::keep::Keep;
 use crate::ram::Ram;
@@ -33,17 +38,22 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     /// Read pointer and its successor.
     rd: DFF<Bits<NP1>>,
     rd1: DFFWithInit<Bits<NP1>>,
-    /// Write pointer, and as the read side sees it (a cycle late: the RAM holds the entry).
+    /// Write pointer and its successor, and the write pointer as the read side sees it (a
+    /// cycle late: the RAM holds the entry).
     wr: DFF<Bits<NP1>>,
+    wr1: DFFWithInit<Bits<NP1>>,
     wr_seen: DFF<Bits<NP1>>,
     /// Not empty: `rd != wr_seen`, registered.
     filled: DFF<Bit>,
+    /// Full: the pointers differ in their wrap bit alone, registered.
+    full_r: DFF<Bit>,
+    /// Full next cycle if a write alone comes.
+    keep_fill: Keep,
     /// Not empty next cycle if the head stays, and if it is taken.
     keep_stay: Keep,
     keep_take: Keep,
     take: Signal<Local, Bit>,
     put: Signal<Local, Bit>,
-    is_full: Signal<Local, Bit>,
     level: Signal<Local, Bits<NP1>>,
     /// The wrap bit alone, and the level of one free place.
     wrap: Constant<Bits<NP1>>,
@@ -53,27 +63,36 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
 impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd, rd1, wr, wr_seen, filled);
+        dff_setup!(self, clock, rd, rd1, wr, wr1, wr_seen, filled, full_r);
         self.ram.clock.next = self.clock.val();
 
         // Write side: full when the pointers differ only in their wrap bit.
-        self.is_full.next = (self.wr.q.val() ^ self.rd.q.val()) == self.wrap.val();
-        self.put.next = self.write.val() & !self.is_full.val();
+        self.put.next = self.write.val() & !self.full_r.q.val();
+        self.take.next = self.read.val() & self.filled.q.val();
         self.ram.write_enable.next = self.put.val();
         self.ram.write_address.next = self.wr.q.val().get_bits::<N>(0);
         self.ram.write_data.next = self.data_in.val();
         if self.put.val() {
-            self.wr.d.next = self.wr.q.val() + 1;
+            self.wr.d.next = self.wr1.q.val();
+            self.wr1.d.next = self.wr1.q.val() + 1;
         }
         self.wr_seen.d.next = self.wr.q.val();
-        self.full.next = self.is_full.val();
+        // A write alone fills the last place; a read, alone or with a write (which a full
+        // queue refuses), leaves one free; neither leaves `full` as it is.
+        self.keep_fill.a.next = (self.wr1.q.val() ^ self.rd.q.val()) == self.wrap.val();
+        self.full_r.d.next = self.full_r.q.val();
+        if self.take.val() {
+            self.full_r.d.next = false;
+        } else if self.put.val() {
+            self.full_r.d.next = self.keep_fill.y.val();
+        }
+        self.full.next = self.full_r.q.val();
         // As `SynchronousFIFO` with a block of one: the level the read side sees, or the
         // whole queue when full.
         self.level.next = self.wr_seen.q.val() - self.rd.q.val();
-        self.almost_full.next = self.is_full.val() | (self.level.val() >= self.nearly.val());
+        self.almost_full.next = self.full_r.q.val() | (self.level.val() >= self.nearly.val());
 
         // Read side: the RAM reads the head, or the next entry when the head is taken.
-        self.take.next = self.read.val() & self.filled.q.val();
         self.ram.read_address.next = self.rd.q.val().get_bits::<N>(0);
         self.keep_stay.a.next = self.rd.q.val() != self.wr.q.val();
         self.keep_take.a.next = self.rd1.q.val() != self.wr.q.val();
@@ -105,13 +124,15 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
             rd: Default::default(),
             rd1: DFFWithInit::new(1_u64.to_bits()),
             wr: Default::default(),
+            wr1: DFFWithInit::new(1_u64.to_bits()),
             wr_seen: Default::default(),
             filled: Default::default(),
+            full_r: Default::default(),
+            keep_fill: Default::default(),
             keep_stay: Default::default(),
             keep_take: Default::default(),
             take: Default::default(),
             put: Default::default(),
-            is_full: Default::default(),
             level: Default::default(),
             wrap: Constant::new((1_u64 << N).to_bits()),
             nearly: Constant::new(((1_u64 << N) - 1).to_bits()),
