@@ -121,10 +121,10 @@ pub fn synthesize(job: &Job, phase: &dyn Fn(&str)) -> Result<Synthesized, PnrErr
     let netlist = Synthesized {
         job: job.clone(),
         dir,
-        carry: *carry.as_ref().unwrap_or(&0),
+        carry: 0,
     };
     match carry {
-        Ok(_) => Ok(netlist),
+        Ok(carry) => Ok(Synthesized { carry, ..netlist }),
         Err(e) => netlist.keep(Err(e)),
     }
 }
