@@ -2,18 +2,11 @@
 //!
 //! A token enters at the bottom (`tin`) or leaves the row of the queen being moved (`have`,
 //! one-hot; never together with `tin`), travels up through blocked rows and stops at the
-//! first free one (the grant, one-hot: `token & free`). If it runs off the top (`tout`) the
-//! column is exhausted. A row is blocked by `pass`, or by the queen `near` (one-hot) of the
-//! column beside, which blocks its own row and both neighbours. This is an addition:
-//! (blocked | have) + have + tin, whose carry is the token; the grant is the sum bit
-//! (`token`) of every row that is neither blocked nor the token's source (`free`).
-//!
-//! The arbiter gives the sum bits and the free rows, not their AND: the grant is taken where
-//! it is used. The chain then ends at the module's ports, and on the ECP5 the arbiter keeps
-//! its hierarchy ([`MODULES`]), so that no logic outside sees the chain's inner carries:
-//! abc9 had once read a grant off a carry between two cells (the same value on a free row),
-//! and nextpnr, to bring that carry out to the fabric, broke B's chain in two (the stage
-//! then routed at 110 MHz instead of 134).
+//! first free one (`grant`, one-hot). If it runs off the top (`tout`) the column is exhausted.
+//! A row is blocked by `pass`, or by the queen `near` (one-hot) of the column beside, which
+//! blocks its own row and both neighbours. This is an addition: (blocked | have) + have +
+//! tin, whose carry is the token; the grant is the sum bit of every row that is neither
+//! blocked nor the token's source.
 //!
 //! `near` comes apart from `pass` so that a chain cell with a LUT of its own in front of the
 //! carry (ECP5's CCU2C) ORs the queen's three rows there: a register's bits straight into the
@@ -30,10 +23,6 @@
 //!   wide boards on devices whose carry chain is slow.
 
 use rust_hdl::prelude::*;
-
-/// The yosys name pattern of the unit's two arbiter modules (`...$unit$arb_a`), for
-/// `keep_hierarchy`; `?` for the `$`, which a shell would expand.
-pub const MODULES: &str = "*unit?arb_?";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ArbiterKind {
@@ -95,10 +84,7 @@ pub struct Arbiter<const M: usize, const M1: usize> {
     /// The token's source row (one-hot); 0 for [`Entry::Bottom`].
     pub have: Signal<In, Bits<M>>,
     pub tin: Signal<In, Bit>,
-    /// The sum bits: on a free row, whether the token reached it.
-    pub token: Signal<Out, Bits<M>>,
-    /// The rows neither blocked nor the token's source.
-    pub free: Signal<Out, Bits<M>>,
+    pub grant: Signal<Out, Bits<M>>,
     pub tout: Signal<Out, Bit>,
     _kind: ArbiterKind,
     _entry: Entry,
@@ -112,8 +98,7 @@ impl<const M: usize, const M1: usize> Arbiter<M, M1> {
             near: Default::default(),
             have: Default::default(),
             tin: Default::default(),
-            token: Default::default(),
-            free: Default::default(),
+            grant: Default::default(),
             tout: Default::default(),
             _kind: kind,
             _entry: entry,
@@ -128,14 +113,12 @@ impl<const M: usize, const M1: usize> Logic for Arbiter<M, M1> {
         let a: Bits<M1> = bit_cast::<M1, M>(blocked | self.have.val());
         let b: Bits<M1> = bit_cast::<M1, M>(self.have.val());
         let sum = a + b + bit_cast::<M1, 1>(self.tin.val().into());
-        self.token.next = sum.get_bits::<M>(0);
-        self.free.next = !(blocked | self.have.val());
+        self.grant.next = sum.get_bits::<M>(0) & !(blocked | self.have.val());
         self.tout.next = sum.get_bit(M);
     }
 
     fn connect(&mut self) {
-        self.token.connect();
-        self.free.connect();
+        self.grant.connect();
         self.tout.connect();
     }
 
@@ -154,9 +137,9 @@ fn adder_verilog(m: usize) -> String {
         "\
 // token arbiter, adder form: the carry is the token
 {BLOCKED}wire [{m}:0] sum = {{1'b0, blocked | have}} + {{1'b0, have}} + {{{m}'d0, tin}};
+(* keep *) wire [{hi}:0] g = sum[{hi}:0] & ~(blocked | have);
 always @(*) begin
-    token = sum[{hi}:0];
-    free = ~(blocked | have);
+    grant = g;
     tout = sum[{m}];
 end
 ",
@@ -212,7 +195,7 @@ wire [{top}:0] co;
         );
     }
     v += &format!(
-        "always @(*) begin\n    token = o[{hi}:0];\n    free = ~(blocked | have);\n    tout = co[{top}];\nend\n",
+        "(* keep *) wire [{hi}:0] gr = o[{hi}:0] & ~(blocked | have);\nalways @(*) begin\n    grant = gr;\n    tout = co[{top}];\nend\n",
         hi = m - 1,
         top = w - 1
     );
@@ -280,10 +263,11 @@ assign cy[0] = 1'b0;
     }
     // From the bottom, a row's blocking is five inputs (`pass`, `near`'s three rows): with
     // the sum bit that is two LUT4 levels after the chain. They are known at the start of the
-    // cycle, so they are kept whole (an output of their own) and the grant is one LUT after
-    // the chain.
+    // cycle, so they are kept whole and the grant is one LUT after the chain.
+    let keep_free = if entry == Entry::Bottom { "(* keep *) " } else { "" };
     v += &format!(
-        "{BLOCKED}always @(*) begin\n    token = s[{m}:1];\n    free = ~(blocked | have);\n    tout = s[{out}];\nend\n",
+        "{BLOCKED}{keep_free}wire [{hi}:0] free = ~(blocked | have);\n(* keep *) wire [{hi}:0] gr = s[{m}:1] & free;\nalways @(*) begin\n    grant = gr;\n    tout = s[{out}];\nend\n",
+        hi = m - 1,
         out = m + 1,
         BLOCKED = blocked_verilog(m)
     );
@@ -318,7 +302,7 @@ fn prefix_verilog(m: usize) -> String {
     }
     // carry into bit i: the prefix of bits below it, with tin entering at the bottom.
     v += &format!(
-        "wire [{m}:0] c = {{g{level} | (p{level} & {{{m}{{tin}}}}), tin}};\nalways @(*) begin\n    token = c[{hi}:0];\n    free = ~(blocked | have);\n    tout = c[{m}];\nend\n",
+        "wire [{m}:0] c = {{g{level} | (p{level} & {{{m}{{tin}}}}), tin}};\nalways @(*) begin\n    grant = c[{hi}:0] & ~(blocked | have);\n    tout = c[{m}];\nend\n",
         hi = m - 1
     );
     v

@@ -75,16 +75,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
-    /// A's grant, one LUT after its chain (see [`crate::arbiter`]).
-    keep_grant_a: KeepBits<M>,
-    /// The queen of c-1 where A does not place one: B's grant if B moves it, else the
-    /// stack's top; one LUT5 after B's chain, beside A's grant.
-    keep_queen_b: KeepBits<M>,
-    /// A places the queen of c-1 (the unit may advance, c is not filled, A found a row): one
-    /// LUT after A's chain, the choice between the two above.
-    keep_queen_a: Keep,
-    /// The queen of c-1 is cleared: a start, or an advance over a filled column.
-    keep_queen_none: Keep,
     /// The advance, one copy per group of registers it steers (see [`Advance`]): the rows in
     /// halves and each diagonal direction in thirds ([`rows_lo_mask`], [`diag_lo_mask`],
     /// [`diag_mid_mask`]), so that each copy sits among a dozen or so registers (one copy
@@ -140,12 +130,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// half of `fin`), so that one LUT follows the carry chains.
     keep_end0: Keep,
     keep_end1: Keep,
-    /// `run`'s next value without the end of the search, written out so that one LUT
-    /// follows the advance and B's choice: a start, or searching away from columns 0 and 1
-    /// (where a search may end), or at column 1 with B moving its queen; else it runs on
-    /// only if it advances.
-    keep_run_on: Keep,
-    keep_run_b: Keep,
     /// `filled` and `qvalid` take A's carry out straight into one LUT, which picks between
     /// their next values for each outcome of A's chain, known at the start of the cycle
     /// (`_t0`: A finds a row, so the unit advances if it may; `_t1`: it advances only over
@@ -169,8 +153,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
-    /// Searching: `run`, a register set by a start and cleared by the step that ends the
-    /// search, so that the decisions known at the start of a cycle begin at registers.
+    /// Searching: `run` until the cycle after the last step (cleared from `done_r`, a
+    /// register, so that the end of a search adds no logic after the decisions).
     act: Signal<Local, Bit>,
     /// The walk takes a step that moves the blocking registers, for each outcome of the
     /// carry chains (see `keep_diag_bnone` and its siblings).
@@ -239,10 +223,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind, Entry::Bottom),
             arb_b: Arbiter::new(kind, Entry::Queen),
-            keep_grant_a: KeepBits::new(true),
-            keep_queen_b: KeepBits::new(true),
-            keep_queen_a: Default::default(),
-            keep_queen_none: Default::default(),
             adv_rows_lo: Default::default(),
             adv_rows_hi: Default::default(),
             adv_falling_lo: Default::default(),
@@ -273,8 +253,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_bu_back: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
-            keep_run_on: Default::default(),
-            keep_run_b: Default::default(),
             keep_go: Default::default(),
             keep_go_filled: Default::default(),
             keep_fill_ret: Default::default(),
@@ -363,13 +341,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_b.near.next = 0.into();
         self.arb_b.have.next = self.qtop.q.val();
         self.arb_b.tin.next = false;
-        self.keep_grant_a.a.next = self.arb_a.token.val() & self.arb_a.free.val();
 
         // Decisions. Everything but the two carry outs is known at the start of the cycle.
         self.keep_at2.a.next = self.c.q.val() == 2;
         self.keep_before_last.a.next = self.c.q.val() == self.before_last.val();
         // Early: may advance. Late (after the carry chains): advance; B found a row.
-        self.act.next = self.run.q.val();
+        self.act.next = self.run.q.val() & !self.done_r.q.val();
         self.go.next = self.act.val() & !self.exh.q.val() & !self.at_last.q.val();
         self.adv_rows_lo.go.next = self.go.val();
         self.adv_rows_lo.filled.next = self.filled.q.val();
@@ -547,26 +524,28 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 self.cp1.d.next = 1.into();
                 self.cm1.d.next = 31.into();
                 self.cm2.d.next = 30.into();
+                self.at0.d.next = true;
+                self.at1.d.next = false;
+                self.at_last.d.next = false;
             } else if self.adv.val() {
                 self.c.d.next = self.cp1.q.val();
                 self.cp1.d.next = self.cp1.q.val() + 1;
                 self.cm1.d.next = self.c.q.val();
                 self.cm2.d.next = self.cm1.q.val();
+                self.at0.d.next = false;
+                self.at1.d.next = self.at0.q.val();
+                self.at_last.d.next = self.keep_before_last.y.val();
             } else {
                 // Retreat: column c-1 holds a queen exactly when the ring does not fill it.
                 self.c.d.next = self.cm1.q.val();
                 self.cp1.d.next = self.c.q.val();
                 self.cm1.d.next = self.cm2.q.val();
                 self.cm2.d.next = self.cm2.q.val() - 1;
+                // A search never retreats onto the last column (it never went past it).
+                self.at0.d.next = self.at1.q.val();
+                self.at1.d.next = self.keep_at2.y.val();
+                self.at_last.d.next = false;
             }
-            // The flags, as c moves: a start to 0, an advance to c + 1 (the last if c is
-            // M - 2), a retreat to c - 1 (never the last: a search never passes it). Written
-            // as logic, not as choices with constants, which yosys would turn into a
-            // synchronous reset from the advance: a late signal into the register's LSR.
-            self.at0.d.next = self.start.val() | (!self.adv.val() & self.at1.q.val());
-            self.at1.d.next = !self.start.val()
-                & ((self.adv.val() & self.at0.q.val()) | (!self.adv.val() & self.keep_at2.y.val()));
-            self.at_last.d.next = !self.start.val() & self.adv.val() & self.keep_before_last.y.val();
             if self.arb_a.tout.val() {
                 self.filled.d.next = self.keep_fill_t1.y.val();
                 self.qvalid.d.next = self.keep_qvalid_t1.y.val();
@@ -605,34 +584,25 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // The queen of c-1: A's row on an advance (none for a column the ring fills, where A
         // may see a row open), B's on a move, the stack's on a retreat (also the default when
         // the search ends or the unit is idle, where it does not matter; a start clears it).
-        // Written from the carry outs directly, not from `adv` and `b_ok`, in two LUTs after
-        // the chains: A's grant, A's choice and B's choice side by side, then one LUT4 that
-        // picks among them, beside the register (three levels, the last a LUT5, had been the
-        // stage's longest paths).
-        self.keep_queen_none.a.next = self.start.val() | (self.go.val() & self.filled.q.val());
-        self.keep_queen_a.a.next = self.keep_go.y.val() & !self.filled.q.val() & !self.arb_a.tout.val();
-        if self.qvalid.q.val() & !self.arb_b.tout.val() {
-            self.keep_queen_b.a.next = self.arb_b.token.val() & self.arb_b.free.val();
-        } else {
-            self.keep_queen_b.a.next = self.pop_q.val();
-        }
-        if self.keep_queen_none.y.val() {
+        // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
+        // the start of the cycle come first, so that two levels of logic follow the chains.
+        if self.start.val() | (self.go.val() & self.filled.q.val()) {
             self.qtop.d.next = 0.into();
-        } else if self.keep_queen_a.y.val() {
-            self.qtop.d.next = self.keep_grant_a.y.val();
+        } else if self.go.val() & !self.arb_a.tout.val() {
+            self.qtop.d.next = self.arb_a.grant.val();
+        } else if self.qvalid.q.val() & !self.arb_b.tout.val() {
+            self.qtop.d.next = self.arb_b.grant.val();
         } else {
-            self.qtop.d.next = self.keep_queen_b.y.val();
+            self.qtop.d.next = self.pop_q.val();
         }
         self.exh.d.next = !self.adv_end.y.val() & !self.b_ok.val();
+        if self.done_r.q.val() {
+            self.run.d.next = false;
+        }
         if self.start.val() {
             self.exh.d.next = false;
+            self.run.d.next = true;
         }
-        // run & !fin, or a start (`fin` holds no start).
-        self.keep_run_on.a.next =
-            self.start.val() | (self.run.q.val() & !self.at0.q.val() & !self.at1.q.val());
-        self.keep_run_b.a.next = self.run.q.val() & !self.at0.q.val();
-        self.run.d.next =
-            self.keep_run_on.y.val() | self.adv_end.y.val() | (self.keep_run_b.y.val() & self.b_ok.val());
         self.busy.next = self.act.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
