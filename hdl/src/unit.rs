@@ -56,12 +56,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     cm2: DFF<Bits<5>>,
     /// Column c is one the ring fills.
     filled: DFF<Bit>,
-    /// Column c is 0, 1, or the last: set with c from where c is now, so that the
-    /// decisions they feed start from registers (as comparisons of c they were two LUT
-    /// levels at the head of the longest early paths).
-    at0: DFF<Bit>,
-    at1: DFF<Bit>,
-    at_last: DFF<Bit>,
     exh: DFF<Bit>,
     run: DFF<Bit>,
     qtop: DFF<Bits<M>>,
@@ -94,10 +88,10 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv_end: Advance,
     /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
-    /// Column tests for the flags above: c is 2 (a retreat reaches 1), c is M - 2 (an
-    /// advance reaches the last).
-    keep_at2: Keep,
-    keep_before_last: Keep,
+    /// Column tests, kept apart from the decisions they feed.
+    keep_at0: Keep,
+    keep_at1: Keep,
+    keep_last: Keep,
     /// Whether column c+1 is filled: a multiplexer of `cols`, kept ahead of the advance.
     keep_fill: Keep,
     /// Clock enables of the blocking registers: the diagonals' and the rows'.
@@ -149,6 +143,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     cols_w: Signal<Local, Bits<32>>,
     pop_q: Signal<Local, Bits<M>>,
     pop_v: Signal<Local, Bit>,
+    last: Signal<Local, Bit>,
+    at0: Signal<Local, Bit>,
+    at1: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
@@ -182,7 +179,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     diag_lo: Constant<Bits<D>>,
     diag_mid: Constant<Bits<D>>,
 
-    before_last: Constant<Bits<5>>,
+    last_col: Constant<Bits<5>>,
     /// D - 1 and D - 2: where rotation wraps.
     dtop: Constant<Bits<8>>,
     dtop2: Constant<Bits<8>>,
@@ -207,9 +204,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             cm1: Default::default(),
             cm2: Default::default(),
             filled: Default::default(),
-            at0: Default::default(),
-            at1: Default::default(),
-            at_last: Default::default(),
             exh: Default::default(),
             run: Default::default(),
             qtop: Default::default(),
@@ -234,8 +228,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             adv_walk: Default::default(),
             adv_end: Default::default(),
             keep_b: Default::default(),
-            keep_at2: Default::default(),
-            keep_before_last: Default::default(),
+            keep_at0: Default::default(),
+            keep_at1: Default::default(),
+            keep_last: Default::default(),
             keep_fill: Default::default(),
             keep_diag: Default::default(),
             keep_rows: Default::default(),
@@ -264,6 +259,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
+            last: Default::default(),
+            at0: Default::default(),
+            at1: Default::default(),
             b_ok: Default::default(),
             adv: Default::default(),
             go: Default::default(),
@@ -290,7 +288,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             rows_lo: Constant::new(rows_lo_mask(M).to_bits()),
             diag_lo: Constant::new(diag_lo_mask(D).to_bits()),
             diag_mid: Constant::new(diag_mid_mask(D).to_bits()),
-            before_last: Constant::new(((M - 2) as u64).to_bits()),
+            last_col: Constant::new(((M - 1) as u64).to_bits()),
             dtop: Constant::new(((D - 1) as u64).to_bits()),
             dtop2: Constant::new(((D - 2) as u64).to_bits()),
         }
@@ -301,8 +299,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, at0, at1, at_last, exh, run, qtop, qvalid, bh, bd, bu,
-            cols, sol_r, done_r
+            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, cols, sol_r, done_r
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
@@ -343,11 +340,15 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_b.tin.next = false;
 
         // Decisions. Everything but the two carry outs is known at the start of the cycle.
-        self.keep_at2.a.next = self.c.q.val() == 2;
-        self.keep_before_last.a.next = self.c.q.val() == self.before_last.val();
+        self.keep_last.a.next = self.c.q.val() == self.last_col.val();
+        self.last.next = self.keep_last.y.val();
+        self.keep_at0.a.next = self.c.q.val() == 0;
+        self.at0.next = self.keep_at0.y.val();
+        self.keep_at1.a.next = self.c.q.val() == 1;
+        self.at1.next = self.keep_at1.y.val();
         // Early: may advance. Late (after the carry chains): advance; B found a row.
         self.act.next = self.run.q.val() & !self.done_r.q.val();
-        self.go.next = self.act.val() & !self.exh.q.val() & !self.at_last.q.val();
+        self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
         self.adv_rows_lo.go.next = self.go.val();
         self.adv_rows_lo.filled.next = self.filled.q.val();
         self.adv_rows_lo.tout.next = self.arb_a.tout.val();
@@ -384,10 +385,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.sol_r.d.next = self.act.val()
             & !self.start.val()
             & !self.exh.q.val()
-            & self.at_last.q.val()
+            & self.last.val()
             & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.keep_end0.a.next = self.act.val() & !self.start.val() & self.at0.q.val();
-        self.keep_end1.a.next = self.act.val() & !self.start.val() & self.at1.q.val();
+        self.keep_end0.a.next = self.act.val() & !self.start.val() & self.at0.val();
+        self.keep_end1.a.next = self.act.val() & !self.start.val() & self.at1.val();
         self.fin.next =
             !self.adv_end.y.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
         self.done_r.d.next = self.fin.val();
@@ -524,27 +525,17 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 self.cp1.d.next = 1.into();
                 self.cm1.d.next = 31.into();
                 self.cm2.d.next = 30.into();
-                self.at0.d.next = true;
-                self.at1.d.next = false;
-                self.at_last.d.next = false;
             } else if self.adv.val() {
                 self.c.d.next = self.cp1.q.val();
                 self.cp1.d.next = self.cp1.q.val() + 1;
                 self.cm1.d.next = self.c.q.val();
                 self.cm2.d.next = self.cm1.q.val();
-                self.at0.d.next = false;
-                self.at1.d.next = self.at0.q.val();
-                self.at_last.d.next = self.keep_before_last.y.val();
             } else {
                 // Retreat: column c-1 holds a queen exactly when the ring does not fill it.
                 self.c.d.next = self.cm1.q.val();
                 self.cp1.d.next = self.c.q.val();
                 self.cm1.d.next = self.cm2.q.val();
                 self.cm2.d.next = self.cm2.q.val() - 1;
-                // A search never retreats onto the last column (it never went past it).
-                self.at0.d.next = self.at1.q.val();
-                self.at1.d.next = self.keep_at2.y.val();
-                self.at_last.d.next = false;
             }
             if self.arb_a.tout.val() {
                 self.filled.d.next = self.keep_fill_t1.y.val();
