@@ -69,19 +69,11 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
-    /// The advance, one copy per group of registers it steers (see [`Advance`]): the rows in
-    /// halves and each diagonal direction in thirds ([`rows_lo_mask`], [`diag_lo_mask`],
-    /// [`diag_mid_mask`]), so that each copy sits among a dozen or so registers (one copy
-    /// for all 45 of a direction was the longest hop of the stage's paths), and the walk's
-    /// position.
-    adv_rows_lo: Advance,
-    adv_rows_hi: Advance,
-    adv_falling_lo: Advance,
-    adv_falling_mid: Advance,
-    adv_falling_hi: Advance,
-    adv_rising_lo: Advance,
-    adv_rising_mid: Advance,
-    adv_rising_hi: Advance,
+    /// The advance, one copy per group of registers it steers: the rows, each diagonal
+    /// direction, and the walk's position with the rest (see [`Advance`]).
+    adv_rows: Advance,
+    adv_falling: Advance,
+    adv_rising: Advance,
     adv_walk: Advance,
     /// The end of the search (`done_r`, `exh`): two registers of their own, kept apart from
     /// the walk's twenty so that the copy sits beside them and the chain.
@@ -162,22 +154,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bu_adv: Signal<Local, Bits<D>>,
     bd_ret: Signal<Local, Bits<D>>,
     bu_ret: Signal<Local, Bits<D>>,
-    /// The blocking registers' next values on an advance, and each copy's choice between
-    /// those and the values where the unit does not advance.
-    bh_fwd: Signal<Local, Bits<M>>,
-    bd_fwd: Signal<Local, Bits<D>>,
-    bu_fwd: Signal<Local, Bits<D>>,
-    bh_lo: Signal<Local, Bits<M>>,
-    bh_hi: Signal<Local, Bits<M>>,
-    bd_lo: Signal<Local, Bits<D>>,
-    bd_mid: Signal<Local, Bits<D>>,
-    bd_hi: Signal<Local, Bits<D>>,
-    bu_lo: Signal<Local, Bits<D>>,
-    bu_mid: Signal<Local, Bits<D>>,
-    bu_hi: Signal<Local, Bits<D>>,
-    rows_lo: Constant<Bits<M>>,
-    diag_lo: Constant<Bits<D>>,
-    diag_mid: Constant<Bits<D>>,
 
     last_col: Constant<Bits<5>>,
     /// D - 1 and D - 2: where rotation wraps.
@@ -217,14 +193,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind, Entry::Bottom),
             arb_b: Arbiter::new(kind, Entry::Queen),
-            adv_rows_lo: Default::default(),
-            adv_rows_hi: Default::default(),
-            adv_falling_lo: Default::default(),
-            adv_falling_mid: Default::default(),
-            adv_falling_hi: Default::default(),
-            adv_rising_lo: Default::default(),
-            adv_rising_mid: Default::default(),
-            adv_rising_hi: Default::default(),
+            adv_rows: Default::default(),
+            adv_falling: Default::default(),
+            adv_rising: Default::default(),
             adv_walk: Default::default(),
             adv_end: Default::default(),
             keep_b: Default::default(),
@@ -274,20 +245,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bu_adv: Default::default(),
             bd_ret: Default::default(),
             bu_ret: Default::default(),
-            bh_fwd: Default::default(),
-            bd_fwd: Default::default(),
-            bu_fwd: Default::default(),
-            bh_lo: Default::default(),
-            bh_hi: Default::default(),
-            bd_lo: Default::default(),
-            bd_mid: Default::default(),
-            bd_hi: Default::default(),
-            bu_lo: Default::default(),
-            bu_mid: Default::default(),
-            bu_hi: Default::default(),
-            rows_lo: Constant::new(rows_lo_mask(M).to_bits()),
-            diag_lo: Constant::new(diag_lo_mask(D).to_bits()),
-            diag_mid: Constant::new(diag_mid_mask(D).to_bits()),
             last_col: Constant::new(((M - 1) as u64).to_bits()),
             dtop: Constant::new(((D - 1) as u64).to_bits()),
             dtop2: Constant::new(((D - 2) as u64).to_bits()),
@@ -349,30 +306,15 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // Early: may advance. Late (after the carry chains): advance; B found a row.
         self.act.next = self.run.q.val() & !self.done_r.q.val();
         self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
-        self.adv_rows_lo.go.next = self.go.val();
-        self.adv_rows_lo.filled.next = self.filled.q.val();
-        self.adv_rows_lo.tout.next = self.arb_a.tout.val();
-        self.adv_rows_hi.go.next = self.go.val();
-        self.adv_rows_hi.filled.next = self.filled.q.val();
-        self.adv_rows_hi.tout.next = self.arb_a.tout.val();
-        self.adv_falling_lo.go.next = self.go.val();
-        self.adv_falling_lo.filled.next = self.filled.q.val();
-        self.adv_falling_lo.tout.next = self.arb_a.tout.val();
-        self.adv_falling_mid.go.next = self.go.val();
-        self.adv_falling_mid.filled.next = self.filled.q.val();
-        self.adv_falling_mid.tout.next = self.arb_a.tout.val();
-        self.adv_falling_hi.go.next = self.go.val();
-        self.adv_falling_hi.filled.next = self.filled.q.val();
-        self.adv_falling_hi.tout.next = self.arb_a.tout.val();
-        self.adv_rising_lo.go.next = self.go.val();
-        self.adv_rising_lo.filled.next = self.filled.q.val();
-        self.adv_rising_lo.tout.next = self.arb_a.tout.val();
-        self.adv_rising_mid.go.next = self.go.val();
-        self.adv_rising_mid.filled.next = self.filled.q.val();
-        self.adv_rising_mid.tout.next = self.arb_a.tout.val();
-        self.adv_rising_hi.go.next = self.go.val();
-        self.adv_rising_hi.filled.next = self.filled.q.val();
-        self.adv_rising_hi.tout.next = self.arb_a.tout.val();
+        self.adv_rows.go.next = self.go.val();
+        self.adv_rows.filled.next = self.filled.q.val();
+        self.adv_rows.tout.next = self.arb_a.tout.val();
+        self.adv_falling.go.next = self.go.val();
+        self.adv_falling.filled.next = self.filled.q.val();
+        self.adv_falling.tout.next = self.arb_a.tout.val();
+        self.adv_rising.go.next = self.go.val();
+        self.adv_rising.filled.next = self.filled.q.val();
+        self.adv_rising.tout.next = self.arb_a.tout.val();
         self.adv_walk.go.next = self.go.val();
         self.adv_walk.filled.next = self.filled.q.val();
         self.adv_walk.tout.next = self.arb_a.tout.val();
@@ -448,62 +390,26 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.keep_bu_back.a.next = (self.bu_ret.val() >> 1)
                 | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
         }
-        self.bh_fwd.next = self.bh.q.val() | self.qtop.q.val();
-        self.bd_fwd.next = (self.bd_adv.val() >> 1)
-            | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
-        self.bu_fwd.next = (self.bu_adv.val() << 1)
-            | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
-        if self.adv_rows_lo.y.val() {
-            self.bh_lo.next = self.bh_fwd.val();
-        } else {
-            self.bh_lo.next = self.keep_bh_back.y.val();
-        }
-        if self.adv_rows_hi.y.val() {
-            self.bh_hi.next = self.bh_fwd.val();
-        } else {
-            self.bh_hi.next = self.keep_bh_back.y.val();
-        }
-        if self.adv_falling_lo.y.val() {
-            self.bd_lo.next = self.bd_fwd.val();
-        } else {
-            self.bd_lo.next = self.keep_bd_back.y.val();
-        }
-        if self.adv_falling_mid.y.val() {
-            self.bd_mid.next = self.bd_fwd.val();
-        } else {
-            self.bd_mid.next = self.keep_bd_back.y.val();
-        }
-        if self.adv_falling_hi.y.val() {
-            self.bd_hi.next = self.bd_fwd.val();
-        } else {
-            self.bd_hi.next = self.keep_bd_back.y.val();
-        }
-        if self.adv_rising_lo.y.val() {
-            self.bu_lo.next = self.bu_fwd.val();
-        } else {
-            self.bu_lo.next = self.keep_bu_back.y.val();
-        }
-        if self.adv_rising_mid.y.val() {
-            self.bu_mid.next = self.bu_fwd.val();
-        } else {
-            self.bu_mid.next = self.keep_bu_back.y.val();
-        }
-        if self.adv_rising_hi.y.val() {
-            self.bu_hi.next = self.bu_fwd.val();
-        } else {
-            self.bu_hi.next = self.keep_bu_back.y.val();
-        }
         if self.keep_rows.y.val() {
-            self.bh.d.next =
-                (self.bh_lo.val() & self.rows_lo.val()) | (self.bh_hi.val() & !self.rows_lo.val());
+            if self.adv_rows.y.val() {
+                self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
+            } else {
+                self.bh.d.next = self.keep_bh_back.y.val();
+            }
         }
         if self.keep_diag.y.val() {
-            self.bd.d.next = (self.bd_lo.val() & self.diag_lo.val())
-                | (self.bd_mid.val() & self.diag_mid.val())
-                | (self.bd_hi.val() & !(self.diag_lo.val() | self.diag_mid.val()));
-            self.bu.d.next = (self.bu_lo.val() & self.diag_lo.val())
-                | (self.bu_mid.val() & self.diag_mid.val())
-                | (self.bu_hi.val() & !(self.diag_lo.val() | self.diag_mid.val()));
+            if self.adv_falling.y.val() {
+                self.bd.d.next = (self.bd_adv.val() >> 1)
+                    | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
+            } else {
+                self.bd.d.next = self.keep_bd_back.y.val();
+            }
+            if self.adv_rising.y.val() {
+                self.bu.d.next = (self.bu_adv.val() << 1)
+                    | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
+            } else {
+                self.bu.d.next = self.keep_bu_back.y.val();
+            }
         }
 
         // The walk's position changes on an advance, a retreat or a start, and holds while B
@@ -598,21 +504,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
-}
-
-/// The bits of the rows register steered by `adv_rows_lo`: the lower half.
-const fn rows_lo_mask(m: usize) -> u64 {
-    (1 << m.div_ceil(2)) - 1
-}
-
-/// The bits of each diagonal register steered by its `_lo` and `_mid` copies of the
-/// advance: the lowest third, and the next.
-const fn diag_lo_mask(d: usize) -> u64 {
-    (1 << d.div_ceil(3)) - 1
-}
-
-const fn diag_mid_mask(d: usize) -> u64 {
-    ((1 << (2 * d).div_ceil(3)) - 1) & !diag_lo_mask(d)
 }
 
 /// What a unit takes before a start, in order: its port for each value, and the value.
