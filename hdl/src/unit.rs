@@ -75,9 +75,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv_falling: Advance,
     adv_rising: Advance,
     adv_walk: Advance,
-    /// The end of the search (`done_r`, `exh`): two registers of their own, kept apart from
-    /// the walk's twenty so that the copy sits beside them and the chain.
-    adv_end: Advance,
     /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
     /// Column tests, kept apart from the decisions they feed.
@@ -116,20 +113,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// half of `fin`), so that one LUT follows the carry chains.
     keep_end0: Keep,
     keep_end1: Keep,
-    /// `filled` and `qvalid` take A's carry out straight into one LUT, which picks between
-    /// their next values for each outcome of A's chain, known at the start of the cycle
-    /// (`_t0`: A finds a row, so the unit advances if it may; `_t1`: it advances only over
-    /// a filled column). Through the advance they had been two LUT levels and a LUT5 after
-    /// the chain, the 32-unit and full arrays' critical paths.
-    keep_go: Keep,
-    keep_go_filled: Keep,
-    keep_fill_ret: Keep,
-    keep_fill_t0: Keep,
-    keep_fill_t1: Keep,
-    /// The stack's top's valid bit: a multiplexer of the two 16-word LUT-RAMs, read early.
-    keep_pop_v: Keep,
-    keep_qvalid_t0: Keep,
-    keep_qvalid_t1: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -197,7 +180,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             adv_falling: Default::default(),
             adv_rising: Default::default(),
             adv_walk: Default::default(),
-            adv_end: Default::default(),
             keep_b: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
@@ -219,14 +201,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_bu_back: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
-            keep_go: Default::default(),
-            keep_go_filled: Default::default(),
-            keep_fill_ret: Default::default(),
-            keep_fill_t0: Default::default(),
-            keep_fill_t1: Default::default(),
-            keep_pop_v: Default::default(),
-            keep_qvalid_t0: Default::default(),
-            keep_qvalid_t1: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -277,8 +251,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.stack.raddr0.next = self.cm1.q.val();
         self.stack.raddr1.next = self.cm1.q.val();
         self.pop_q.next = self.stack.rdata0.val().get_bits::<M>(1);
-        self.keep_pop_v.a.next = self.stack.rdata0.val().get_bit(0);
-        self.pop_v.next = self.keep_pop_v.y.val();
+        self.pop_v.next = self.stack.rdata0.val().get_bit(0);
 
         // A: column c from the bottom; the queen of c-1 blocks its row and both neighbours.
         self.arb_a.pass.next =
@@ -318,9 +291,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.adv_walk.go.next = self.go.val();
         self.adv_walk.filled.next = self.filled.q.val();
         self.adv_walk.tout.next = self.arb_a.tout.val();
-        self.adv_end.go.next = self.go.val();
-        self.adv_end.filled.next = self.filled.q.val();
-        self.adv_end.tout.next = self.arb_a.tout.val();
         self.adv.next = self.adv_walk.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
@@ -332,7 +302,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.keep_end0.a.next = self.act.val() & !self.start.val() & self.at0.val();
         self.keep_end1.a.next = self.act.val() & !self.start.val() & self.at1.val();
         self.fin.next =
-            !self.adv_end.y.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
+            !self.adv.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
         self.done_r.d.next = self.fin.val();
 
         // Advance: commit the queen of c-1 into the registers (window c-1), then rotate to c+1.
@@ -431,51 +401,24 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 self.cp1.d.next = 1.into();
                 self.cm1.d.next = 31.into();
                 self.cm2.d.next = 30.into();
+                self.filled.d.next = self.cols.q.val().get_bit(0);
+                self.qvalid.d.next = false;
             } else if self.adv.val() {
                 self.c.d.next = self.cp1.q.val();
                 self.cp1.d.next = self.cp1.q.val() + 1;
                 self.cm1.d.next = self.c.q.val();
                 self.cm2.d.next = self.cm1.q.val();
+                self.filled.d.next = self.keep_fill.y.val();
+                self.qvalid.d.next = !self.filled.q.val();
             } else {
                 // Retreat: column c-1 holds a queen exactly when the ring does not fill it.
                 self.c.d.next = self.cm1.q.val();
                 self.cp1.d.next = self.c.q.val();
                 self.cm1.d.next = self.cm2.q.val();
                 self.cm2.d.next = self.cm2.q.val() - 1;
+                self.filled.d.next = !self.qvalid.q.val();
+                self.qvalid.d.next = self.pop_v.val();
             }
-            if self.arb_a.tout.val() {
-                self.filled.d.next = self.keep_fill_t1.y.val();
-                self.qvalid.d.next = self.keep_qvalid_t1.y.val();
-            } else {
-                self.filled.d.next = self.keep_fill_t0.y.val();
-                self.qvalid.d.next = self.keep_qvalid_t0.y.val();
-            }
-        }
-        // Their values: a start sets the column 0 is, and no queen left of it; an advance
-        // moves to column c+1, whose left neighbour holds a queen unless the ring fills c;
-        // a retreat to c-1, filled exactly when it holds no queen, whose left neighbour's
-        // queen is the stack's top. `go` comes without a start, so that the start's values
-        // are the retreat's.
-        self.keep_go.a.next = self.go.val() & !self.start.val();
-        self.keep_go_filled.a.next = self.keep_go.y.val() & self.filled.q.val();
-        if self.start.val() {
-            self.keep_fill_ret.a.next = self.cols.q.val().get_bit(0);
-        } else {
-            self.keep_fill_ret.a.next = !self.qvalid.q.val();
-        }
-        if self.keep_go.y.val() {
-            self.keep_fill_t0.a.next = self.keep_fill.y.val();
-            self.keep_qvalid_t0.a.next = !self.filled.q.val();
-        } else {
-            self.keep_fill_t0.a.next = self.keep_fill_ret.y.val();
-            self.keep_qvalid_t0.a.next = self.pop_v.val() & !self.start.val();
-        }
-        if self.keep_go_filled.y.val() {
-            self.keep_fill_t1.a.next = self.keep_fill.y.val();
-            self.keep_qvalid_t1.a.next = false;
-        } else {
-            self.keep_fill_t1.a.next = self.keep_fill_ret.y.val();
-            self.keep_qvalid_t1.a.next = self.pop_v.val() & !self.start.val();
         }
 
         // The queen of c-1: A's row on an advance (none for a column the ring fills, where A
@@ -492,7 +435,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else {
             self.qtop.d.next = self.pop_q.val();
         }
-        self.exh.d.next = !self.adv_end.y.val() & !self.b_ok.val();
+        self.exh.d.next = !self.adv.val() & !self.b_ok.val();
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
