@@ -6,7 +6,7 @@
 //! their working directory).
 
 use crate::board::toolchain::trellis::{find_tool, synth_script, Device};
-use crate::scratch::{Scratch, ScratchError};
+use crate::scratch::{run_tool, Scratch, ScratchError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -140,11 +140,12 @@ fn synthesize_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<u64, 
         "{}; tee -q -o stat.json stat -json",
         synth_script(&names.join(" "), &job.top, "net.json", job.target_mhz)
     );
-    let out = Command::new(&yosys)
-        .args(["-q", "-l", "yosys.log", "-p", &script])
-        .current_dir(dir.path())
-        .output()
-        .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
+    let out = run_tool(
+        Command::new(&yosys)
+            .args(["-q", "-l", "yosys.log", "-p", &script])
+            .current_dir(dir.path()),
+    )
+    .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
     if !out.status.success() {
         return Err(PnrError::Synthesis {
             top: job.top.clone(),
@@ -186,10 +187,7 @@ impl Synthesized {
         }
         args.extend(job.nextpnr_args.iter().cloned());
         args.push("--timing-allow-fail".into());
-        let out = Command::new(&nextpnr)
-            .args(&args)
-            .current_dir(self.dir.path())
-            .output()
+        let out = run_tool(Command::new(&nextpnr).args(&args).current_dir(self.dir.path()))
             .map_err(|e| PnrError::Tools(format!("running {nextpnr}: {e}")))?;
         // nextpnr writes a bad argument's complaint to stdout, its log not yet open.
         let log = self.dir.read(&log_name).unwrap_or_default()

@@ -5,7 +5,7 @@
 //! multiplexer and LUT-RAM read counts as one cell; flip-flops, ports and clock buffers end a
 //! path; a LUT-RAM is combinational only from its read address to its data out.
 
-use crate::scratch::{Scratch, ScratchError};
+use crate::scratch::{run_tool, Scratch, ScratchError};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::process::Command;
@@ -59,12 +59,13 @@ pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
         src = src.display(),
         json = json.display()
     );
-    let out = Command::new("yosys")
-        .args(["-q", "-l"])
-        .arg(&log)
-        .args(["-p", &script])
-        .output()
-        .map_err(SynthError::NoYosys)?;
+    let out = run_tool(
+        Command::new("yosys")
+            .args(["-q", "-l"])
+            .arg(&log)
+            .args(["-p", &script]),
+    )
+    .map_err(SynthError::NoYosys)?;
     if !out.status.success() {
         let text = dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr);
         let tail: Vec<&str> = text.lines().rev().take(12).collect();

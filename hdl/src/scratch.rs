@@ -1,6 +1,50 @@
-//! A scratch directory for one run of an outside tool, removed when dropped.
+//! A scratch directory for one run of an outside tool, removed when dropped, and the tool's
+//! process. Both are also on a list of what is alive now, for [`interrupt`]: a signal ends the
+//! process without dropping anything, and a Ctrl-C during a place and route would otherwise
+//! leave its directories (and, for a kill, its tools) behind.
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Mutex;
+
+/// Scratch directories not yet dropped.
+static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Process ids of the tools being waited for.
+static TOOLS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Stops every tool being waited for (SIGTERM) and removes every scratch directory alive;
+/// for an interrupt handler, which then ends the process. Returns how many directories it
+/// removed.
+pub fn interrupt() -> usize {
+    for pid in locked(&TOOLS).drain(..) {
+        // SAFETY: kill(2) has no memory effects. The id is a child of ours being waited
+        // for, or one reaped a moment ago (it leaves the list just after its wait).
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+    }
+    let dirs = std::mem::take(&mut *locked(&DIRS));
+    for d in &dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    dirs.len()
+}
+
+/// Runs `cmd` to its end like [`Command::output`], on the list of tools [`interrupt`] stops.
+pub fn run_tool(cmd: &mut Command) -> std::io::Result<Output> {
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pid = child.id();
+    locked(&TOOLS).push(pid);
+    let out = child.wait_with_output();
+    locked(&TOOLS).retain(|&p| p != pid);
+    out
+}
 
 /// A file or directory of the scratch area that could not be made, written or read.
 #[derive(Debug)]
@@ -32,7 +76,10 @@ impl Scratch {
                 h.finish() as u32
             ));
             match std::fs::create_dir(&d) {
-                Ok(()) => return Ok(Scratch(d)),
+                Ok(()) => {
+                    locked(&DIRS).push(d.clone());
+                    return Ok(Scratch(d));
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
                 Err(e) => return Err(error(&d, e)),
             }
@@ -64,6 +111,7 @@ fn error(p: &Path, e: std::io::Error) -> ScratchError {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        locked(&DIRS).retain(|d| d != &self.0);
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }

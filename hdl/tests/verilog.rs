@@ -10,16 +10,11 @@ use std::process::Command;
 
 const KINDS: [ArbiterKind; 4] = ArbiterKind::ALL;
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("queens-hdl-test-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 fn yosys_check(verilog: &str, top: &str, tag: &str) {
-    let src = tmp(&format!("{tag}.v"));
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join(format!("{tag}.v"));
     // The cells' models, read with -lib: black boxes of their ports.
-    let stub = tmp("cells.v");
+    let stub = dir.path().join("cells.v");
     std::fs::write(&src, verilog).unwrap();
     std::fs::write(&stub, format!("{CARRY4_SIM}{CCU2C_SIM}")).unwrap();
     let script = format!(
@@ -131,15 +126,16 @@ fn every_arbiter_form_grants_like_the_model() {
 
 /// Compiles the files with iverilog, runs them, and returns what they printed (less $finish).
 fn iverilog(tag: &str, files: &[(&str, &str)]) -> String {
+    let dir = tempfile::tempdir().unwrap();
     let paths: Vec<_> = files
         .iter()
         .map(|(name, text)| {
-            let p = tmp(&format!("{tag}_{name}"));
+            let p = dir.path().join(format!("{tag}_{name}"));
             std::fs::write(&p, text).unwrap();
             p
         })
         .collect();
-    let exe = tmp(&format!("{tag}_sim"));
+    let exe = dir.path().join(format!("{tag}_sim"));
     let c = Command::new("iverilog")
         .arg("-o")
         .arg(&exe)

@@ -531,3 +531,65 @@ fn report_pnr_refuses_what_it_cannot_route() {
         assert!(!out.status.success() && e.contains(want), "{extra:?}: {e}");
     }
 }
+
+/// An interrupt during `--pnr` stops the tools and removes their scratch directories: a
+/// Ctrl-C (SIGINT to the whole process group, as a terminal sends it), and a kill of `queens`
+/// alone (SIGTERM), which its tools do not hear.
+#[test]
+fn report_pnr_stops_its_tools_and_cleans_up_when_interrupted() {
+    use std::os::unix::process::CommandExt;
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, Instant};
+    // Processes whose working directory lies in `dir` (a tool in its scratch directory).
+    fn working_in(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
+            .filter(|cwd| cwd.starts_with(dir))
+            .collect()
+    }
+    fn scratch(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.starts_with("queens-"))
+            .collect()
+    }
+    for (signal, whole_group) in [(libc::SIGINT, true), (libc::SIGTERM, false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let child = common::queens()
+            .args(["hdl", "report", "--pnr"])
+            .args(SMALL_PNR)
+            .env("TMPDIR", tmp.path())
+            .process_group(0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = Instant::now();
+        while working_in(tmp.path()).is_empty() {
+            assert!(t0.elapsed() < Duration::from_secs(120), "no tool started");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!scratch(tmp.path()).is_empty());
+        let pid = child.id() as libc::pid_t;
+        let target = if whole_group { -pid } else { pid };
+        // SAFETY: kill(2) of our own child (or its process group), not yet waited for.
+        assert_eq!(unsafe { libc::kill(target, signal) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "signal {signal}: {err}");
+        assert!(err.contains("interrupted"), "{err}");
+        assert_eq!(scratch(tmp.path()), Vec::<String>::new(), "signal {signal}");
+        // The tools got a SIGTERM (or the Ctrl-C) and end within moments.
+        let t0 = Instant::now();
+        while !working_in(tmp.path()).is_empty() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "signal {signal}: tools still running: {:?}",
+                working_in(tmp.path())
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}

@@ -60,6 +60,13 @@ impl From<&Cost> for CostJson {
 }
 
 pub fn run(cmd: Command) -> anyhow::Result<()> {
+    // A Ctrl-C, hang-up or kill ends the process without dropping anything: stop the tools
+    // and remove their scratch directories first (a place and route leaves hundreds of MB).
+    ctrlc::set_handler(|| {
+        let dirs = queens_hdl::scratch::interrupt();
+        eprintln!("interrupted: the tools stopped, {dirs} scratch directories removed");
+        std::process::exit(130);
+    })?;
     match cmd {
         Command::Report(a) => report::run(a),
         Command::Emit(a) => emit::run(a),
