@@ -8,6 +8,12 @@
 //! tin, whose carry is the token; the grant is the sum bit of every row that is neither
 //! blocked nor the token's source.
 //!
+//! The token is kept where it leaves the chain (a sum output, `(* keep *)`), so that the
+//! grant is taken from it: on a free row the carry between two cells has the same value,
+//! and abc9 once took a grant from there. nextpnr-ecp5 brings such a carry out to the fabric
+//! only by breaking the chain in two (a feed-out and a feed-in cell), which put a hop on
+//! every path through it: that stage routed at 110 MHz instead of 134.
+//!
 //! `near` comes apart from `pass` so that a chain cell with a LUT of its own in front of the
 //! carry (ECP5's CCU2C) ORs the queen's three rows there: a register's bits straight into the
 //! chain, no LUT level and no routing hop of ours in between. An arbiter's [`Entry`] says
@@ -137,7 +143,8 @@ fn adder_verilog(m: usize) -> String {
         "\
 // token arbiter, adder form: the carry is the token
 {BLOCKED}wire [{m}:0] sum = {{1'b0, blocked | have}} + {{1'b0, have}} + {{{m}'d0, tin}};
-(* keep *) wire [{hi}:0] g = sum[{hi}:0] & ~(blocked | have);
+(* keep *) wire [{hi}:0] token = sum[{hi}:0];
+(* keep *) wire [{hi}:0] g = token & ~(blocked | have);
 always @(*) begin
     grant = g;
     tout = sum[{m}];
@@ -195,7 +202,7 @@ wire [{top}:0] co;
         );
     }
     v += &format!(
-        "(* keep *) wire [{hi}:0] gr = o[{hi}:0] & ~(blocked | have);\nalways @(*) begin\n    grant = gr;\n    tout = co[{top}];\nend\n",
+        "(* keep *) wire [{hi}:0] token = o[{hi}:0];\n(* keep *) wire [{hi}:0] gr = token & ~(blocked | have);\nalways @(*) begin\n    grant = gr;\n    tout = co[{top}];\nend\n",
         hi = m - 1,
         top = w - 1
     );
@@ -266,7 +273,7 @@ assign cy[0] = 1'b0;
     // cycle, so they are kept whole and the grant is one LUT after the chain.
     let keep_free = if entry == Entry::Bottom { "(* keep *) " } else { "" };
     v += &format!(
-        "{BLOCKED}{keep_free}wire [{hi}:0] free = ~(blocked | have);\n(* keep *) wire [{hi}:0] gr = s[{m}:1] & free;\nalways @(*) begin\n    grant = gr;\n    tout = s[{out}];\nend\n",
+        "{BLOCKED}{keep_free}wire [{hi}:0] free = ~(blocked | have);\n(* keep *) wire [{hi}:0] token = s[{m}:1];\n(* keep *) wire [{hi}:0] gr = token & free;\nalways @(*) begin\n    grant = gr;\n    tout = s[{out}];\nend\n",
         hi = m - 1,
         out = m + 1,
         BLOCKED = blocked_verilog(m)
