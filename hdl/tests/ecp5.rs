@@ -71,6 +71,17 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
             "{clock}: {achieved} MHz routed, {asked} MHz asked\n{log}"
         );
     }
+    // Every carry chain is whole: no carry between two cells feeds the fabric (nextpnr would
+    // break the chain to bring it out, a hop on every path through it).
+    let netlist = dir
+        .path()
+        .join(format!("out/{}.json", queens_hdl::board::toolchain::TOP));
+    let net: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(netlist).unwrap()).unwrap();
+    let (cells, broken) = carries_into_fabric(&net);
+    assert!(
+        cells > 0 && broken.is_empty(),
+        "of {cells} CCU2C cells: {broken:?}"
+    );
     // An LFE5U-85F bitstream, compressed: hundreds of kilobytes, starting with the preamble.
     let bit = std::fs::read(dir.path().join("queens.bit")).unwrap();
     assert!(bit.len() > 100_000, "queens.bit is {} bytes", bit.len());
@@ -78,6 +89,41 @@ fn a_ulx3s_bitstream_builds_from_scratch_with_timing_met() {
         bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]),
         "no ECP5 preamble in queens.bit"
     );
+}
+
+/// In a yosys netlist: how many CCU2C cells there are, and those whose carry out feeds both
+/// the next cell's carry in and the fabric (a chain's last carry out, a comparison's result,
+/// may feed the fabric: nextpnr ends the chain there with a cell of its own).
+fn carries_into_fabric(net: &serde_json::Value) -> (usize, Vec<String>) {
+    let mut cells = 0;
+    let mut broken = vec![];
+    for (module, m) in net["modules"].as_object().unwrap() {
+        let all = m["cells"].as_object().unwrap();
+        // Each net bit's loads: (cell type, port).
+        let mut loads: std::collections::HashMap<u64, Vec<(&str, &str)>> = Default::default();
+        for c in all.values() {
+            for (port, bits) in c["connections"].as_object().unwrap() {
+                if c["port_directions"][port] == "input" {
+                    for b in bits.as_array().unwrap().iter().filter_map(|b| b.as_u64()) {
+                        loads
+                            .entry(b)
+                            .or_default()
+                            .push((c["type"].as_str().unwrap(), port));
+                    }
+                }
+            }
+        }
+        for (name, c) in all.iter().filter(|(_, c)| c["type"] == "CCU2C") {
+            cells += 1;
+            let cout = c["connections"]["COUT"][0].as_u64();
+            let out = cout.and_then(|b| loads.get(&b)).map_or(&[][..], |l| &l[..]);
+            let next = out.contains(&("CCU2C", "CIN"));
+            if next && out.iter().any(|&l| l != ("CCU2C", "CIN")) {
+                broken.push(format!("{module}: {name} -> {out:?}"));
+            }
+        }
+    }
+    (cells, broken)
 }
 
 /// Our EHXPLLL settings are those `ecppll` picks, for clocks a design asks for.
