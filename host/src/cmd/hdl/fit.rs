@@ -139,6 +139,7 @@ pub(in crate::cmd) fn estimate_units(
     if let Some(u) = cache.as_deref().and_then(read_cached) {
         return Ok(Ok((u.0, format!("our fit, limited by {}; cached", u.1))));
     }
+    super::clean_up_on_interrupt()?;
     let fit = move || fit_units(b, n, arbiter, cache.as_deref(), start);
     if b.family == Family::Ecp5 {
         return fit().map(Ok);

@@ -59,14 +59,25 @@ impl From<&Cost> for CostJson {
     }
 }
 
+/// A Ctrl-C, hang-up or kill ends the process without dropping anything: from now on one
+/// stops the outside tools and removes their scratch directories first (a place and route
+/// leaves hundreds of MB), then exits with status 130. For every command that runs them.
+pub(in crate::cmd) fn clean_up_on_interrupt() -> anyhow::Result<()> {
+    static ONCE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        ctrlc::set_handler(|| {
+            let dirs = queens_hdl::scratch::interrupt();
+            eprintln!("interrupted: the tools stopped, {dirs} scratch directories removed");
+            std::process::exit(130);
+        })
+        .map_err(|e| format!("setting the interrupt handler: {e}"))
+    })
+    .clone()
+    .map_err(anyhow::Error::msg)
+}
+
 pub fn run(cmd: Command) -> anyhow::Result<()> {
-    // A Ctrl-C, hang-up or kill ends the process without dropping anything: stop the tools
-    // and remove their scratch directories first (a place and route leaves hundreds of MB).
-    ctrlc::set_handler(|| {
-        let dirs = queens_hdl::scratch::interrupt();
-        eprintln!("interrupted: the tools stopped, {dirs} scratch directories removed");
-        std::process::exit(130);
-    })?;
+    clean_up_on_interrupt()?;
     match cmd {
         Command::Report(a) => report::run(a),
         Command::Emit(a) => emit::run(a),
