@@ -217,6 +217,76 @@ impl Synthesized {
         Ok(routed)
     }
 
+    /// The solver stage of this array netlist as a design of its own, out of context and
+    /// asked for the same clock: the stage exactly as the array's synthesis mapped it (every
+    /// stage keeps its hierarchy), so that it and the array differ in placement alone. A
+    /// stage synthesized apart may draw another netlist (abc9 varies from run to run), and
+    /// those routed 4 to 8% apart. Its files go to `keep`, if given.
+    pub fn stage(
+        &self,
+        keep: Option<std::path::PathBuf>,
+        phase: &dyn Fn(&str),
+    ) -> Result<Synthesized, PnrError> {
+        let job = &self.job;
+        let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
+        let suffix = crate::emit::STAGE_MODULES.trim_start_matches('*');
+        let net: serde_json::Value =
+            serde_json::from_str(&self.dir.read("net.json").map_err(io)?).map_err(|e| PnrError::Report {
+                top: job.top.clone(),
+                reason: format!("net.json: {e}"),
+            })?;
+        let stages: Vec<&String> = net["modules"]
+            .as_object()
+            .map(|m| m.keys().filter(|k| k.ends_with(suffix)).collect())
+            .unwrap_or_default();
+        let [module] = stages[..] else {
+            return Err(PnrError::Report {
+                top: job.top.clone(),
+                reason: format!("net.json: {} modules named *{suffix}, not one", stages.len()),
+            });
+        };
+        let dir = Scratch::new("queens-pnr").map_err(io)?;
+        let whole = dir.path().join("array.json");
+        std::fs::copy(self.dir.path().join("net.json"), &whole).map_err(|e| PnrError::Io {
+            what: whole.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        phase("the stage out of the array's netlist (yosys)");
+        let script = format!(
+            "read_json array.json; hierarchy -top {module}; tee -q -o stat.json stat -json; write_json net.json"
+        );
+        let out = run_tool(
+            Command::new(&yosys)
+                .args(["-q", "-l", "yosys.log", "-p", &script])
+                .current_dir(dir.path()),
+        )
+        .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
+        let _ = std::fs::remove_file(&whole);
+        let stage = Synthesized {
+            job: Job {
+                sources: Vec::new(),
+                top: module.clone(),
+                lpf: None,
+                keep,
+                ..job.clone()
+            },
+            dir,
+            carry: 0,
+        };
+        if !out.status.success() {
+            let log_tail = tail(
+                &(stage.dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr)),
+                12,
+            );
+            return stage.keep(Err(PnrError::Synthesis {
+                top: module.clone(),
+                log_tail,
+            }));
+        }
+        let carry = carry_cells(&stage.dir.read("stat.json").unwrap_or_default());
+        Ok(Synthesized { carry, ..stage })
+    }
+
     /// Copies the tools' files into the job's `keep` directory, if it has one, and passes
     /// `result` on: a failed run's own error says more than a failed copy of its files.
     pub fn keep<T>(&self, result: Result<T, PnrError>) -> Result<T, PnrError> {

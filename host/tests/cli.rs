@@ -471,6 +471,15 @@ fn report_pnr_gives_each_seed_and_the_median() {
     assert_eq!(a["units"], 1);
     let ratio = a["fmax_vs_stage"].as_f64().unwrap();
     assert!((ratio - a["fmax_mhz_median"].as_f64().unwrap() / stage_median).abs() < 1e-9);
+    // The array's own stage: its stage module routed alone, with the stage's seeds; a stage's
+    // cells, fewer than the whole top's.
+    let own = &a["own_stage"];
+    assert_eq!(own["fmax_mhz_by_seed"].as_array().unwrap().len(), 3, "{own}");
+    let lut4 = own["lut4"].as_u64().unwrap();
+    assert!(lut4 > 100 && lut4 < a["lut4"].as_u64().unwrap(), "{own}");
+    let own_ratio = a["fmax_vs_own_stage"].as_f64().unwrap();
+    let want = a["fmax_mhz_median"].as_f64().unwrap() / own["fmax_mhz_median"].as_f64().unwrap();
+    assert!((own_ratio - want).abs() < 1e-9, "{a}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use queens_hdl::board::fit::{fit, Fit};
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
 use queens_hdl::emit::CoreConfig;
-use queens_hdl::pnr::{jobs, route, synthesize, Job, Routed};
+use queens_hdl::pnr::{jobs, route, synthesize, Job, Routed, Synthesized};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
 use rayon::prelude::*;
@@ -57,7 +57,18 @@ struct Seeded {
 
 /// Synthesizes `job` once and places and routes that netlist with seeds 1..=seeds, as many
 /// at once as rayon has threads (one per core): nextpnr places on one core.
-fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
+fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<(Seeded, Synthesized)> {
+    let shown = format!("{what}: synthesis");
+    let bar = crate::progress::spinner(&shown, "");
+    let show = |phase: &str| bar.set_message(phase.to_string());
+    let netlist = synthesize(job, &show).with_context(|| format!("synthesizing {what}"))?;
+    bar.finish_and_clear();
+    Ok((route_netlist(what, &netlist, seeds)?, netlist))
+}
+
+/// Places and routes a netlist with seeds 1..=seeds, as many at once as there are cores, and
+/// keeps its files when asked.
+fn route_netlist(what: &str, netlist: &Synthesized, seeds: u64) -> anyhow::Result<Seeded> {
     let shown = if seeds == 1 {
         format!("{what}, seed 1")
     } else {
@@ -65,7 +76,6 @@ fn route_seeds(what: &str, job: &Job, seeds: u64) -> anyhow::Result<Seeded> {
     };
     let bar = crate::progress::spinner(&shown, "");
     let show = |phase: &str| bar.set_message(phase.to_string());
-    let netlist = synthesize(job, &show).with_context(|| format!("synthesizing {what}"))?;
     let runs: anyhow::Result<Vec<Routed>> = (1..=seeds)
         .into_par_iter()
         .map(|seed| {
@@ -108,6 +118,12 @@ struct Array {
     routed: Seeded,
     /// The array's routed clock over the stage's (their medians over the seeds).
     fmax_vs_stage: f64,
+    /// The array's own stage: its stage module, as the array's synthesis mapped it, routed
+    /// alone out of context with the stage's seeds. It and the array differ in placement
+    /// alone; the stage above is a synthesis of its own, which may draw another netlist.
+    own_stage: Seeded,
+    /// The array's routed clock over its own stage's (medians).
+    fmax_vs_own_stage: f64,
 }
 
 #[derive(Serialize)]
@@ -166,12 +182,14 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         "the unit",
         &kept(jobs::unit(m, arbiter, &device, target_mhz), "unit"),
         a.seeds,
-    )?;
+    )?
+    .0;
     let stage = route_seeds(
         "one stage",
         &kept(jobs::stage(m, arbiter, &device, target_mhz), "stage"),
         a.seeds,
-    )?;
+    )?
+    .0;
     let mut arrays = Vec::new();
     for k in &a.solvers {
         let units = match k {
@@ -180,14 +198,22 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
         };
         let core = CoreConfig::new(n as usize, units, arbiter, true)?;
         let job = kept(jobs::array(&b, core, target_mhz)?, &format!("array-{units}"));
-        let routed = route_seeds(
+        let (routed, netlist) = route_seeds(
             &format!("{} top, {units} units", b.name),
             &job,
             a.array_seeds.unwrap_or(a.seeds),
         )?;
+        let what = format!("the stage of the {units}-unit top");
+        let own = netlist
+            .stage(job.keep.as_ref().map(|d| d.join("stage")), &|_| {})
+            .with_context(|| format!("taking {what} out of its netlist"))?;
+        drop(netlist);
+        let own_stage = route_netlist(&what, &own, a.seeds)?;
         arrays.push(Array {
             units,
             fmax_vs_stage: routed.fmax_mhz_median / stage.fmax_mhz_median,
+            fmax_vs_own_stage: routed.fmax_mhz_median / own_stage.fmax_mhz_median,
+            own_stage,
             routed,
         });
     }
@@ -246,6 +272,8 @@ pub fn report(a: &ReportArgs) -> anyhow::Result<()> {
     for a in &arrays {
         seeded(&format!("{} top with {} units", b.name, a.units), &a.routed);
         println!("  array / stage fmax: {:.3}", a.fmax_vs_stage);
+        seeded("  its own stage (out of context)", &a.own_stage);
+        println!("  array / its own stage fmax: {:.3}", a.fmax_vs_own_stage);
     }
     Ok(())
 }
