@@ -3,8 +3,10 @@
 //! process without dropping anything, and a Ctrl-C during a place and route would otherwise
 //! leave its directories (and, for a kill, its tools) behind.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Scratch directories not yet dropped.
@@ -16,10 +18,14 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Set by [`interrupt`]: the process is about to end.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
 /// Stops every tool being waited for (SIGTERM) and removes every scratch directory alive;
 /// for an interrupt handler, which then ends the process. Returns how many directories it
 /// removed.
 pub fn interrupt() -> usize {
+    INTERRUPTED.store(true, Ordering::SeqCst);
     for pid in locked(&TOOLS).drain(..) {
         // SAFETY: kill(2) has no memory effects. The id is a child of ours being waited
         // for, or one reaped a moment ago (it leaves the list just after its wait).
@@ -43,6 +49,18 @@ pub fn run_tool(cmd: &mut Command) -> std::io::Result<Output> {
     locked(&TOOLS).push(pid);
     let out = child.wait_with_output();
     locked(&TOOLS).retain(|&p| p != pid);
+    // A Ctrl-C reaches the tools and this process at once. A tool it killed is no failed
+    // run: give the interrupt handler (another thread) a moment to end the process first.
+    if out.as_ref().is_ok_and(|o| o.status.signal().is_some()) {
+        for _ in 0..40 {
+            if INTERRUPTED.load(Ordering::SeqCst) {
+                loop {
+                    std::thread::park();
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
     out
 }
 
@@ -61,7 +79,7 @@ impl Scratch {
     /// taken over, nor removed when the scratch area is dropped.
     pub fn new(prefix: &str) -> Result<Scratch, ScratchError> {
         use std::hash::{BuildHasher, Hasher};
-        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::atomic::AtomicU64;
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let tmp = std::env::temp_dir();
         let mut attempt = 0;
