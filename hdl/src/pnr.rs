@@ -118,28 +118,24 @@ pub struct Synthesized {
 pub fn synthesize(job: &Job, phase: &dyn Fn(&str)) -> Result<Synthesized, PnrError> {
     let dir = Scratch::new("queens-pnr").map_err(io)?;
     let carry = synthesize_in(job, &dir, phase);
-    let netlist = Synthesized {
-        job: job.clone(),
-        dir,
-        carry: 0,
-    };
-    match carry {
-        Ok(carry) => Ok(Synthesized { carry, ..netlist }),
-        Err(e) => netlist.keep(Err(e)),
-    }
+    Synthesized::made(job.clone(), dir, carry)
 }
 
 fn synthesize_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<u64, PnrError> {
-    let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
     for (name, text) in job.sources.iter().chain(job.lpf.iter()) {
         dir.write(name, text).map_err(io)?;
     }
     let names: Vec<&str> = job.sources.iter().map(|s| s.0.as_str()).collect();
     phase("synthesis (yosys synth_ecp5)");
-    let script = format!(
-        "{}; tee -q -o stat.json stat -json",
-        synth_script(&names.join(" "), &job.top, "net.json", job.target_mhz)
-    );
+    let script = synth_script(&names.join(" "), &job.top, "net.json", job.target_mhz);
+    yosys_in(dir, &script, &job.top)
+}
+
+/// Runs yosys on `script`, which writes `net.json`, in `dir` (its log in `yosys.log`), and
+/// counts the netlist's carry cells.
+fn yosys_in(dir: &Scratch, script: &str, top: &str) -> Result<u64, PnrError> {
+    let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
+    let script = format!("{script}; tee -q -o stat.json stat -json");
     let out = run_tool(
         Command::new(&yosys)
             .args(["-q", "-l", "yosys.log", "-p", &script])
@@ -148,7 +144,7 @@ fn synthesize_in(job: &Job, dir: &Scratch, phase: &dyn Fn(&str)) -> Result<u64, 
     .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
     if !out.status.success() {
         return Err(PnrError::Synthesis {
-            top: job.top.clone(),
+            top: top.into(),
             log_tail: tail(
                 &(dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr)),
                 12,
@@ -228,7 +224,6 @@ impl Synthesized {
         phase: &dyn Fn(&str),
     ) -> Result<Synthesized, PnrError> {
         let job = &self.job;
-        let yosys = find_tool("yosys").map_err(PnrError::Tools)?;
         let suffix = crate::emit::STAGE_MODULES.trim_start_matches('*');
         let net: serde_json::Value =
             serde_json::from_str(&self.dir.read("net.json").map_err(io)?).map_err(|e| PnrError::Report {
@@ -252,39 +247,27 @@ impl Synthesized {
             reason: e.to_string(),
         })?;
         phase("the stage out of the array's netlist (yosys)");
-        let script = format!(
-            "read_json array.json; hierarchy -top {module}; tee -q -o stat.json stat -json; write_json net.json"
-        );
-        let out = run_tool(
-            Command::new(&yosys)
-                .args(["-q", "-l", "yosys.log", "-p", &script])
-                .current_dir(dir.path()),
-        )
-        .map_err(|e| PnrError::Tools(format!("running {yosys}: {e}")))?;
+        let script = format!("read_json array.json; hierarchy -top {module}; write_json net.json");
+        let carry = yosys_in(&dir, &script, module);
         let _ = std::fs::remove_file(&whole);
-        let stage = Synthesized {
-            job: Job {
-                sources: Vec::new(),
-                top: module.clone(),
-                lpf: None,
-                keep,
-                ..job.clone()
-            },
-            dir,
-            carry: 0,
+        let job = Job {
+            sources: Vec::new(),
+            top: module.clone(),
+            lpf: None,
+            keep,
+            ..job.clone()
         };
-        if !out.status.success() {
-            let log_tail = tail(
-                &(stage.dir.read("yosys.log").unwrap_or_default() + &String::from_utf8_lossy(&out.stderr)),
-                12,
-            );
-            return stage.keep(Err(PnrError::Synthesis {
-                top: module.clone(),
-                log_tail,
-            }));
+        Synthesized::made(job, dir, carry)
+    }
+
+    /// The netlist yosys made in `dir` for `job`, or its failure, with the files kept either
+    /// way when the job asks.
+    fn made(job: Job, dir: Scratch, carry: Result<u64, PnrError>) -> Result<Synthesized, PnrError> {
+        let netlist = Synthesized { job, dir, carry: 0 };
+        match carry {
+            Ok(carry) => Ok(Synthesized { carry, ..netlist }),
+            Err(e) => netlist.keep(Err(e)),
         }
-        let carry = carry_cells(&stage.dir.read("stat.json").unwrap_or_default());
-        Ok(Synthesized { carry, ..stage })
     }
 
     /// Copies the tools' files into the job's `keep` directory, if it has one, and passes
