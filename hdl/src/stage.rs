@@ -244,9 +244,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             self.cycles_lo.d.next = 0.into();
             self.cycles_hi.d.next = 0.into();
         }
-        if self.unit.done.val() {
-            self.pending.d.next = true;
-        }
+        // Its own expression, not the slot's `take` below: shared, that one LUT drove the
+        // pending flag's reset and the record's hundred multiplexers at once, and placed among
+        // them it stretched the flag's path across the device (the full ULX3S's longest path).
+        // Set by the unit's end, cleared where the result leaves (`up_valid` low).
+        self.pending.d.next =
+            (self.unit.done.val() | self.pending.q.val()) & (self.up_valid.val() | !self.pending.q.val());
 
         // Upstream: pass a result that arrives, or drop ours into an empty slot.
         self.result_valid.d.next = self.up_valid.val();
@@ -266,7 +269,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             self.result_cycles.d.next = (bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_hi.q.val())
                 << self.cycles_half.val())
                 | bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_lo.q.val());
-            self.pending.d.next = false;
         }
 
         self.dn_valid_o.next = self.beat_valid.q.val();

@@ -57,7 +57,14 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// Column c is one the ring fills.
     filled: DFF<Bit>,
     exh: DFF<Bit>,
-    run: DFF<Bit>,
+    /// Searching: from a start until the cycle after the last step.
+    act: DFF<Bit>,
+    /// The unit may advance: searching, not exhausted, not at the last column. `act` and
+    /// `go` are registers whose next values, one per outcome of the step, are kept early and
+    /// picked by the advance and B's carry out (see `keep_go_adv`), so that every clock enable
+    /// starts from registers: as logic they were the arrays' longest paths (five LUTs before
+    /// the enables' multiplexer).
+    go: DFF<Bit>,
     qtop: DFF<Bits<M>>,
     qvalid: DFF<Bit>,
     bh: DFF<Bits<M>>,
@@ -75,12 +82,16 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv_falling: Advance,
     adv_rising: Advance,
     adv_walk: Advance,
+    /// The copy for the search's own flags: `exh`, `done_r`, `act`, `go`.
+    adv_ctl: Advance,
     /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
     /// Column tests, kept apart from the decisions they feed.
     keep_at0: Keep,
     keep_at1: Keep,
     keep_last: Keep,
+    /// Column c+1 is the last.
+    keep_last1: Keep,
     /// Whether column c+1 is filled: a multiplexer of `cols`, kept ahead of the advance.
     keep_fill: Keep,
     /// Clock enables of the blocking registers: the diagonals' and the rows'.
@@ -113,6 +124,14 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// half of `fin`), so that one LUT follows the carry chains.
     keep_end0: Keep,
     keep_end1: Keep,
+    /// The next `go` and `act` where the unit advances (`_adv`), where it does not and B finds
+    /// a row (`_move`, for `act` `_b0`), and where B finds none (`_b1`; `go` is then only
+    /// set by a start).
+    keep_go_adv: Keep,
+    keep_go_move: Keep,
+    keep_act_adv: Keep,
+    keep_act_b0: Keep,
+    keep_act_b1: Keep,
 
     /// `cols` widened to every value of a column register.
     cols_w: Signal<Local, Bits<32>>,
@@ -123,11 +142,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     at1: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
-    go: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
-    /// Searching: `run` until the cycle after the last step (cleared from `done_r`, a
-    /// register, so that the end of a search adds no logic after the decisions).
-    act: Signal<Local, Bit>,
+    /// An advance copied into the search's flags.
+    adv_c: Signal<Local, Bit>,
     /// The walk takes a step that moves the blocking registers, for each outcome of the
     /// carry chains (see `keep_diag_bnone` and its siblings).
     step_bnone: Signal<Local, Bit>,
@@ -164,7 +181,8 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             cm2: Default::default(),
             filled: Default::default(),
             exh: Default::default(),
-            run: Default::default(),
+            act: Default::default(),
+            go: Default::default(),
             qtop: Default::default(),
             qvalid: Default::default(),
             bh: Default::default(),
@@ -180,10 +198,12 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             adv_falling: Default::default(),
             adv_rising: Default::default(),
             adv_walk: Default::default(),
+            adv_ctl: Default::default(),
             keep_b: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
             keep_last: Default::default(),
+            keep_last1: Default::default(),
             keep_fill: Default::default(),
             keep_diag: Default::default(),
             keep_rows: Default::default(),
@@ -201,6 +221,11 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_bu_back: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
+            keep_go_adv: Default::default(),
+            keep_go_move: Default::default(),
+            keep_act_adv: Default::default(),
+            keep_act_b0: Default::default(),
+            keep_act_b1: Default::default(),
             cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
@@ -209,9 +234,8 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             at1: Default::default(),
             b_ok: Default::default(),
             adv: Default::default(),
-            go: Default::default(),
             fin: Default::default(),
-            act: Default::default(),
+            adv_c: Default::default(),
             step_bnone: Default::default(),
             step_arow: Default::default(),
             step_anone: Default::default(),
@@ -230,7 +254,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, exh, run, qtop, qvalid, bh, bd, bu, cols, sol_r, done_r
+            self, clock, c, cp1, cm1, cm2, filled, exh, act, go, qtop, qvalid, bh, bd, bu, cols, sol_r,
+            done_r
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
@@ -276,33 +301,36 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.at0.next = self.keep_at0.y.val();
         self.keep_at1.a.next = self.c.q.val() == 1;
         self.at1.next = self.keep_at1.y.val();
-        // Early: may advance. Late (after the carry chains): advance; B found a row.
-        self.act.next = self.run.q.val() & !self.done_r.q.val();
-        self.go.next = self.act.val() & !self.exh.q.val() & !self.last.val();
-        self.adv_rows.go.next = self.go.val();
+        self.keep_last1.a.next = self.cp1.q.val() == self.last_col.val();
+        // Early: may advance (`go`). Late (after the carry chains): advance; B found a row.
+        self.adv_rows.go.next = self.go.q.val();
         self.adv_rows.filled.next = self.filled.q.val();
         self.adv_rows.tout.next = self.arb_a.tout.val();
-        self.adv_falling.go.next = self.go.val();
+        self.adv_falling.go.next = self.go.q.val();
         self.adv_falling.filled.next = self.filled.q.val();
         self.adv_falling.tout.next = self.arb_a.tout.val();
-        self.adv_rising.go.next = self.go.val();
+        self.adv_rising.go.next = self.go.q.val();
         self.adv_rising.filled.next = self.filled.q.val();
         self.adv_rising.tout.next = self.arb_a.tout.val();
-        self.adv_walk.go.next = self.go.val();
+        self.adv_walk.go.next = self.go.q.val();
         self.adv_walk.filled.next = self.filled.q.val();
         self.adv_walk.tout.next = self.arb_a.tout.val();
+        self.adv_ctl.go.next = self.go.q.val();
+        self.adv_ctl.filled.next = self.filled.q.val();
+        self.adv_ctl.tout.next = self.arb_a.tout.val();
         self.adv.next = self.adv_walk.y.val();
+        self.adv_c.next = self.adv_ctl.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
-        self.sol_r.d.next = self.act.val()
+        self.sol_r.d.next = self.act.q.val()
             & !self.start.val()
             & !self.exh.q.val()
             & self.last.val()
             & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.keep_end0.a.next = self.act.val() & !self.start.val() & self.at0.val();
-        self.keep_end1.a.next = self.act.val() & !self.start.val() & self.at1.val();
+        self.keep_end0.a.next = self.act.q.val() & !self.start.val() & self.at0.val();
+        self.keep_end1.a.next = self.act.q.val() & !self.start.val() & self.at1.val();
         self.fin.next =
-            !self.adv.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
+            !self.adv_c.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
         self.done_r.d.next = self.fin.val();
 
         // Advance: commit the queen of c-1 into the registers (window c-1), then rotate to c+1.
@@ -323,10 +351,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // row the unit advances or retreats; otherwise it advances if A found a row (or the
         // column is filled), and retreats only if c-1 has no queen for B to move. Routed,
         // this is the unit's longest path: one level of logic less took it from 106 to 113 MHz.
-        self.step_bnone.next = self.act.val();
-        self.step_arow.next = self.go.val() | (self.act.val() & !self.qvalid.q.val());
+        self.step_bnone.next = self.act.q.val();
+        self.step_arow.next = self.go.q.val() | (self.act.q.val() & !self.qvalid.q.val());
         self.step_anone.next =
-            (self.go.val() & self.filled.q.val()) | (self.act.val() & !self.qvalid.q.val());
+            (self.go.q.val() & self.filled.q.val()) | (self.act.q.val() & !self.qvalid.q.val());
         self.keep_diag_bnone.a.next = self.step_bnone.val() | self.shift.val();
         self.keep_diag_arow.a.next = self.step_arow.val() | self.shift.val();
         self.keep_diag_anone.a.next = self.step_anone.val() | self.shift.val();
@@ -426,24 +454,46 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // the search ends or the unit is idle, where it does not matter; a start clears it).
         // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
         // the start of the cycle come first, so that two levels of logic follow the chains.
-        if self.start.val() | (self.go.val() & self.filled.q.val()) {
+        if self.start.val() | (self.go.q.val() & self.filled.q.val()) {
             self.qtop.d.next = 0.into();
-        } else if self.go.val() & !self.arb_a.tout.val() {
+        } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
-        } else if self.qvalid.q.val() & !self.arb_b.tout.val() {
+        } else if self.arb_b.tout.val() {
+            self.qtop.d.next = self.pop_q.val();
+        } else if self.qvalid.q.val() {
+            // Nested, not `qvalid & !tout`: that is `keep_b`'s input, which synthesis would
+            // share, and a kept wire looks early to abc9 (it built three LUTs after it).
             self.qtop.d.next = self.arb_b.grant.val();
         } else {
             self.qtop.d.next = self.pop_q.val();
         }
-        self.exh.d.next = !self.adv.val() & !self.b_ok.val();
-        if self.done_r.q.val() {
-            self.run.d.next = false;
-        }
+        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
         if self.start.val() {
             self.exh.d.next = false;
-            self.run.d.next = true;
         }
-        self.busy.next = self.act.val();
+
+        // `act` and `go` next, where a start sets both. After an advance the unit may advance
+        // again unless c+1 is the last column; after B's move unless c is the last or the
+        // search ends at column 0; after a retreat it is exhausted. A search ends (`fin`)
+        // where it does not advance at column 0, or at column 1 if B finds no row.
+        self.keep_go_adv.a.next = self.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
+        self.keep_go_move.a.next =
+            self.start.val() | (self.act.q.val() & self.qvalid.q.val() & !self.at0.val() & !self.last.val());
+        self.keep_act_adv.a.next = self.start.val() | self.act.q.val();
+        self.keep_act_b0.a.next = self.start.val()
+            | (self.act.q.val() & !(self.at0.val() | (self.at1.val() & !self.qvalid.q.val())));
+        self.keep_act_b1.a.next = self.start.val() | (self.act.q.val() & !(self.at0.val() | self.at1.val()));
+        if self.adv_c.val() {
+            self.go.d.next = self.keep_go_adv.y.val();
+            self.act.d.next = self.keep_act_adv.y.val();
+        } else if self.arb_b.tout.val() {
+            self.go.d.next = self.start.val();
+            self.act.d.next = self.keep_act_b1.y.val();
+        } else {
+            self.go.d.next = self.keep_go_move.y.val();
+            self.act.d.next = self.keep_act_b0.y.val();
+        }
+        self.busy.next = self.act.q.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
