@@ -244,22 +244,24 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             self.cycles_lo.d.next = 0.into();
             self.cycles_hi.d.next = 0.into();
         }
-        // Its own expression, not the slot's `take` below: shared, that one LUT drove the
-        // pending flag's reset and the record's hundred multiplexers at once, and placed among
-        // them it stretched the flag's path across the device (the full ULX3S's longest path).
-        // Set by the unit's end, cleared where the result leaves (`up_valid` low).
+        // Set by the unit's end, cleared where the result leaves (`up_valid` low). No LUT is
+        // shared with the record's choice below: one that cleared the flag and drove the
+        // record's hundred multiplexers at once was placed among them, and stretched the
+        // flag's path across the device (the full ULX3S's longest path).
         self.pending.d.next =
             (self.unit.done.val() | self.pending.q.val()) & (self.up_valid.val() | !self.pending.q.val());
 
-        // Upstream: pass a result that arrives, or drop ours into an empty slot.
-        self.result_valid.d.next = self.up_valid.val();
-        self.result_id.d.next = self.up_id.val();
-        self.result_m13.d.next = self.up_m13.val();
-        self.result_m15.d.next = self.up_m15.val();
-        self.result_count.d.next = self.up_count.val();
-        self.result_cycles.d.next = self.up_cycles.val();
-        if !self.up_valid.val() & self.pending.q.val() {
-            self.result_valid.d.next = true;
+        // Upstream: pass a result that arrives, or drop ours into an empty slot. The slot's
+        // own valid bit picks the record, so that one LUT follows the register of the stage
+        // before (an empty slot carries our record whether or not it is pending).
+        self.result_valid.d.next = self.up_valid.val() | self.pending.q.val();
+        if self.up_valid.val() {
+            self.result_id.d.next = self.up_id.val();
+            self.result_m13.d.next = self.up_m13.val();
+            self.result_m15.d.next = self.up_m15.val();
+            self.result_count.d.next = self.up_count.val();
+            self.result_cycles.d.next = self.up_cycles.val();
+        } else {
             self.result_id.d.next = self.my_id.val();
             self.result_m13.d.next = self.m13.q.val();
             self.result_m15.d.next = self.m15.q.val();

@@ -57,8 +57,12 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     /// Column c is one the ring fills.
     filled: DFF<Bit>,
     exh: DFF<Bit>,
-    /// Searching: from a start until the cycle after the last step.
+    /// Searching: high in every step, from the cycle after a start to the last step.
     act: DFF<Bit>,
+    /// The same for the stage (`busy`: its cycle counter's enable), from a start until
+    /// `done_r`: as one register with `act`, that flip-flop sat among the counter's loads,
+    /// far from its next value's logic after the chains.
+    run: DFF<Bit>,
     /// The unit may advance: searching, not exhausted, not at the last column. `act` and
     /// `go` are registers whose next values, one per outcome of the step, are kept early and
     /// picked by the advance and B's carry out (see `keep_go_adv`), so that every clock enable
@@ -182,6 +186,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             filled: Default::default(),
             exh: Default::default(),
             act: Default::default(),
+            run: Default::default(),
             go: Default::default(),
             qtop: Default::default(),
             qvalid: Default::default(),
@@ -254,7 +259,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, exh, act, go, qtop, qvalid, bh, bd, bu, cols, sol_r,
+            self, clock, c, cp1, cm1, cm2, filled, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, sol_r,
             done_r
         );
 
@@ -468,8 +473,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.qtop.d.next = self.pop_q.val();
         }
         self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
+        if self.done_r.q.val() {
+            self.run.d.next = false;
+        }
         if self.start.val() {
             self.exh.d.next = false;
+            self.run.d.next = true;
         }
 
         // `act` and `go` next, where a start sets both. After an advance the unit may advance
@@ -493,7 +502,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.go.d.next = self.keep_go_move.y.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
-        self.busy.next = self.act.q.val();
+        self.busy.next = self.run.q.val() & !self.done_r.q.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
