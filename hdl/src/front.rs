@@ -20,7 +20,7 @@ use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::orient::{self, Orient};
 use crate::queue::Queue;
 use crate::ram::Ram;
-use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
+use crate::stage::{BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
 /// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
@@ -40,9 +40,9 @@ pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
 
 /// Cycles the front end spends on one dispatch, from a queued word and a free unit to the
 /// start beat: taking them, the decoder's and the orientation stage's pipelines, and the
-/// beats of `stage::beats` (rows, columns, 2M - 1 diagonals, start).
+/// beats of `stage::beats` (rows, 2M - 1 diagonals, start with the columns).
 pub fn dispatch_cycles(m: usize) -> usize {
-    2 + LATENCY + orient::LATENCY + 2 * m + 2
+    2 + LATENCY + orient::LATENCY + 2 * m + 1
 }
 
 /// Dispatch of one word to a free unit.
@@ -54,11 +54,9 @@ enum Dispatch {
     Decode,
     /// The beat with the ring's rows.
     Rows,
-    /// The beat with the columns it fills.
-    Cols,
     /// One beat per diagonal of each direction.
     Diag,
-    /// The start beat.
+    /// The start beat, with the columns the ring fills.
     Start,
 }
 
@@ -164,7 +162,6 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     dtop: Constant<Bits<8>>,
     last_shift: Constant<Bits<6>>,
     rows_kind: Constant<Bits<2>>,
-    cols_kind: Constant<Bits<2>>,
     diag_kind: Constant<Bits<2>>,
     start_kind: Constant<Bits<2>>,
     /// Payload layout: the cycle counter (if sent) sits above the word, and the whole payload
@@ -255,7 +252,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             dtop: c(D - 1),
             last_shift: c(D - 1),
             rows_kind: Constant::new(BEAT_ROWS.to_bits()),
-            cols_kind: Constant::new(BEAT_COLS.to_bits()),
             diag_kind: Constant::new(BEAT_DIAG.to_bits()),
             start_kind: Constant::new(BEAT_START.to_bits()),
             with_cycles: Constant::new(with_cycles),
@@ -380,12 +376,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.beat_valid.d.next = true;
                 self.beat_kind.d.next = self.rows_kind.val();
                 self.beat_data.d.next = self.rows.q.val();
-                self.dispatch_state.d.next = Dispatch::Cols;
-            }
-            Dispatch::Cols => {
-                self.beat_valid.d.next = true;
-                self.beat_kind.d.next = self.cols_kind.val();
-                self.beat_data.d.next = self.cols.q.val();
                 self.dispatch_state.d.next = Dispatch::Diag;
             }
             Dispatch::Diag => {
@@ -403,6 +393,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             }
             Dispatch::Start => {
                 self.beat_valid.d.next = true;
+                self.beat_data.d.next = self.cols.q.val();
                 self.dispatch_state.d.next = Dispatch::Idle;
             }
             _ => {}
@@ -432,6 +423,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.results.read.next = self.collect.q.val();
         self.cycles.read.next = self.collect.q.val();
         self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
+        // The word table's read data lands in a register with no enable and one load, which
+        // the placer can put by the block RAM: the read data is slow (5.8 ns from the clock
+        // without the RAM's own output register), and with the state as enable its register
+        // sat among the framer's, which set 32 units at one seed. It holds the word from the
+        // cycle after `Word` until the entry changes, past the framer's load.
+        self.entry_word.d.next = self.wordtab.read_data.val();
         self.tx.load.next = false;
         match self.collect_state.q.val() {
             Collect::Idle => {
@@ -447,7 +444,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.collect_state.d.next = Collect::Word;
             }
             Collect::Word => {
-                self.entry_word.d.next = self.wordtab.read_data.val();
                 self.collect_state.d.next = Collect::Load;
             }
             Collect::Load => {
