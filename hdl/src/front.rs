@@ -45,6 +45,9 @@ pub fn dispatch_cycles(m: usize) -> usize {
     2 + LATENCY + orient::LATENCY + 2 * m + 1
 }
 
+/// `decode_wait` counts the two pipelines down in four bits.
+const _: () = assert!(LATENCY + orient::LATENCY < 16);
+
 /// Dispatch of one word to a free unit.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 enum Dispatch {
@@ -119,13 +122,15 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     /// Units holding a subproblem whose result has not reached the framer.
     outstanding: DFF<Bits<11>>,
     dispatch_state: DFF<Dispatch>,
-    /// A word and a free id are queued (registered: dispatch starts from flip-flops).
-    can_dispatch: DFF<Bit>,
+    /// Take a word and a free id: a flip-flop, decided a cycle ahead (both were queued, and
+    /// dispatch was idle and stays so), so that one LUT lies between it and the queues' read
+    /// addresses. As logic after the state it was the 8-unit top's longest path at one seed.
+    dispatch: DFF<Bit>,
     /// The unit id and word being dispatched.
     unit_id: DFF<Bits<ID_BITS>>,
     word: DFF<Bits<W>>,
     /// Cycles left in the decoder's pipeline (its input is `word`, a register).
-    decode_wait: DFF<Bits<3>>,
+    decode_wait: DFF<Bits<4>>,
     /// The oriented blocking vectors. The diagonals shift out a bit per beat in the order of
     /// `unit::load_sequence`: falling ones from the top of `down`, rising ones from the
     /// bottom of `up`, which is loaded rotated (bit j = rising diagonal (j + M - 1) mod D).
@@ -150,12 +155,11 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
 
-    dispatch: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     units: Constant<Bits<11>>,
-    decode_cycles: Constant<Bits<3>>,
+    decode_cycles: Constant<Bits<4>>,
     /// The rotation of `up`: right by M - 1, so left by M.
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,
@@ -225,7 +229,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             queue_room: Default::default(),
             outstanding: Default::default(),
             dispatch_state: Default::default(),
-            can_dispatch: Default::default(),
+            dispatch: Default::default(),
             unit_id: Default::default(),
             word: Default::default(),
             decode_wait: Default::default(),
@@ -242,7 +246,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
-            dispatch: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
@@ -285,7 +288,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             queue_room,
             outstanding,
             dispatch_state,
-            can_dispatch,
+            dispatch,
             unit_id,
             word,
             decode_wait,
@@ -332,13 +335,16 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.init_done.d.next = self.init.q.val() == self.units.val();
 
         // Dispatch: take a word and a free id into registers, write the word table and decode
-        // from those, then the beats that load and start the unit (`stage::beats`). The
-        // queues' flags are read a cycle late; they are fresh again long before the next
-        // dispatch.
-        self.can_dispatch.d.next = self.init_done.q.val() & !self.words.empty.val() & !self.free.empty.val();
-        self.dispatch.next = (self.dispatch_state.q.val() == Dispatch::Idle) & self.can_dispatch.q.val();
-        self.words.read.next = self.dispatch.val();
-        self.free.read.next = self.dispatch.val();
+        // from those, then the beats that load and start the unit (`stage::beats`). Decided
+        // where dispatch is idle next cycle (idle now and not dispatching, or at the start
+        // beat); the queues, which only dispatch reads, still hold then what they show now.
+        self.dispatch.d.next = (((self.dispatch_state.q.val() == Dispatch::Idle) & !self.dispatch.q.val())
+            | (self.dispatch_state.q.val() == Dispatch::Start))
+            & self.init_done.q.val()
+            & !self.words.empty.val()
+            & !self.free.empty.val();
+        self.words.read.next = self.dispatch.q.val();
+        self.free.read.next = self.dispatch.q.val();
         self.wordtab.write_enable.next = false;
         self.wordtab.write_address.next = self.unit_id.q.val();
         self.wordtab.write_data.next = self.word.q.val();
@@ -352,7 +358,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.beat_data.d.next = 0.into();
         match self.dispatch_state.q.val() {
             Dispatch::Idle => {
-                if self.dispatch.val() {
+                if self.dispatch.q.val() {
                     self.unit_id.d.next = self.free.data_out.val();
                     self.word.d.next = self.words.data_out.val();
                     self.decode_wait.d.next = self.decode_cycles.val();
@@ -468,10 +474,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.tx_valid.next = self.tx.tx_valid.val();
         self.tx.tx_ready.next = self.tx_ready.val();
 
-        if self.dispatch.val() & !self.give_back.val() {
+        if self.dispatch.q.val() & !self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;
         }
-        if !self.dispatch.val() & self.give_back.val() {
+        if !self.dispatch.q.val() & self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
         self.idle.next = !self.rx.busy.val()
