@@ -138,8 +138,11 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     cols: DFF<Bits<M>>,
     down: DFF<Bits<D>>,
     up: DFF<Bits<D>>,
-    /// Diagonal beats sent.
+    /// Diagonal beats sent, and whether this is the last (registered: the comparison and
+    /// the next state behind it were four LUTs into the state's flip-flops, the 8-unit top's
+    /// longest path at one seed).
     shifts: DFF<Bits<6>>,
+    last_diag: DFF<Bit>,
     /// The beat on its way down the chain.
     beat_valid: DFF<Bit>,
     beat_kind: DFF<Bits<2>>,
@@ -164,7 +167,8 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,
     dtop: Constant<Bits<8>>,
-    last_shift: Constant<Bits<6>>,
+    /// The diagonal beat before the last.
+    penult_shift: Constant<Bits<6>>,
     rows_kind: Constant<Bits<2>>,
     diag_kind: Constant<Bits<2>>,
     start_kind: Constant<Bits<2>>,
@@ -238,6 +242,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             down: Default::default(),
             up: Default::default(),
             shifts: Default::default(),
+            last_diag: Default::default(),
             beat_valid: Default::default(),
             beat_kind: Default::default(),
             beat_data: Default::default(),
@@ -253,7 +258,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             up_right: c(M - 1),
             up_left: c(M),
             dtop: c(D - 1),
-            last_shift: c(D - 1),
+            penult_shift: c(D - 2),
             rows_kind: Constant::new(BEAT_ROWS.to_bits()),
             diag_kind: Constant::new(BEAT_DIAG.to_bits()),
             start_kind: Constant::new(BEAT_START.to_bits()),
@@ -297,6 +302,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             down,
             up,
             shifts,
+            last_diag,
             beat_valid,
             beat_kind,
             beat_data,
@@ -382,6 +388,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.beat_valid.d.next = true;
                 self.beat_kind.d.next = self.rows_kind.val();
                 self.beat_data.d.next = self.rows.q.val();
+                self.last_diag.d.next = false;
                 self.dispatch_state.d.next = Dispatch::Diag;
             }
             Dispatch::Diag => {
@@ -393,7 +400,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.down.d.next = self.down.q.val() << 1;
                 self.up.d.next = self.up.q.val() >> 1;
                 self.shifts.d.next = self.shifts.q.val() + 1;
-                if self.shifts.q.val() == self.last_shift.val() {
+                self.last_diag.d.next = self.shifts.q.val() == self.penult_shift.val();
+                if self.last_diag.q.val() {
                     self.dispatch_state.d.next = Dispatch::Start;
                 }
             }

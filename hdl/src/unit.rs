@@ -128,6 +128,9 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_bu_back: KeepBits<D>,
     /// `cols` where the unit does not advance: loaded by a start, or rotated back a column.
     keep_cols_back: KeepBits<M>,
+    /// The queen of c-1 where A's row is not taken: B's row or the stack's (one LUT after B's
+    /// chain), kept whole so that the advance's choice is the one LUT after it.
+    keep_qtop_b: KeepBits<M>,
     /// Where the search may end: at column 0, or at column 1 if B finds no row (the early
     /// half of `fin`), so that one LUT follows the carry chains.
     keep_end0: Keep,
@@ -229,6 +232,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_bd_back: KeepBits::new(lut4),
             keep_bu_back: KeepBits::new(lut4),
             keep_cols_back: KeepBits::new(lut4),
+            keep_qtop_b: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
             keep_go_adv: Default::default(),
@@ -484,18 +488,22 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // the search ends or the unit is idle, where it does not matter; a start clears it).
         // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
         // the start of the cycle come first, so that two levels of logic follow the chains.
+        // B's half is a kept word: left to synthesis, one of the two netlists abc9 draws
+        // shared `keep_b`'s LUT (`qvalid & !tout`) and built three more after it (the stage
+        // at 118 to 123 MHz).
+        if self.arb_b.tout.val() {
+            self.keep_qtop_b.a.next = self.pop_q.val();
+        } else if self.qvalid.q.val() {
+            self.keep_qtop_b.a.next = self.arb_b.grant.val();
+        } else {
+            self.keep_qtop_b.a.next = self.pop_q.val();
+        }
         if self.start.val() | (self.go.q.val() & self.filled.val()) {
             self.qtop.d.next = 0.into();
         } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
-        } else if self.arb_b.tout.val() {
-            self.qtop.d.next = self.pop_q.val();
-        } else if self.qvalid.q.val() {
-            // Nested, not `qvalid & !tout`: that is `keep_b`'s input, which synthesis would
-            // share, and a kept wire looks early to abc9 (it built three LUTs after it).
-            self.qtop.d.next = self.arb_b.grant.val();
         } else {
-            self.qtop.d.next = self.pop_q.val();
+            self.qtop.d.next = self.keep_qtop_b.y.val();
         }
         self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
         if self.done_r.q.val() {
