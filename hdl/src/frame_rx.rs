@@ -2,10 +2,6 @@
 //! pre-placement word, checks the CRC-8 byte and delivers the word whole, or drops the frame
 //! whole if its CRC is wrong or the consumer has no room. A dropped frame is re-sent by the
 //! host after its timeout; after any frame the parser hunts for the next sentinel.
-//!
-//! The CRC byte steps the register like the others, and the remainder is checked the cycle
-//! after, from the register: the step's XOR trees, the zero test and the consumer's room in
-//! one cycle were eight LUTs in a row, the 8-unit top's longest path at one seed.
 
 use crate::crc8::{Crc8, INIT};
 use queens_core::frame::SENTINEL;
@@ -32,8 +28,6 @@ pub struct FrameRx<const W: usize> {
     count: DFF<Bits<5>>,
     crc: DFF<Bits<8>>,
     sh: DFF<Bits<W>>,
-    /// The CRC byte came last cycle: check the remainder now.
-    check: DFF<Bit>,
     ok: DFF<Bit>,
     bad: DFF<Bit>,
     step: Crc8,
@@ -59,7 +53,6 @@ impl<const W: usize> Default for FrameRx<W> {
             count: Default::default(),
             crc: Default::default(),
             sh: Default::default(),
-            check: Default::default(),
             ok: Default::default(),
             bad: Default::default(),
             step: Default::default(),
@@ -73,20 +66,11 @@ impl<const W: usize> Default for FrameRx<W> {
 impl<const W: usize> Logic for FrameRx<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, count, crc, sh, check, ok, bad);
+        dff_setup!(self, clock, active, count, crc, sh, ok, bad);
         self.step.crc.next = self.crc.q.val();
         self.step.data.next = self.data.val();
-        self.check.d.next = false;
         self.ok.d.next = false;
         self.bad.d.next = false;
-        // A good frame leaves a zero remainder.
-        if self.check.q.val() {
-            if (self.crc.q.val() == 0) & self.room.val() {
-                self.ok.d.next = true;
-            } else {
-                self.bad.d.next = true;
-            }
-        }
         if self.data_valid.val() {
             if !self.active.q.val() {
                 if self.data.val() == self.sentinel.val() {
@@ -99,16 +83,19 @@ impl<const W: usize> Logic for FrameRx<W> {
                 self.crc.d.next = self.step.out.val();
                 self.count.d.next = self.count.q.val() + 1;
             } else {
-                // The CRC byte.
+                // The CRC byte: a good frame leaves a zero remainder.
                 self.active.d.next = false;
-                self.crc.d.next = self.step.out.val();
-                self.check.d.next = true;
+                if (self.step.out.val() == 0) & self.room.val() {
+                    self.ok.d.next = true;
+                } else {
+                    self.bad.d.next = true;
+                }
             }
         }
         self.word.next = self.sh.q.val();
         self.word_valid.next = self.ok.q.val();
         self.dropped.next = self.bad.q.val();
-        self.busy.next = self.active.q.val() | self.check.q.val() | self.ok.q.val();
+        self.busy.next = self.active.q.val() | self.ok.q.val();
         self.hunting.next = !self.active.q.val();
     }
 }

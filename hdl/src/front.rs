@@ -20,7 +20,7 @@ use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::orient::{self, Orient};
 use crate::queue::Queue;
 use crate::ram::Ram;
-use crate::stage::{BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
+use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
 /// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
@@ -40,13 +40,10 @@ pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
 
 /// Cycles the front end spends on one dispatch, from a queued word and a free unit to the
 /// start beat: taking them, the decoder's and the orientation stage's pipelines, and the
-/// beats of `stage::beats` (rows, 2M - 1 diagonals, start with the columns).
+/// beats of `stage::beats` (rows, columns, 2M - 1 diagonals, start).
 pub fn dispatch_cycles(m: usize) -> usize {
-    2 + LATENCY + orient::LATENCY + 2 * m + 1
+    2 + LATENCY + orient::LATENCY + 2 * m + 2
 }
-
-/// `decode_wait` counts the two pipelines down in four bits.
-const _: () = assert!(LATENCY + orient::LATENCY < 16);
 
 /// Dispatch of one word to a free unit.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -57,9 +54,11 @@ enum Dispatch {
     Decode,
     /// The beat with the ring's rows.
     Rows,
+    /// The beat with the columns it fills.
+    Cols,
     /// One beat per diagonal of each direction.
     Diag,
-    /// The start beat, with the columns the ring fills.
+    /// The start beat.
     Start,
 }
 
@@ -122,15 +121,13 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     /// Units holding a subproblem whose result has not reached the framer.
     outstanding: DFF<Bits<11>>,
     dispatch_state: DFF<Dispatch>,
-    /// Take a word and a free id: a flip-flop, decided a cycle ahead (both were queued, and
-    /// dispatch was idle and stays so), so that one LUT lies between it and the queues' read
-    /// addresses. As logic after the state it was the 8-unit top's longest path at one seed.
-    dispatch: DFF<Bit>,
+    /// A word and a free id are queued (registered: dispatch starts from flip-flops).
+    can_dispatch: DFF<Bit>,
     /// The unit id and word being dispatched.
     unit_id: DFF<Bits<ID_BITS>>,
     word: DFF<Bits<W>>,
     /// Cycles left in the decoder's pipeline (its input is `word`, a register).
-    decode_wait: DFF<Bits<4>>,
+    decode_wait: DFF<Bits<3>>,
     /// The oriented blocking vectors. The diagonals shift out a bit per beat in the order of
     /// `unit::load_sequence`: falling ones from the top of `down`, rising ones from the
     /// bottom of `up`, which is loaded rotated (bit j = rising diagonal (j + M - 1) mod D).
@@ -138,11 +135,8 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     cols: DFF<Bits<M>>,
     down: DFF<Bits<D>>,
     up: DFF<Bits<D>>,
-    /// Diagonal beats sent, and whether this is the last (registered: the comparison and
-    /// the next state behind it were four LUTs into the state's flip-flops, the 8-unit top's
-    /// longest path at one seed).
+    /// Diagonal beats sent.
     shifts: DFF<Bits<6>>,
-    last_diag: DFF<Bit>,
     /// The beat on its way down the chain.
     beat_valid: DFF<Bit>,
     beat_kind: DFF<Bits<2>>,
@@ -158,18 +152,19 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
 
+    dispatch: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     units: Constant<Bits<11>>,
-    decode_cycles: Constant<Bits<4>>,
+    decode_cycles: Constant<Bits<3>>,
     /// The rotation of `up`: right by M - 1, so left by M.
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,
     dtop: Constant<Bits<8>>,
-    /// The diagonal beat before the last.
-    penult_shift: Constant<Bits<6>>,
+    last_shift: Constant<Bits<6>>,
     rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
     diag_kind: Constant<Bits<2>>,
     start_kind: Constant<Bits<2>>,
     /// Payload layout: the cycle counter (if sent) sits above the word, and the whole payload
@@ -233,7 +228,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             queue_room: Default::default(),
             outstanding: Default::default(),
             dispatch_state: Default::default(),
-            dispatch: Default::default(),
+            can_dispatch: Default::default(),
             unit_id: Default::default(),
             word: Default::default(),
             decode_wait: Default::default(),
@@ -242,7 +237,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             down: Default::default(),
             up: Default::default(),
             shifts: Default::default(),
-            last_diag: Default::default(),
             beat_valid: Default::default(),
             beat_kind: Default::default(),
             beat_data: Default::default(),
@@ -251,6 +245,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
+            dispatch: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
@@ -258,8 +253,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             up_right: c(M - 1),
             up_left: c(M),
             dtop: c(D - 1),
-            penult_shift: c(D - 2),
+            last_shift: c(D - 1),
             rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
             diag_kind: Constant::new(BEAT_DIAG.to_bits()),
             start_kind: Constant::new(BEAT_START.to_bits()),
             with_cycles: Constant::new(with_cycles),
@@ -293,7 +289,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             queue_room,
             outstanding,
             dispatch_state,
-            dispatch,
+            can_dispatch,
             unit_id,
             word,
             decode_wait,
@@ -302,7 +298,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             down,
             up,
             shifts,
-            last_diag,
             beat_valid,
             beat_kind,
             beat_data,
@@ -341,16 +336,13 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.init_done.d.next = self.init.q.val() == self.units.val();
 
         // Dispatch: take a word and a free id into registers, write the word table and decode
-        // from those, then the beats that load and start the unit (`stage::beats`). Decided
-        // where dispatch is idle next cycle (idle now and not dispatching, or at the start
-        // beat); the queues, which only dispatch reads, still hold then what they show now.
-        self.dispatch.d.next = (((self.dispatch_state.q.val() == Dispatch::Idle) & !self.dispatch.q.val())
-            | (self.dispatch_state.q.val() == Dispatch::Start))
-            & self.init_done.q.val()
-            & !self.words.empty.val()
-            & !self.free.empty.val();
-        self.words.read.next = self.dispatch.q.val();
-        self.free.read.next = self.dispatch.q.val();
+        // from those, then the beats that load and start the unit (`stage::beats`). The
+        // queues' flags are read a cycle late; they are fresh again long before the next
+        // dispatch.
+        self.can_dispatch.d.next = self.init_done.q.val() & !self.words.empty.val() & !self.free.empty.val();
+        self.dispatch.next = (self.dispatch_state.q.val() == Dispatch::Idle) & self.can_dispatch.q.val();
+        self.words.read.next = self.dispatch.val();
+        self.free.read.next = self.dispatch.val();
         self.wordtab.write_enable.next = false;
         self.wordtab.write_address.next = self.unit_id.q.val();
         self.wordtab.write_data.next = self.word.q.val();
@@ -364,7 +356,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.beat_data.d.next = 0.into();
         match self.dispatch_state.q.val() {
             Dispatch::Idle => {
-                if self.dispatch.q.val() {
+                if self.dispatch.val() {
                     self.unit_id.d.next = self.free.data_out.val();
                     self.word.d.next = self.words.data_out.val();
                     self.decode_wait.d.next = self.decode_cycles.val();
@@ -388,7 +380,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.beat_valid.d.next = true;
                 self.beat_kind.d.next = self.rows_kind.val();
                 self.beat_data.d.next = self.rows.q.val();
-                self.last_diag.d.next = false;
+                self.dispatch_state.d.next = Dispatch::Cols;
+            }
+            Dispatch::Cols => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.cols_kind.val();
+                self.beat_data.d.next = self.cols.q.val();
                 self.dispatch_state.d.next = Dispatch::Diag;
             }
             Dispatch::Diag => {
@@ -400,14 +397,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.down.d.next = self.down.q.val() << 1;
                 self.up.d.next = self.up.q.val() >> 1;
                 self.shifts.d.next = self.shifts.q.val() + 1;
-                self.last_diag.d.next = self.shifts.q.val() == self.penult_shift.val();
-                if self.last_diag.q.val() {
+                if self.shifts.q.val() == self.last_shift.val() {
                     self.dispatch_state.d.next = Dispatch::Start;
                 }
             }
             Dispatch::Start => {
                 self.beat_valid.d.next = true;
-                self.beat_data.d.next = self.cols.q.val();
                 self.dispatch_state.d.next = Dispatch::Idle;
             }
             _ => {}
@@ -437,12 +432,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.results.read.next = self.collect.q.val();
         self.cycles.read.next = self.collect.q.val();
         self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
-        // The word table's read data lands in a register with no enable and one load, which
-        // the placer can put by the block RAM: the read data is slow (5.8 ns from the clock
-        // without the RAM's own output register), and with the state as enable its register
-        // sat among the framer's, which set 32 units at one seed. It holds the word from the
-        // cycle after `Word` until the entry changes, past the framer's load.
-        self.entry_word.d.next = self.wordtab.read_data.val();
         self.tx.load.next = false;
         match self.collect_state.q.val() {
             Collect::Idle => {
@@ -458,6 +447,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
                 self.collect_state.d.next = Collect::Word;
             }
             Collect::Word => {
+                self.entry_word.d.next = self.wordtab.read_data.val();
                 self.collect_state.d.next = Collect::Load;
             }
             Collect::Load => {
@@ -482,10 +472,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.tx_valid.next = self.tx.tx_valid.val();
         self.tx.tx_ready.next = self.tx_ready.val();
 
-        if self.dispatch.q.val() & !self.give_back.val() {
+        if self.dispatch.val() & !self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;
         }
-        if !self.dispatch.q.val() & self.give_back.val() {
+        if !self.dispatch.val() & self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
         self.idle.next = !self.rx.busy.val()

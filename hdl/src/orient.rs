@@ -3,18 +3,17 @@
 //! The count does not depend on it; a unit's cycles do, by about half. One per array, between
 //! the decoder and the beats that load a unit, so the units do not change.
 //!
-//! Pipelined in [`LATENCY`] register stages: the vectors (a copy by the logic that counts,
-//! which lay 3 ns of routing from the decoder's registers: the 8-unit top's longest path at
-//! one seed), each orientation's first lines and the rows they leave open counted in groups
-//! of [`GROUP`] rows (wiring and small population counts), each line's score, the four
-//! scores, the choice. The vectors held at the input for `LATENCY` cycles come out turned.
+//! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
+//! leave open counted in groups of [`GROUP`] rows (wiring and small population counts), each
+//! line's score, the four scores, the choice. The vectors held at the input for `LATENCY`
+//! cycles come out turned.
 
 use queens_core::blocking::SCORED_LINES;
 use queens_core::{Blocking, Orientation};
 use rust_hdl::prelude::*;
 
 /// Clock cycles from the blocking vectors to the turned ones.
-pub const LATENCY: usize = 5;
+pub const LATENCY: usize = 4;
 
 /// Bits of one line's score term (up to 28 open rows).
 const TERM: usize = 5;
@@ -42,11 +41,6 @@ pub struct Orient<const M: usize, const D: usize> {
     pub down_o: Signal<Out, Bits<D>>,
     pub up_o: Signal<Out, Bits<D>>,
     turn: Turn<M, D>,
-    /// Stage 0: the vectors.
-    rows_r: DFF<Bits<M>>,
-    cols_r: DFF<Bits<M>>,
-    down_r: DFF<Bits<D>>,
-    up_r: DFF<Bits<D>>,
     /// Stage 1: every orientation's lines, counted in groups.
     parts: DFF<Bits<PARTS>>,
     sum: Terms<M>,
@@ -82,10 +76,6 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
             down_o: Default::default(),
             up_o: Default::default(),
             turn: Default::default(),
-            rows_r: Default::default(),
-            cols_r: Default::default(),
-            down_r: Default::default(),
-            up_r: Default::default(),
             parts: Default::default(),
             sum: Default::default(),
             terms: Default::default(),
@@ -105,18 +95,14 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
 impl<const M: usize, const D: usize> Logic for Orient<M, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rows_r, cols_r, down_r, up_r, parts, terms, choice);
+        dff_setup!(self, clock, parts, terms, choice);
         for o in 0..4 {
             self.score[o].clock.next = self.clock.val();
         }
-        self.rows_r.d.next = self.rows.val();
-        self.cols_r.d.next = self.cols.val();
-        self.down_r.d.next = self.down.val();
-        self.up_r.d.next = self.up.val();
-        self.turn.rows.next = self.rows_r.q.val();
-        self.turn.cols.next = self.cols_r.q.val();
-        self.turn.down.next = self.down_r.q.val();
-        self.turn.up.next = self.up_r.q.val();
+        self.turn.rows.next = self.rows.val();
+        self.turn.cols.next = self.cols.val();
+        self.turn.down.next = self.down.val();
+        self.turn.up.next = self.up.val();
         self.turn.choice.next = self.choice.q.val();
         self.parts.d.next = self.turn.parts.val();
         self.sum.parts.next = self.parts.q.val();

@@ -15,13 +15,6 @@
 //! register beside `wr`) and `rd`, so the RAM's write enable is one LUT after `write`. From
 //! the pointers' comparison, shared by synthesis with the read side's, to the block RAM's
 //! byte enable had been six LUT levels, the 32-unit top's critical path at one seed.
-//!
-//! The head leaves through a register of its own (`head`, no enable, one load per bit), so
-//! that no logic and no long route follow a block RAM's read data, which is slow on the ECP5
-//! (5.8 ns from the clock without the RAM's output register, which yosys does not use). The
-//! queue then shows a write, and the next head after a read, a cycle later than
-//! `SynchronousFIFO`, and `empty` is high in the cycle after a read: a reader takes at most
-//! every other cycle, which is all the front end asks.
 
 use crate::keep::Keep;
 use crate::ram::Ram;
@@ -30,8 +23,7 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     pub clock: Signal<In, Clock>,
-    /// Take the head (ignored when empty); `data_out` shows the next one two cycles later,
-    /// and `empty` is high in between.
+    /// Take the head (ignored when empty); `data_out` shows the next one a cycle later.
     pub read: Signal<In, Bit>,
     pub data_out: Signal<Out, D>,
     pub empty: Signal<Out, Bit>,
@@ -55,9 +47,6 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     filled: DFF<Bit>,
     /// Full: the pointers differ in their wrap bit alone, registered.
     full_r: DFF<Bit>,
-    /// The RAM's read data, and whether it is the head (not empty, not just taken).
-    head: DFF<D>,
-    shown: DFF<Bit>,
     /// Full next cycle if a write alone comes.
     keep_fill: Keep,
     /// Not empty next cycle if the head stays, and if it is taken.
@@ -74,12 +63,12 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
 impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd, rd1, wr, wr1, wr_seen, filled, full_r, head, shown);
+        dff_setup!(self, clock, rd, rd1, wr, wr1, wr_seen, filled, full_r);
         self.ram.clock.next = self.clock.val();
 
         // Write side: full when the pointers differ only in their wrap bit.
         self.put.next = self.write.val() & !self.full_r.q.val();
-        self.take.next = self.read.val() & self.shown.q.val();
+        self.take.next = self.read.val() & self.filled.q.val();
         self.ram.write_enable.next = self.put.val();
         self.ram.write_address.next = self.wr.q.val().get_bits::<N>(0);
         self.ram.write_data.next = self.data_in.val();
@@ -114,10 +103,8 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
             self.rd1.d.next = self.rd1.q.val() + 1;
             self.filled.d.next = self.keep_take.y.val();
         }
-        self.head.d.next = self.ram.read_data.val();
-        self.shown.d.next = self.filled.q.val() & !self.take.val();
-        self.empty.next = !self.shown.q.val();
-        self.data_out.next = self.head.q.val();
+        self.empty.next = !self.filled.q.val();
+        self.data_out.next = self.ram.read_data.val();
     }
 }
 
@@ -141,8 +128,6 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
             wr_seen: Default::default(),
             filled: Default::default(),
             full_r: Default::default(),
-            head: Default::default(),
-            shown: Default::default(),
             keep_fill: Default::default(),
             keep_stay: Default::default(),
             keep_take: Default::default(),

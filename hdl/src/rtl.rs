@@ -34,19 +34,21 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
         }
     }
 
-    /// Loads the ring's blocking of `b` and starts it (2M + 1 cycles), then runs the search to
-    /// its end.
+    /// Loads the ring's blocking of `b` (2M + 1 cycles), then runs the search to its end.
     pub fn run(&mut self, b: &Blocking) -> RtlRun {
         assert_eq!(b.m as usize, M);
         for (load, data) in load_sequence(b) {
             self.uut.load_rows.next = load == Load::Rows;
+            self.uut.load_cols.next = load == Load::Cols;
             self.uut.shift.next = load == Load::Diag;
-            self.uut.start.next = load == Load::Start;
             self.uut.load_data.next = data.to_bits();
             self.clock();
         }
         self.uut.load_rows.next = false;
+        self.uut.load_cols.next = false;
         self.uut.shift.next = false;
+        self.uut.start.next = true;
+        self.clock();
         self.uut.start.next = false;
         let mut r = RtlRun::default();
         loop {

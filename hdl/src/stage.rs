@@ -23,19 +23,22 @@ const COUNT_HALF: usize = COUNT_BITS / 2;
 const CYCLE_HALF: usize = CYCLE_BITS / 2;
 const _: () = assert!(COUNT_BITS % 2 == 0 && CYCLE_BITS % 2 == 0);
 
-/// Kinds of downstream beat: the unit's loads and its start (`unit::Load`).
+/// Kinds of downstream beat: the unit's three loads (`unit::Load`), then its start.
 pub const BEAT_ROWS: u64 = 0;
-pub const BEAT_DIAG: u64 = 1;
-pub const BEAT_START: u64 = 2;
+pub const BEAT_COLS: u64 = 1;
+pub const BEAT_DIAG: u64 = 2;
+pub const BEAT_START: u64 = 3;
 
 /// The beats, kind and data, that load a unit with `b` (as walked) and start it.
 pub fn beats(b: &Blocking) -> Vec<(u64, u64)> {
     let kind = |l| match l {
         Load::Rows => BEAT_ROWS,
+        Load::Cols => BEAT_COLS,
         Load::Diag => BEAT_DIAG,
-        Load::Start => BEAT_START,
     };
-    load_sequence(b).into_iter().map(|(l, v)| (kind(l), v)).collect()
+    let mut out: Vec<_> = load_sequence(b).into_iter().map(|(l, v)| (kind(l), v)).collect();
+    out.push((BEAT_START, 0));
+    out
 }
 
 #[derive(LogicBlock)]
@@ -95,16 +98,13 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     cycles_c: DFF<Bit>,
     /// A result is waiting for an empty upstream slot.
     pending: DFF<Bit>,
-    /// The beats addressed here, registered with their data, so that every input of the
-    /// unit is a flip-flop, not an id or kind compare.
-    load_rows: DFF<Bit>,
-    shift: DFF<Bit>,
+    /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
     start: DFF<Bit>,
-    load_data: DFF<Bits<M>>,
     /// Where the high halves go (a constant: a const name would leak into the Verilog).
     count_half: Constant<Bits<8>>,
     cycles_half: Constant<Bits<8>>,
     rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
     diag_kind: Constant<Bits<2>>,
     start_kind: Constant<Bits<2>>,
 }
@@ -155,13 +155,11 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             cycles_hi: Default::default(),
             cycles_c: Default::default(),
             pending: Default::default(),
-            load_rows: Default::default(),
-            shift: Default::default(),
             start: Default::default(),
-            load_data: Default::default(),
             count_half: Constant::new((COUNT_HALF as u64).to_bits()),
             cycles_half: Constant::new((CYCLE_HALF as u64).to_bits()),
             rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
             diag_kind: Constant::new(BEAT_DIAG.to_bits()),
             start_kind: Constant::new(BEAT_START.to_bits()),
         }
@@ -194,10 +192,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             cycles_hi,
             cycles_c,
             pending,
-            load_rows,
-            shift,
-            start,
-            load_data
+            start
         );
         self.unit.clock.next = self.clock.val();
 
@@ -207,14 +202,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.beat_kind.d.next = self.dn_kind.val();
         self.beat_data.d.next = self.dn_data.val();
         self.mine.d.next = self.dn_valid.val() & (self.dn_id.val() == self.my_id.val());
-        self.load_rows.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
-        self.shift.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.unit.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
+        self.unit.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
+        self.unit.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.unit.load_data.next = self.beat_data.q.val();
         self.start.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
-        self.load_data.d.next = self.beat_data.q.val();
-        self.unit.load_rows.next = self.load_rows.q.val();
-        self.unit.shift.next = self.shift.q.val();
         self.unit.start.next = self.start.q.val();
-        self.unit.load_data.next = self.load_data.q.val();
 
         // The result record.
         self.count_c.d.next = false;

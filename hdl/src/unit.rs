@@ -14,9 +14,7 @@
 //!   column, so column c always reads bits 0..M-1 and column c-1 a neighbouring slice
 //!   (wiring, no multiplexer); they are loaded through the same rotation, a bit of each per
 //!   cycle, so that loading costs their logic no input;
-//! - `cols`: the columns the ring fills, loaded by a start and rotated with the walk, so
-//!   that bit 0 always says whether column c is one (a register output, not a multiplexer
-//!   indexed by c);
+//! - `cols`: the columns the ring fills, loaded before a start;
 //! - the stack of the queens left of c-1, in a LUT-RAM indexed by column: pushed on advance,
 //!   read back on retreat (a RAM instead of the reference design's two-way shift register of
 //!   M x M flip-flops, which cost it about 500 LUTs per unit).
@@ -35,13 +33,13 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// Begin a search, taking the ring's filled columns from `load_data` (its rows and
-    /// diagonals must be loaded: see [`load_sequence`]).
+    /// Begin a search (the ring's blocking must be loaded: see [`load_sequence`]).
     pub start: Signal<In, Bit>,
     /// Load ports, used while the unit is idle: `load_data` is the ring's rows
-    /// (`load_rows`); `shift` rotates one bit of each diagonal register in, falling from
-    /// `load_data` bit 0 and rising from bit 1.
+    /// (`load_rows`) or its filled columns (`load_cols`); `shift` rotates one bit of each
+    /// diagonal register in, falling from `load_data` bit 0 and rising from bit 1.
     pub load_rows: Signal<In, Bit>,
+    pub load_cols: Signal<In, Bit>,
     pub shift: Signal<In, Bit>,
     pub load_data: Signal<In, Bits<M>>,
     /// Searching (one cycle per step while high).
@@ -56,6 +54,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     cp1: DFF<Bits<5>>,
     cm1: DFF<Bits<5>>,
     cm2: DFF<Bits<5>>,
+    /// Column c is one the ring fills.
+    filled: DFF<Bit>,
     exh: DFF<Bit>,
     /// Searching: high in every step, from the cycle after a start to the last step.
     act: DFF<Bit>,
@@ -74,7 +74,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bh: DFF<Bits<M>>,
     bd: DFF<Bits<D>>,
     bu: DFF<Bits<D>>,
-    /// Bit k: column c + k (mod M) is one the ring fills.
     cols: DFF<Bits<M>>,
     sol_r: DFF<Bit>,
     done_r: DFF<Bit>,
@@ -89,9 +88,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv_walk: Advance,
     /// The copy for the search's own flags: `exh`, `done_r`, `act`, `go`.
     adv_ctl: Advance,
-    /// The copy for `cols`: its M loads on the walk's copy placed that copy far from both
-    /// its chain and its loads (8 units at 100.4 MHz at one seed).
-    adv_cols: Advance,
     /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
     /// Column tests, kept apart from the decisions they feed.
@@ -100,6 +96,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_last: Keep,
     /// Column c+1 is the last.
     keep_last1: Keep,
+    /// Whether column c+1 is filled: a multiplexer of `cols`, kept ahead of the advance.
+    keep_fill: Keep,
     /// Clock enables of the blocking registers: the diagonals' and the rows'.
     keep_diag: Keep,
     keep_rows: Keep,
@@ -112,7 +110,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_rows_bnone: Keep,
     keep_rows_arow: Keep,
     keep_rows_anone: Keep,
-    /// The clock enable of the walk's position (c, its neighbours, `cols`, `qvalid`): it
+    /// The clock enable of the walk's position (c, its neighbours, `filled`, `qvalid`): it
     /// holds only while B moves the queen of c-1. Written out the same way: its value where
     /// A finds a row or not (B finding none enables it).
     keep_walk: Keep,
@@ -126,11 +124,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_bh_back: KeepBits<M>,
     keep_bd_back: KeepBits<D>,
     keep_bu_back: KeepBits<D>,
-    /// `cols` where the unit does not advance: loaded by a start, or rotated back a column.
-    keep_cols_back: KeepBits<M>,
-    /// The queen of c-1 where A's row is not taken: B's row or the stack's (one LUT after B's
-    /// chain), kept whole so that the advance's choice is the one LUT after it.
-    keep_qtop_b: KeepBits<M>,
     /// Where the search may end: at column 0, or at column 1 if B finds no row (the early
     /// half of `fin`), so that one LUT follows the carry chains.
     keep_end0: Keep,
@@ -144,8 +137,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_act_b0: Keep,
     keep_act_b1: Keep,
 
-    /// Column c is one the ring fills.
-    filled: Signal<Local, Bit>,
+    /// `cols` widened to every value of a column register.
+    cols_w: Signal<Local, Bits<32>>,
     pop_q: Signal<Local, Bits<M>>,
     pop_v: Signal<Local, Bit>,
     last: Signal<Local, Bit>,
@@ -167,8 +160,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bu_ret: Signal<Local, Bits<D>>,
 
     last_col: Constant<Bits<5>>,
-    /// M - 1: where `cols` wraps.
-    mtop: Constant<Bits<8>>,
     /// D - 1 and D - 2: where rotation wraps.
     dtop: Constant<Bits<8>>,
     dtop2: Constant<Bits<8>>,
@@ -182,6 +173,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             clock: Default::default(),
             start: Default::default(),
             load_rows: Default::default(),
+            load_cols: Default::default(),
             shift: Default::default(),
             load_data: Default::default(),
             busy: Default::default(),
@@ -191,6 +183,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             cp1: Default::default(),
             cm1: Default::default(),
             cm2: Default::default(),
+            filled: Default::default(),
             exh: Default::default(),
             act: Default::default(),
             run: Default::default(),
@@ -211,12 +204,12 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             adv_rising: Default::default(),
             adv_walk: Default::default(),
             adv_ctl: Default::default(),
-            adv_cols: Default::default(),
             keep_b: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
             keep_last: Default::default(),
             keep_last1: Default::default(),
+            keep_fill: Default::default(),
             keep_diag: Default::default(),
             keep_rows: Default::default(),
             keep_diag_bnone: Default::default(),
@@ -231,8 +224,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_bh_back: KeepBits::new(lut4),
             keep_bd_back: KeepBits::new(lut4),
             keep_bu_back: KeepBits::new(lut4),
-            keep_cols_back: KeepBits::new(lut4),
-            keep_qtop_b: KeepBits::new(lut4),
             keep_end0: Default::default(),
             keep_end1: Default::default(),
             keep_go_adv: Default::default(),
@@ -240,7 +231,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_act_adv: Default::default(),
             keep_act_b0: Default::default(),
             keep_act_b1: Default::default(),
-            filled: Default::default(),
+            cols_w: Default::default(),
             pop_q: Default::default(),
             pop_v: Default::default(),
             last: Default::default(),
@@ -258,7 +249,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bd_ret: Default::default(),
             bu_ret: Default::default(),
             last_col: Constant::new(((M - 1) as u64).to_bits()),
-            mtop: Constant::new(((M - 1) as u64).to_bits()),
             dtop: Constant::new(((D - 1) as u64).to_bits()),
             dtop2: Constant::new(((D - 2) as u64).to_bits()),
         }
@@ -269,11 +259,16 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, sol_r, done_r
+            self, clock, c, cp1, cm1, cm2, filled, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, sol_r,
+            done_r
         );
 
-        // The ring's filled columns, rotated with the walk (below): column c is bit 0.
-        self.filled.next = self.cols.q.val().get_bit(0);
+        // The ring's filled columns: loaded while idle, constant during a search.
+        if self.load_cols.val() {
+            self.cols.d.next = self.load_data.val();
+        }
+        self.cols_w.next = bit_cast::<32, M>(self.cols.q.val());
+        self.keep_fill.a.next = self.cols_w.val().get_bit(self.cp1.q.val().index());
 
         // Stack: the queen of column x (bit 0 = has one) at address x + 1.
         self.stack.clock.next = self.clock.val();
@@ -314,23 +309,20 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.keep_last1.a.next = self.cp1.q.val() == self.last_col.val();
         // Early: may advance (`go`). Late (after the carry chains): advance; B found a row.
         self.adv_rows.go.next = self.go.q.val();
-        self.adv_rows.filled.next = self.filled.val();
+        self.adv_rows.filled.next = self.filled.q.val();
         self.adv_rows.tout.next = self.arb_a.tout.val();
         self.adv_falling.go.next = self.go.q.val();
-        self.adv_falling.filled.next = self.filled.val();
+        self.adv_falling.filled.next = self.filled.q.val();
         self.adv_falling.tout.next = self.arb_a.tout.val();
         self.adv_rising.go.next = self.go.q.val();
-        self.adv_rising.filled.next = self.filled.val();
+        self.adv_rising.filled.next = self.filled.q.val();
         self.adv_rising.tout.next = self.arb_a.tout.val();
         self.adv_walk.go.next = self.go.q.val();
-        self.adv_walk.filled.next = self.filled.val();
+        self.adv_walk.filled.next = self.filled.q.val();
         self.adv_walk.tout.next = self.arb_a.tout.val();
         self.adv_ctl.go.next = self.go.q.val();
-        self.adv_ctl.filled.next = self.filled.val();
+        self.adv_ctl.filled.next = self.filled.q.val();
         self.adv_ctl.tout.next = self.arb_a.tout.val();
-        self.adv_cols.go.next = self.go.q.val();
-        self.adv_cols.filled.next = self.filled.val();
-        self.adv_cols.tout.next = self.arb_a.tout.val();
         self.adv.next = self.adv_walk.y.val();
         self.adv_c.next = self.adv_ctl.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
@@ -339,7 +331,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             & !self.start.val()
             & !self.exh.q.val()
             & self.last.val()
-            & (self.filled.val() | !self.arb_a.tout.val());
+            & (self.filled.q.val() | !self.arb_a.tout.val());
         self.keep_end0.a.next = self.act.q.val() & !self.start.val() & self.at0.val();
         self.keep_end1.a.next = self.act.q.val() & !self.start.val() & self.at1.val();
         self.fin.next =
@@ -367,7 +359,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.step_bnone.next = self.act.q.val();
         self.step_arow.next = self.go.q.val() | (self.act.q.val() & !self.qvalid.q.val());
         self.step_anone.next =
-            (self.go.q.val() & self.filled.val()) | (self.act.q.val() & !self.qvalid.q.val());
+            (self.go.q.val() & self.filled.q.val()) | (self.act.q.val() & !self.qvalid.q.val());
         self.keep_diag_bnone.a.next = self.step_bnone.val() | self.shift.val();
         self.keep_diag_arow.a.next = self.step_arow.val() | self.shift.val();
         self.keep_diag_anone.a.next = self.step_anone.val() | self.shift.val();
@@ -436,50 +428,29 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else {
             self.keep_walk.a.next = self.keep_walk_arow.y.val();
         }
-        // A start's constants come after the advance, which is low at a start: as the first
-        // choice they became synchronous resets and sets, gated by the late enable. Routed,
-        // the resets' gate reached the flip-flops' LSR (the full device's longest path at one
-        // seed), and the bits a start sets came out with the enable folded into their logic,
-        // two LUTs after the advance (32 units at 108 MHz). Here the start is one more input
-        // of the LUT the advance picks in.
         if self.keep_walk.y.val() {
-            if self.adv.val() {
-                self.c.d.next = self.cp1.q.val();
-                self.cp1.d.next = self.cp1.q.val() + 1;
-                self.cm1.d.next = self.c.q.val();
-                self.cm2.d.next = self.cm1.q.val();
-                self.qvalid.d.next = !self.filled.val();
-            } else if self.start.val() {
+            if self.start.val() {
                 self.c.d.next = 0.into();
                 self.cp1.d.next = 1.into();
                 self.cm1.d.next = 31.into();
                 self.cm2.d.next = 30.into();
+                self.filled.d.next = self.cols.q.val().get_bit(0);
                 self.qvalid.d.next = false;
+            } else if self.adv.val() {
+                self.c.d.next = self.cp1.q.val();
+                self.cp1.d.next = self.cp1.q.val() + 1;
+                self.cm1.d.next = self.c.q.val();
+                self.cm2.d.next = self.cm1.q.val();
+                self.filled.d.next = self.keep_fill.y.val();
+                self.qvalid.d.next = !self.filled.q.val();
             } else {
+                // Retreat: column c-1 holds a queen exactly when the ring does not fill it.
                 self.c.d.next = self.cm1.q.val();
                 self.cp1.d.next = self.c.q.val();
                 self.cm1.d.next = self.cm2.q.val();
                 self.cm2.d.next = self.cm2.q.val() - 1;
+                self.filled.d.next = !self.qvalid.q.val();
                 self.qvalid.d.next = self.pop_v.val();
-            }
-        }
-        // `cols` turns with the walk: bit k moves to k - 1 on an advance, to k + 1 on a
-        // retreat (column c - 1 is then filled exactly when it holds no queen, and at column
-        // 0 the walk does not retreat). A start loads it, in the value the advance picks
-        // against. Idle, it may turn (the enable is then B's carry out alone); the start that
-        // follows reloads it.
-        if self.start.val() {
-            self.keep_cols_back.a.next = self.load_data.val();
-        } else {
-            self.keep_cols_back.a.next = (self.cols.q.val() << 1)
-                | bit_cast::<M, 1>(self.cols.q.val().get_bit(self.mtop.val().index()).into());
-        }
-        if self.keep_walk.y.val() {
-            if self.adv_cols.y.val() {
-                self.cols.d.next = (self.cols.q.val() >> 1)
-                    | (bit_cast::<M, 1>(self.cols.q.val().get_bit(0).into()) << self.mtop.val());
-            } else {
-                self.cols.d.next = self.keep_cols_back.y.val();
             }
         }
 
@@ -488,22 +459,18 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // the search ends or the unit is idle, where it does not matter; a start clears it).
         // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
         // the start of the cycle come first, so that two levels of logic follow the chains.
-        // B's half is a kept word: left to synthesis, one of the two netlists abc9 draws
-        // shared `keep_b`'s LUT (`qvalid & !tout`) and built three more after it (the stage
-        // at 118 to 123 MHz).
-        if self.arb_b.tout.val() {
-            self.keep_qtop_b.a.next = self.pop_q.val();
-        } else if self.qvalid.q.val() {
-            self.keep_qtop_b.a.next = self.arb_b.grant.val();
-        } else {
-            self.keep_qtop_b.a.next = self.pop_q.val();
-        }
-        if self.start.val() | (self.go.q.val() & self.filled.val()) {
+        if self.start.val() | (self.go.q.val() & self.filled.q.val()) {
             self.qtop.d.next = 0.into();
         } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
+        } else if self.arb_b.tout.val() {
+            self.qtop.d.next = self.pop_q.val();
+        } else if self.qvalid.q.val() {
+            // Nested, not `qvalid & !tout`: that is `keep_b`'s input, which synthesis would
+            // share, and a kept wire looks early to abc9 (it built three LUTs after it).
+            self.qtop.d.next = self.arb_b.grant.val();
         } else {
-            self.qtop.d.next = self.keep_qtop_b.y.val();
+            self.qtop.d.next = self.pop_q.val();
         }
         self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
         if self.done_r.q.val() {
@@ -541,30 +508,28 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     }
 }
 
-/// What a unit takes for a search, in order: its port for each value, and the value.
+/// What a unit takes before a start, in order: its port for each value, and the value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Load {
     /// `load_rows`: the rows the ring holds.
     Rows,
+    /// `load_cols`: the columns the ring fills.
+    Cols,
     /// `shift`: one falling (bit 0) and one rising (bit 1) diagonal.
     Diag,
-    /// `start`: the columns the ring fills, and the search begins.
-    Start,
 }
 
-/// The loads that set a unit up for `b` (as walked: oriented already) and start it: rows,
-/// D diagonal shifts, then the start with the filled columns. After the shifts `bd` bit j
-/// holds falling diagonal j and `bu` bit j rising diagonal (j + M - 1) mod D, which is where
-/// column 0 reads them.
+/// The loads that set a unit up for `b` (as walked: oriented already): rows, columns, then
+/// D diagonal shifts. After them `bd` bit j holds falling diagonal j and `bu` bit j rising
+/// diagonal (j + M - 1) mod D, which is where column 0 reads them.
 pub fn load_sequence(b: &Blocking) -> Vec<(Load, u64)> {
     let m = b.m as usize;
     let d = 2 * m - 1;
-    let mut out = vec![(Load::Rows, b.rows as u64)];
+    let mut out = vec![(Load::Rows, b.rows as u64), (Load::Cols, b.cols as u64)];
     out.extend((0..d).map(|t| {
         let down = b.down >> (d - 1 - t) & 1;
         let up = b.up >> ((t + m - 1) % d) & 1;
         (Load::Diag, down | up << 1)
     }));
-    out.push((Load::Start, b.cols as u64));
     out
 }
