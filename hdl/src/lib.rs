@@ -31,5 +31,6 @@ pub mod width;
 
 pub use arbiter::ArbiterKind;
 pub mod emit;
+pub mod enable;
 pub mod keep;
 pub mod report;

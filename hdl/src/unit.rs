@@ -24,6 +24,7 @@
 
 use crate::advance::Advance;
 use crate::arbiter::{Arbiter, ArbiterKind, Entry};
+use crate::enable::Enable;
 use crate::keep::{Keep, KeepBits};
 use crate::lutram::LutRam;
 use queens_core::Blocking;
@@ -98,9 +99,11 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     keep_last1: Keep,
     /// Whether column c+1 is filled: a multiplexer of `cols`, kept ahead of the advance.
     keep_fill: Keep,
-    /// Clock enables of the blocking registers: the diagonals' and the rows'.
-    keep_diag: Keep,
-    keep_rows: Keep,
+    /// Clock enables of the blocking registers, one copy per group: the rows, each diagonal
+    /// direction (see [`Enable`]).
+    en_rows: Enable,
+    en_falling: Enable,
+    en_rising: Enable,
     /// Their values for each outcome of the two carry chains, known at the start of the
     /// cycle: B finds no row (`_bnone`); B finds one and A finds one (`_arow`) or not
     /// (`_anone`).
@@ -210,8 +213,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             keep_last: Default::default(),
             keep_last1: Default::default(),
             keep_fill: Default::default(),
-            keep_diag: Default::default(),
-            keep_rows: Default::default(),
+            en_rows: Default::default(),
+            en_falling: Default::default(),
+            en_rising: Default::default(),
             keep_diag_bnone: Default::default(),
             keep_diag_arow: Default::default(),
             keep_diag_anone: Default::default(),
@@ -366,16 +370,21 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.keep_rows_bnone.a.next = self.step_bnone.val() | self.load_rows.val();
         self.keep_rows_arow.a.next = self.step_arow.val() | self.load_rows.val();
         self.keep_rows_anone.a.next = self.step_anone.val() | self.load_rows.val();
-        if self.arb_b.tout.val() {
-            self.keep_diag.a.next = self.keep_diag_bnone.y.val();
-            self.keep_rows.a.next = self.keep_rows_bnone.y.val();
-        } else if self.arb_a.tout.val() {
-            self.keep_diag.a.next = self.keep_diag_anone.y.val();
-            self.keep_rows.a.next = self.keep_rows_anone.y.val();
-        } else {
-            self.keep_diag.a.next = self.keep_diag_arow.y.val();
-            self.keep_rows.a.next = self.keep_rows_arow.y.val();
-        }
+        self.en_rows.b_tout.next = self.arb_b.tout.val();
+        self.en_rows.a_tout.next = self.arb_a.tout.val();
+        self.en_rows.bnone.next = self.keep_rows_bnone.y.val();
+        self.en_rows.anone.next = self.keep_rows_anone.y.val();
+        self.en_rows.arow.next = self.keep_rows_arow.y.val();
+        self.en_falling.b_tout.next = self.arb_b.tout.val();
+        self.en_falling.a_tout.next = self.arb_a.tout.val();
+        self.en_falling.bnone.next = self.keep_diag_bnone.y.val();
+        self.en_falling.anone.next = self.keep_diag_anone.y.val();
+        self.en_falling.arow.next = self.keep_diag_arow.y.val();
+        self.en_rising.b_tout.next = self.arb_b.tout.val();
+        self.en_rising.a_tout.next = self.arb_a.tout.val();
+        self.en_rising.bnone.next = self.keep_diag_bnone.y.val();
+        self.en_rising.anone.next = self.keep_diag_anone.y.val();
+        self.en_rising.arow.next = self.keep_diag_arow.y.val();
         if self.load_rows.val() {
             self.keep_bh_back.a.next = self.load_data.val();
         } else {
@@ -393,20 +402,22 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.keep_bu_back.a.next = (self.bu_ret.val() >> 1)
                 | (bit_cast::<D, 1>(self.bu_ret.val().get_bit(0).into()) << self.dtop.val());
         }
-        if self.keep_rows.y.val() {
+        if self.en_rows.y.val() {
             if self.adv_rows.y.val() {
                 self.bh.d.next = self.bh.q.val() | self.qtop.q.val();
             } else {
                 self.bh.d.next = self.keep_bh_back.y.val();
             }
         }
-        if self.keep_diag.y.val() {
+        if self.en_falling.y.val() {
             if self.adv_falling.y.val() {
                 self.bd.d.next = (self.bd_adv.val() >> 1)
                     | (bit_cast::<D, 1>(self.bd_adv.val().get_bit(0).into()) << self.dtop.val());
             } else {
                 self.bd.d.next = self.keep_bd_back.y.val();
             }
+        }
+        if self.en_rising.y.val() {
             if self.adv_rising.y.val() {
                 self.bu.d.next = (self.bu_adv.val() << 1)
                     | bit_cast::<D, 1>(self.bu_adv.val().get_bit(self.dtop.val().index()).into());
@@ -430,12 +441,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         }
         if self.keep_walk.y.val() {
             if self.start.val() {
-                self.c.d.next = 0.into();
-                self.cp1.d.next = 1.into();
-                self.cm1.d.next = 31.into();
-                self.cm2.d.next = 30.into();
                 self.filled.d.next = self.cols.q.val().get_bit(0);
-                self.qvalid.d.next = false;
             } else if self.adv.val() {
                 self.c.d.next = self.cp1.q.val();
                 self.cp1.d.next = self.cp1.q.val() + 1;
@@ -452,6 +458,19 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
                 self.filled.d.next = !self.qvalid.q.val();
                 self.qvalid.d.next = self.pop_v.val();
             }
+        }
+        // A start's constants come last, outside the enable (which a start implies): a
+        // synchronous reset that overrides the enable is the ECP5 flip-flop's own, so `start`
+        // drives LSR directly. Under the enable, yosys gated LSR with it, a LUT after the carry
+        // chains (a full-device critical path). So they are zeros where they can be (a set
+        // against a flip-flop's initial 0 goes into its D logic): c-1 and c-2 of columns 0
+        // and 1 are never read, as the search ends where it would retreat from them.
+        if self.start.val() {
+            self.c.d.next = 0.into();
+            self.cp1.d.next = 1.into();
+            self.cm1.d.next = 0.into();
+            self.cm2.d.next = 0.into();
+            self.qvalid.d.next = false;
         }
 
         // The queen of c-1: A's row on an advance (none for a column the ring fills, where A

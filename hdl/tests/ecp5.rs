@@ -359,9 +359,9 @@ fn synthesized(yosys: &str, dir: &Path, script: &str) -> serde_json::Value {
 }
 
 #[test]
-fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
-    // The copies exist to split a net of a hundred loads; synthesis merges them back unless
-    // the script keeps their modules whole (`advance::COPIES`).
+fn every_stage_keeps_a_copy_of_the_advance_and_of_the_enables_per_register_group() {
+    // The copies exist to split nets of a hundred loads; synthesis merges them back unless
+    // the script keeps their modules whole (`advance::COPIES`, `enable::COPIES`).
     let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
     let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
     let job = queens_hdl::pnr::jobs::stage(4, ArbiterKind::Adder, &device, 100.0);
@@ -376,13 +376,22 @@ fn every_stage_keeps_a_copy_of_the_advance_per_register_group() {
     let mut copies: Vec<&str> = cells
         .values()
         .filter_map(|c| c["type"].as_str())
-        .filter(|t| t.contains("$adv_"))
+        .filter(|t| t.contains("$adv_") || t.contains("$en_"))
         .collect();
     copies.sort();
     assert_eq!(
         copies,
-        ["adv_ctl", "adv_falling", "adv_rising", "adv_rows", "adv_walk"]
-            .map(|g| format!("queens_stage$unit${g}")),
+        [
+            "adv_ctl",
+            "adv_falling",
+            "adv_rising",
+            "adv_rows",
+            "adv_walk",
+            "en_falling",
+            "en_rising",
+            "en_rows"
+        ]
+        .map(|g| format!("queens_stage$unit${g}")),
         "{:?}",
         cells.keys().take(20).collect::<Vec<_>>()
     );
