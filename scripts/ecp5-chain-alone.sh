@@ -36,12 +36,12 @@ module chain_top(input clk, input [3:0] din, output dout);
         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
         .up_count(up_count), .up_cycles(up_cycles));
     // Registered, then reduced in two registered steps, so that no path here is long.
-    reg [110:0] r;
+    reg [111:0] r;
     reg [6:0] x;
     reg o;
     integer k;
     always @(posedge clk) begin
-        r <= {up_valid, up_id, up_m13, up_m15, up_count, up_cycles};
+        r <= {1'b0, up_valid, up_id, up_m13, up_m15, up_count, up_cycles};
         for (k = 0; k < 7; k = k + 1) x[k] <= ^r[k*16 +: 16];
         o <= ^x;
     end
