@@ -3,6 +3,7 @@
 
     ecp5-stamp.py box STAGE.json OUT.json            # stage netlist (yosys) -> boxed netlist
     ecp5-stamp.py stamp PLACED.json PACKED.json OUT.json UNITS PREFIX
+    ecp5-stamp.py pin FLAT.json PLACED.json OUT.json UNITS PREFIX [--block-rest] [--free-carry-ffs]
 
 `box` adds a LUT4 and a flip-flop with a BEL attribute on every LUT and flip-flop site of the
 LFE5U-85F outside one box of 12 x 11 logic tiles (columns 2-13, rows 11-21: one band between
@@ -18,6 +19,9 @@ netlist (nextpnr `--pack-only --write`), where the stage's cells are named PREFI
 their name in the stage (e.g. `chain.unit[{}].s.`). The packer's unnamed carry cells (chain
 feed-ins and feed-outs) are matched through their carry nets. nextpnr then places what is
 left (the front end) and routes.
+
+`pin` tries the same before packing, where nextpnr's carry timing stays right, on an array
+netlist flattened by yosys (`setattr -mod -unset keep_hierarchy *; flatten`); see `pin`.
 
 Caveat, measured: nextpnr-ecp5 times a carry cell by the offset in its chain that the packer
 gives it (`constr_z`, ecp5/arch.cc), which a netlist read back from JSON lacks, so a stamped
@@ -161,11 +165,80 @@ def stamp(placed, packed, out, units, prefix):
     print(f"{units} stages of {len(where)} cells placed alike")
 
 
+def lut_blocker(bel, bit):
+    return {"hide_name": 1, "type": "LUT4", "parameters": {"INIT": "0" * 16},
+            "attributes": {"BEL": bel}, "port_directions": {"Z": "output"}, "connections": {"Z": [bit]}}
+
+
+def pin(flat, placed, out, units, prefix, flags):
+    """The same placement given before packing, as BEL attributes on the LUT4s and flip-flops
+    of a flattened array netlist; carries and RAMs are left to the placer (nextpnr cannot pin
+    them before packing), and the box's empty slices are blocked so that only their places
+    stay free. `--block-rest` blocks every other LUT site too but rows 2-5 (the chain's own
+    top lives there); `--free-carry-ffs` leaves the flip-flops that carries and RAMs feed
+    unpinned, as the packer puts them into the carries' clusters."""
+    stage = top_module(json.loads(pathlib.Path(placed).read_text()))["cells"]
+    used, where = set(), {}
+    for name, c in stage.items():
+        bel = c["attributes"].get("NEXTPNR_BEL")
+        if bel is None or name.startswith("$box$"):
+            continue
+        x, y, site = bel.split("/")
+        spot = (int(x[1:]) - BOX[0], int(y[1:]) - BOX[1], site)
+        used.add(spot)
+        if c["type"] in ("TRELLIS_COMB", "TRELLIS_FF") and "$" not in name:
+            where[name] = spot
+    netlist = json.loads(pathlib.Path(flat).read_text())
+    m = top_module(netlist)
+    cells = m["cells"]
+    bit = 1 + max(b for n in m["netnames"].values() for b in n["bits"] if isinstance(b, int))
+    free_ffs = set()
+    if "--free-carry-ffs" in flags:
+        fed = {b for c in cells.values() if c["type"] in ("CCU2C", "TRELLIS_DPR16X4")
+               for p, bits in c["connections"].items() if c["port_directions"].get(p) == "output"
+               for b in bits}
+        free_ffs = {n for n, c in cells.items()
+                    if c["type"] == "TRELLIS_FF" and any(b in fed for b in c["connections"].get("DI", []))}
+    boxes = set()
+    pinned = 0
+    for k, (ox, oy) in enumerate(origins(units)):
+        pre = prefix.format(k)
+        for name, (dx, dy, site) in where.items():
+            c = cells.get(pre + name)
+            if c is None or c["type"] not in ("LUT4", "TRELLIS_FF"):
+                sys.exit(f"ecp5-stamp.py: {pre + name} is no LUT4 or flip-flop of {flat}")
+            if pre + name not in free_ffs:
+                c["attributes"]["BEL"] = f"X{ox + dx}/Y{oy + dy}/{site}"
+                pinned += 1
+        for dx in range(BOX[2]):
+            for dy in range(BOX[3]):
+                boxes.add((ox + dx, oy + dy))
+                for slice_ in "ABCD":
+                    halves = [f"SLICE{slice_}.K{h}" for h in (0, 1)]
+                    if any((dx, dy, q) in used for q in halves + ["SLICEC.RAMW"][: slice_ == "C"]):
+                        continue
+                    for q in halves:
+                        cells[f"$box$lut${ox + dx}${oy + dy}${q}"] = lut_blocker(f"X{ox + dx}/Y{oy + dy}/{q}", bit)
+                        bit += 1
+    if "--block-rest" in flags:
+        for x in COLUMNS:
+            for y in ROWS:
+                if (x, y) in boxes or y < 6:
+                    continue
+                for q in [f"SLICE{s_}.K{h}" for s_ in "ABCD" for h in (0, 1)]:
+                    cells[f"$box$lut${x}${y}${q}"] = lut_blocker(f"X{x}/Y{y}/{q}", bit)
+                    bit += 1
+    pathlib.Path(out).write_text(json.dumps(netlist))
+    print(f"{pinned} cells pinned in {units} stages; {len(free_ffs)} flip-flops left free")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if len(args) == 3 and args[0] == "box":
         box(args[1], args[2])
     elif len(args) == 6 and args[0] == "stamp":
         stamp(args[1], args[2], args[3], int(args[4]), args[5])
+    elif len(args) >= 6 and args[0] == "pin":
+        pin(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
     else:
         sys.exit(__doc__)
