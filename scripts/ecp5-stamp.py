@@ -54,10 +54,27 @@ def in_box(x, y, box=BOX):
     return bx <= x < bx + w and by <= y < by + h
 
 
+def free_bit(module):
+    """The first net bit number a module does not use."""
+    return 1 + max(b for n in module["netnames"].values() for b in n["bits"] if isinstance(b, int))
+
+
+def lut_blocker(bel, bit):
+    return {"hide_name": 1, "type": "LUT4", "parameters": {"INIT": "0" * 16},
+            "attributes": {"BEL": bel}, "port_directions": {"Z": "output"}, "connections": {"Z": [bit]}}
+
+
+def ff_blocker(bel, bit):
+    return {"hide_name": 1, "type": "TRELLIS_FF",
+            "parameters": {"GSR": "DISABLED", "CEMUX": "1 ", "CLKMUX": "CLK", "LSRMUX": "LSR",
+                           "REGSET": "RESET"},
+            "attributes": {"BEL": bel}, "port_directions": {"Q": "output"}, "connections": {"Q": [bit]}}
+
+
 def box(stage_in, out):
     netlist = json.loads(pathlib.Path(stage_in).read_text())
     m = top_module(netlist)
-    bit = 1 + max(b for n in m["netnames"].values() for b in n["bits"] if isinstance(b, int))
+    bit = free_bit(m)
     added = 0
     for x in COLUMNS:
         for y in ROWS:
@@ -66,16 +83,8 @@ def box(stage_in, out):
             for slice_ in "ABCD":
                 for k in (0, 1):
                     site = f"X{x}/Y{y}/SLICE{slice_}"
-                    m["cells"][f"$box$lut${x}${y}${slice_}{k}"] = {
-                        "hide_name": 1, "type": "LUT4", "parameters": {"INIT": "0" * 16},
-                        "attributes": {"BEL": f"{site}.K{k}"},
-                        "port_directions": {"Z": "output"}, "connections": {"Z": [bit]}}
-                    m["cells"][f"$box$ff${x}${y}${slice_}{k}"] = {
-                        "hide_name": 1, "type": "TRELLIS_FF",
-                        "parameters": {"GSR": "DISABLED", "CEMUX": "1 ", "CLKMUX": "CLK",
-                                       "LSRMUX": "LSR", "REGSET": "RESET"},
-                        "attributes": {"BEL": f"{site}.FF{k}"},
-                        "port_directions": {"Q": "output"}, "connections": {"Q": [bit + 1]}}
+                    m["cells"][f"$box$lut${x}${y}${slice_}{k}"] = lut_blocker(f"{site}.K{k}", bit)
+                    m["cells"][f"$box$ff${x}${y}${slice_}{k}"] = ff_blocker(f"{site}.FF{k}", bit + 1)
                     bit += 2
                     added += 2
     pathlib.Path(out).write_text(json.dumps(netlist))
@@ -134,19 +143,31 @@ def match_carries(stage, array, names):
         todo = left
 
 
-def stamp(placed, packed, out, units, prefix):
+def placement(placed):
+    """The boxed stage's cells (blockers left out), and where each placed one sits, relative to
+    the box: {name: (dx, dy, site)}. The packer's constant drivers are the whole design's,
+    not the stage's, so they are not required to sit in the box."""
     stage = {n: c for n, c in top_module(json.loads(pathlib.Path(placed).read_text()))["cells"].items()
              if not n.startswith("$box$")}
-    where = {}
+    sites = {}
     for name, c in stage.items():
         bel = c["attributes"].get("NEXTPNR_BEL")
-        if bel is None or name.startswith("$PACKER"):
+        if bel is None:
             continue
         x, y, site = bel.split("/")
         x, y = int(x[1:]), int(y[1:])
-        if not in_box(x, y):
+        if not in_box(x, y) and not name.startswith("$PACKER"):
             sys.exit(f"ecp5-stamp.py: {name} at {bel}, outside the box: route the boxed netlist")
-        where[name] = (x - BOX[0], y - BOX[1], site)
+        sites[name] = (x - BOX[0], y - BOX[1], site)
+    if not sites:
+        sys.exit(f"ecp5-stamp.py: no placed cell in {placed}: give nextpnr's --write output of the "
+                 "boxed stage, after placement")
+    return stage, sites
+
+
+def stamp(placed, packed, out, units, prefix):
+    stage, sites = placement(placed)
+    where = {n: s for n, s in sites.items() if not n.startswith("$PACKER")}
     netlist = json.loads(pathlib.Path(packed).read_text())
     cells = top_module(netlist)["cells"]
     for k, (ox, oy) in enumerate(origins(units)):
@@ -165,11 +186,6 @@ def stamp(placed, packed, out, units, prefix):
     print(f"{units} stages of {len(where)} cells placed alike")
 
 
-def lut_blocker(bel, bit):
-    return {"hide_name": 1, "type": "LUT4", "parameters": {"INIT": "0" * 16},
-            "attributes": {"BEL": bel}, "port_directions": {"Z": "output"}, "connections": {"Z": [bit]}}
-
-
 def pin(flat, placed, out, units, prefix, flags):
     """The same placement given before packing, as BEL attributes on the LUT4s and flip-flops
     of a flattened array netlist; carries and RAMs are left to the placer (nextpnr cannot pin
@@ -177,21 +193,14 @@ def pin(flat, placed, out, units, prefix, flags):
     stay free. `--block-rest` blocks every other LUT site too but rows 2-5 (the chain's own
     top lives there); `--free-carry-ffs` leaves the flip-flops that carries and RAMs feed
     unpinned, as the packer puts them into the carries' clusters."""
-    stage = top_module(json.loads(pathlib.Path(placed).read_text()))["cells"]
-    used, where = set(), {}
-    for name, c in stage.items():
-        bel = c["attributes"].get("NEXTPNR_BEL")
-        if bel is None or name.startswith("$box$"):
-            continue
-        x, y, site = bel.split("/")
-        spot = (int(x[1:]) - BOX[0], int(y[1:]) - BOX[1], site)
-        used.add(spot)
-        if c["type"] in ("TRELLIS_COMB", "TRELLIS_FF") and "$" not in name:
-            where[name] = spot
+    stage, sites = placement(placed)
+    used = set(sites.values())
+    where = {n: s for n, s in sites.items()
+             if stage[n]["type"] in ("TRELLIS_COMB", "TRELLIS_FF") and "$" not in n}
     netlist = json.loads(pathlib.Path(flat).read_text())
     m = top_module(netlist)
     cells = m["cells"]
-    bit = 1 + max(b for n in m["netnames"].values() for b in n["bits"] if isinstance(b, int))
+    bit = free_bit(m)
     free_ffs = set()
     if "--free-carry-ffs" in flags:
         fed = {b for c in cells.values() if c["type"] in ("CCU2C", "TRELLIS_DPR16X4")
@@ -232,13 +241,24 @@ def pin(flat, placed, out, units, prefix, flags):
     print(f"{pinned} cells pinned in {units} stages; {len(free_ffs)} flip-flops left free")
 
 
-if __name__ == "__main__":
-    args = sys.argv[1:]
+def main(args):
     if len(args) == 3 and args[0] == "box":
         box(args[1], args[2])
-    elif len(args) == 6 and args[0] == "stamp":
-        stamp(args[1], args[2], args[3], int(args[4]), args[5])
-    elif len(args) >= 6 and args[0] == "pin":
-        pin(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
+    elif len(args) >= 6 and args[0] in ("stamp", "pin"):
+        if not args[4].isdigit() or int(args[4]) == 0:
+            sys.exit(f"ecp5-stamp.py: UNITS must be a positive whole number, not {args[4]!r}")
+        if args[0] == "stamp" and len(args) == 6:
+            stamp(args[1], args[2], args[3], int(args[4]), args[5])
+        elif args[0] == "pin" and set(args[6:]) <= {"--block-rest", "--free-carry-ffs"}:
+            pin(args[1], args[2], args[3], int(args[4]), args[5], args[6:])
+        else:
+            sys.exit(__doc__)
     else:
         sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    try:
+        main(sys.argv[1:])
+    except (OSError, json.JSONDecodeError) as e:
+        sys.exit(f"ecp5-stamp.py: {e}")
