@@ -26,8 +26,15 @@ pub struct FrameRx<const W: usize> {
     pub hunting: Signal<Out, Bit>,
     active: DFF<Bit>,
     count: DFF<Bits<5>>,
+    /// The next byte is the CRC byte (`count` has reached the payload's length): a flag, so
+    /// that no compare of `count` stands before the CRC step.
+    last: DFF<Bit>,
     crc: DFF<Bits<8>>,
     sh: DFF<Bits<W>>,
+    /// The CRC byte went into `crc` last cycle: the remainder is checked now, a cycle after
+    /// the step, so that the step and the zero test are apart by a register (together with
+    /// the queue's room they were the front end's deepest path, eight LUTs).
+    check: DFF<Bit>,
     ok: DFF<Bit>,
     bad: DFF<Bit>,
     step: Crc8,
@@ -51,8 +58,10 @@ impl<const W: usize> Default for FrameRx<W> {
             hunting: Default::default(),
             active: Default::default(),
             count: Default::default(),
+            last: Default::default(),
             crc: Default::default(),
             sh: Default::default(),
+            check: Default::default(),
             ok: Default::default(),
             bad: Default::default(),
             step: Default::default(),
@@ -66,36 +75,39 @@ impl<const W: usize> Default for FrameRx<W> {
 impl<const W: usize> Logic for FrameRx<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, count, crc, sh, ok, bad);
+        dff_setup!(self, clock, active, count, last, crc, sh, check, ok, bad);
         self.step.crc.next = self.crc.q.val();
         self.step.data.next = self.data.val();
-        self.ok.d.next = false;
-        self.bad.d.next = false;
+        self.check.d.next = false;
         if self.data_valid.val() {
             if !self.active.q.val() {
                 if self.data.val() == self.sentinel.val() {
                     self.active.d.next = true;
                     self.count.d.next = 0.into();
+                    self.last.d.next = false;
                     self.crc.d.next = self.init.val();
                 }
-            } else if self.count.q.val() != self.nbytes.val() {
+            } else if !self.last.q.val() {
                 self.sh.d.next = (self.sh.q.val() << 8) | bit_cast::<W, 8>(self.data.val());
                 self.crc.d.next = self.step.out.val();
                 self.count.d.next = self.count.q.val() + 1;
+                self.last.d.next = (self.count.q.val() + 1) == self.nbytes.val();
             } else {
-                // The CRC byte: a good frame leaves a zero remainder.
+                // The CRC byte: a good frame leaves a zero remainder, tested next cycle. A
+                // sentinel in that cycle reloads `crc` only after the test has read it, and
+                // `sh` holds until a payload byte follows, two cycles after this one at the
+                // earliest, when `ok` has delivered the word.
                 self.active.d.next = false;
-                if (self.step.out.val() == 0) & self.room.val() {
-                    self.ok.d.next = true;
-                } else {
-                    self.bad.d.next = true;
-                }
+                self.crc.d.next = self.step.out.val();
+                self.check.d.next = true;
             }
         }
+        self.ok.d.next = self.check.q.val() & (self.crc.q.val() == 0) & self.room.val();
+        self.bad.d.next = self.check.q.val() & !((self.crc.q.val() == 0) & self.room.val());
         self.word.next = self.sh.q.val();
         self.word_valid.next = self.ok.q.val();
         self.dropped.next = self.bad.q.val();
-        self.busy.next = self.active.q.val() | self.ok.q.val();
+        self.busy.next = self.active.q.val() | self.check.q.val() | self.ok.q.val();
         self.hunting.next = !self.active.q.val();
     }
 }

@@ -14,13 +14,16 @@ pub struct UartRx {
     pub valid: Signal<Out, Bit>,
     s1: DFF<Bit>,
     s2: DFF<Bit>,
+    /// Counts down the cycles of a sample; `tick` is registered from its zero, so that the
+    /// 16-bit compare ends in a flip-flop and the bit logic starts from one (a compare
+    /// feeding it directly was a front-end path of five LUTs on the full ULX3S).
     div: DFF<Bits<16>>,
+    tick: DFF<Bit>,
     busy: DFF<Bit>,
     phase: DFF<Bits<3>>,
     bitn: DFF<Bits<4>>,
     sh: DFF<Bits<8>>,
     strobe: DFF<Bit>,
-    tick: Signal<Local, Bit>,
     /// Clock cycles per sample, minus one.
     div_m1: Constant<Bits<16>>,
 }
@@ -54,18 +57,19 @@ impl UartRx {
 impl Logic for UartRx {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, s1, s2, div, busy, phase, bitn, sh, strobe);
+        dff_setup!(self, clock, s1, s2, div, tick, busy, phase, bitn, sh, strobe);
         // The line idles high; the synchroniser starts there too (see `s1`, `s2` below).
         self.s1.d.next = !self.rxd.val();
         self.s2.d.next = self.s1.q.val();
-        self.tick.next = self.div.q.val() == self.div_m1.val();
-        self.div.d.next = self.div.q.val() + 1;
-        if self.tick.val() {
-            self.div.d.next = 0.into();
+        // A tick every `cycles_per_sample` cycles (every cycle when that is 1).
+        self.tick.d.next = self.div.q.val() == 0;
+        self.div.d.next = self.div.q.val() - 1;
+        if self.div.q.val() == 0 {
+            self.div.d.next = self.div_m1.val();
         }
         self.strobe.d.next = false;
         // s2 holds the inverted line, so that the flip-flops' initial zero means idle.
-        if self.tick.val() {
+        if self.tick.q.val() {
             if !self.busy.q.val() {
                 self.phase.d.next = 0.into();
                 if self.s2.q.val() {

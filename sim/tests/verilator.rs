@@ -49,9 +49,9 @@ fn emitted_core_counts_n8_to_n12_like_software_with_the_model_cycles() {
     }
 }
 
-/// The UART on its pins: frames go in bit by bit at 8 clock cycles per bit and the results
-/// come back the same way; a frame with a flipped bit is dropped whole and the frames after it
-/// still count.
+/// The UART on its pins: frames go in bit by bit at 8 clock cycles per bit (and at 24, so
+/// that the receiver's sample divider counts) and the results come back the same way; a frame
+/// with a flipped bit is dropped whole and the frames after it still count.
 #[test]
 fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
     use queens_core::frame::{self, Deframed, Deframer};
@@ -68,37 +68,39 @@ fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
         .take(10)
         .chain(without.into_iter().take(10))
         .collect();
-    let cfg = CoreConfig::new(9, 8, ArbiterKind::Adder, true).unwrap();
-    let board = Verilated::build(cfg, Top::Uart { cycles_per_sample: 1 }, false).unwrap();
-    let mut input = vec![0x00, 0x13, 0x55]; // line noise
-    let corrupted = 7;
-    for (i, sp) in subs.iter().enumerate() {
-        let mut f = frame::encode(&word::wire_to_bytes(size, word::encode_wire(&sp.pre).unwrap()));
-        if i == corrupted {
-            f[2] ^= 0x10;
+    for cycles_per_sample in [1, 3] {
+        let cfg = CoreConfig::new(9, 8, ArbiterKind::Adder, true).unwrap();
+        let board = Verilated::build(cfg, Top::Uart { cycles_per_sample }, false).unwrap();
+        let mut input = vec![0x00, 0x13, 0x55]; // line noise
+        let corrupted = 7;
+        for (i, sp) in subs.iter().enumerate() {
+            let mut f = frame::encode(&word::wire_to_bytes(size, word::encode_wire(&sp.pre).unwrap()));
+            if i == corrupted {
+                f[2] ^= 0x10;
+            }
+            input.extend(f);
         }
-        input.extend(f);
-    }
-    let out = serve_once(&board, input);
+        let out = serve_once(&board, input);
 
-    let mut results = Vec::new();
-    Deframer::new(ResultRecord::payload_len(size, true)).push(&out, |d| match d {
-        Deframed::Frame(p) => results.push(ResultRecord::decode(size, &p, true).unwrap()),
-        other => panic!("the board sent something that is not a good frame: {other:?}"),
-    });
-    let mut want: Vec<(u64, u64)> = subs
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != corrupted)
-        .map(|(_, sp)| (word::encode_wire(&sp.pre).unwrap(), completions(&sp.pre)))
-        .collect();
-    let mut got: Vec<(u64, u64)> = results
-        .iter()
-        .map(|r| (r.wire, r.true_count().unwrap()))
-        .collect();
-    want.sort();
-    got.sort();
-    assert_eq!(got, want);
+        let mut results = Vec::new();
+        Deframer::new(ResultRecord::payload_len(size, true)).push(&out, |d| match d {
+            Deframed::Frame(p) => results.push(ResultRecord::decode(size, &p, true).unwrap()),
+            other => panic!("the board sent something that is not a good frame: {other:?}"),
+        });
+        let mut want: Vec<(u64, u64)> = subs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != corrupted)
+            .map(|(_, sp)| (word::encode_wire(&sp.pre).unwrap(), completions(&sp.pre)))
+            .collect();
+        let mut got: Vec<(u64, u64)> = results
+            .iter()
+            .map(|r| (r.wire, r.true_count().unwrap()))
+            .collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{cycles_per_sample} cycles per sample");
+    }
 }
 
 /// The PCIe top's core behind its AXI4-Stream adapters, driven as XDMA would: beats of 1 to
