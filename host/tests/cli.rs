@@ -404,7 +404,11 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
             && script.contains("$PLACER_ARGS ${NEXTPNR_ARGS:-}"),
         "{script}"
     );
-    let parsed = std::process::Command::new("sh").arg("-n").arg(dir.path().join("build.sh")).status().unwrap();
+    let parsed = std::process::Command::new("sh")
+        .arg("-n")
+        .arg(dir.path().join("build.sh"))
+        .status()
+        .unwrap();
     assert!(parsed.success(), "sh -n build.sh");
     // A clock the EHXPLLL cannot make is refused with the reason.
     let out = queens(&[
