@@ -80,6 +80,10 @@ pub struct CheckReport {
     pub mismatches: Vec<Mismatch>,
     /// Total mismatches (the list keeps the first ones only).
     pub mismatch_count: u64,
+    /// Subproblems whose unit cycles differ from the cycle model's (`expected` and `got` are
+    /// cycles here); the first ones only.
+    pub cycle_mismatches: Vec<Mismatch>,
+    pub cycle_mismatch_count: u64,
     /// Per-subproblem results, in the order given.
     pub runs: Vec<UnitRun>,
 }
@@ -139,13 +143,28 @@ pub fn check(
         ));
     }
     let expected: Vec<u64> = subs.par_iter().map(|sp| completions(&sp.pre)).collect();
+    // Every engine runs the unit the cycle model describes, cycle for cycle.
+    let model_cycles: Vec<u64> = subs.par_iter().map(|sp| run_subproblem(&sp.pre).cycles).collect();
     let mut r = CheckReport {
         subproblems: subs.len() as u64,
         ..Default::default()
     };
-    for ((&(index, sub), run), &want) in subproblems.iter().zip(&runs).zip(&expected) {
+    for (((&(index, sub), run), &want), &cycles) in
+        subproblems.iter().zip(&runs).zip(&expected).zip(&model_cycles)
+    {
         r.tally.add(sub.sym, run.solutions);
         r.cycles += run.cycles;
+        if run.cycles != cycles {
+            r.cycle_mismatch_count += 1;
+            if r.cycle_mismatches.len() < MISMATCHES_KEPT {
+                r.cycle_mismatches.push(Mismatch {
+                    index,
+                    sub,
+                    expected: cycles,
+                    got: run.cycles,
+                });
+            }
+        }
         if run.solutions != want {
             r.mismatch_count += 1;
             if r.mismatches.len() < MISMATCHES_KEPT {

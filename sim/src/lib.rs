@@ -9,6 +9,7 @@ pub mod check;
 pub mod cycles;
 pub mod estimate;
 pub mod model;
+pub mod netlist;
 pub mod probe;
 pub mod pty;
 pub mod verilator;

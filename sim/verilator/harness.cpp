@@ -7,8 +7,13 @@
 // in as beats of 1 to 16 lanes with idle gaps, the card-to-host ready comes and goes, and every
 // TLAST must end a result frame of FRAME_BYTES bytes (else the harness stops with status 3).
 //
-// Arguments: [--vcd FILE]. Build defines: UART_TOP, CYCLES_PER_BIT (UART_TOP), STREAM_TOP,
-// FRAME_BYTES (STREAM_TOP), TRACE.
+// With BOARD_TOP (and UART_TOP) the design is a whole board top, a netlist made by synthesis
+// or place and route, behind a bench module that has only the clock and the UART pins: it
+// has no idle output, so the harness never waits for input while the host may still expect
+// results, and at the end of input it stops once the line has been quiet for a while.
+//
+// Arguments: [--vcd FILE]. Build defines: UART_TOP, CYCLES_PER_BIT (UART_TOP), BOARD_TOP,
+// STREAM_TOP, FRAME_BYTES (STREAM_TOP), TRACE.
 #include "Vtop.h"
 #include "verilated.h"
 #ifdef TRACE
@@ -124,7 +129,14 @@ int main(int argc, char** argv) {
     top->clock = 0;
     top->eval();
     for (;;) {
-#ifdef UART_TOP
+#if defined(UART_TOP) && defined(BOARD_TOP)
+        // Results may still be on their way: wait for input only once it has ended, and then
+        // until the line has been quiet for a few frames' time.
+        if (!eof || !in.empty() || line.busy() || rx.state >= 0 || !top->uart_tx)
+            linger = 64 * 10 * CYCLES_PER_BIT;
+        bool quiet = linger == 0;
+        if (linger > 0) linger--;
+#elif defined(UART_TOP)
         // The transmitter may still be shifting out the last byte when the core turns idle.
         if (!in.empty() || line.busy() || !top->idle || rx.state >= 0 || !top->uart_tx)
             linger = 12 * CYCLES_PER_BIT;
@@ -148,7 +160,13 @@ int main(int argc, char** argv) {
         }
         if ((cycles & 4095) == 0) fill(false);
 #ifdef UART_TOP
+#ifdef BOARD_TOP
+        // A host starts sending once the board is up: after the PLL has locked and the
+        // start-up gate has opened (a board's first thousand cycles).
+        if (cycles >= 1024) line.step();
+#else
         line.step();
+#endif
         top->uart_rx = line.level();
 #elif defined(STREAM_TOP)
         if (!h2c.valid && !in.empty() && rnd() % 4 != 0) {

@@ -18,6 +18,10 @@ pub enum EngineName {
     /// The emitted core compiled with Verilator: frames in and out as bytes, through the
     /// frame parser, an array of `--solvers` units and the framer.
     Verilator,
+    /// The board top of `--board` as its build makes it (ECP5: placed and routed by
+    /// nextpnr, or synthesized with --synthesized; Xilinx 7-series: yosys synth_xilinx),
+    /// on the vendor's cell models under Verilator, driven through its clock and UART pins.
+    Netlist,
 }
 
 #[derive(clap::Args)]
@@ -33,14 +37,22 @@ pub struct CheckArgs {
     /// Only the subproblem at this canonical index.
     #[arg(long, value_name = "I")]
     index: Option<u64>,
-    /// Solver units in the simulated array (verilator engine).
-    #[arg(long, value_name = "K", default_value_t = 16, value_parser = crate::cmd::units())]
-    solvers: usize,
+    /// Solver units in the simulated array (verilator engine: default 16; netlist: 2).
+    #[arg(long, value_name = "K", value_parser = crate::cmd::units())]
+    solvers: Option<usize>,
+    /// The board whose netlist runs (netlist engine): ulx3s, kc705, vc707 or a board file.
+    #[arg(long, value_name = "B")]
+    board: Option<String>,
+    /// The ECP5 netlist after synthesis rather than after place and route (netlist engine).
+    #[arg(long)]
+    synthesized: bool,
     /// Arbiter form of the circuits (rtl and verilator engines).
     #[arg(long, default_value = "carry4", value_parser = crate::cmd::hdl::parse_kind)]
     arbiter: ArbiterKind,
     /// Run this core instead of the emitted one (Verilog with top module `queens_core`, e.g.
-    /// an emitted core changed by hand; verilator engine).
+    /// an emitted core changed by hand; verilator engine), or this netlist instead of the
+    /// one the flow makes (top module `queens_board`, e.g. the printed netlist.v changed by
+    /// hand; netlist engine).
     #[arg(long, value_name = "FILE")]
     design: Option<std::path::PathBuf>,
     /// Write a waveform (VCD, for GTKWave) of a check of one subproblem (verilator engine).
@@ -69,7 +81,13 @@ struct Report {
     total: u128,
     mismatches: u64,
     first_mismatches: Vec<MismatchJson>,
+    /// Subproblems whose unit cycles differ from the cycle model's.
+    cycle_mismatches: u64,
+    first_cycle_mismatches: Vec<MismatchJson>,
     cycles: u64,
+    /// The netlist that ran (netlist engine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    netlist: Option<String>,
     /// Clock cycles of the simulated board and their rate, build excluded (verilator engine).
     #[serde(skip_serializing_if = "Option::is_none")]
     board_cycles: Option<u64>,
@@ -83,8 +101,18 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     let pool = pool(a.threads)?;
     let arbiter = a.arbiter;
     let verilator = matches!(a.engine, EngineName::Verilator);
-    if !verilator && (a.vcd.is_some() || a.design.is_some()) {
-        bail!("--vcd and --design need --engine verilator");
+    let netlist = matches!(a.engine, EngineName::Netlist);
+    if !verilator && a.vcd.is_some() {
+        bail!("--vcd needs --engine verilator");
+    }
+    if !verilator && !netlist && a.design.is_some() {
+        bail!("--design needs --engine verilator or netlist");
+    }
+    if netlist != a.board.is_some() {
+        bail!("--engine netlist and --board go together (the board whose netlist runs)");
+    }
+    if a.synthesized && !netlist {
+        bail!("--synthesized needs --engine netlist");
     }
     if let Some(s) = a.vcd.as_deref().and_then(queens_host::store::file::campaign_at) {
         bail!(
@@ -109,11 +137,20 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     if a.vcd.is_some() && subs.len() != 1 {
         bail!("--vcd records one subproblem: add --index I or --sample 1");
     }
+    let mut netlist_path = None;
     let engine: Box<dyn Engine> = match a.engine {
         EngineName::Model => Box::new(ModelEngine),
         EngineName::Rtl => Box::new(RtlEngine { arbiter }),
+        EngineName::Netlist => {
+            let e = netlist_engine(&a)?;
+            netlist_path = Some(match &a.design {
+                Some(p) => p.display().to_string(),
+                None => e.netlist.dir.join("netlist.v").display().to_string(),
+            });
+            Box::new(e)
+        }
         EngineName::Verilator => {
-            let mut e = VerilatorEngine::new(arbiter, a.solvers);
+            let mut e = VerilatorEngine::new(arbiter, a.solvers.unwrap_or(16));
             if let Some(p) = &a.design {
                 e.design = Some(
                     std::fs::read_to_string(p)
@@ -136,17 +173,11 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
         subproblems: r.subproblems,
         total: r.tally.total(),
         mismatches: r.mismatch_count,
-        first_mismatches: r
-            .mismatches
-            .iter()
-            .map(|m| MismatchJson {
-                index: m.index,
-                preplacement: m.sub.pre.to_string(),
-                expected: m.expected,
-                got: m.got,
-            })
-            .collect(),
+        first_mismatches: r.mismatches.iter().map(mismatch_json).collect(),
+        cycle_mismatches: r.cycle_mismatch_count,
+        first_cycle_mismatches: r.cycle_mismatches.iter().map(mismatch_json).collect(),
         cycles: r.cycles,
+        netlist: netlist_path,
         board_cycles: board_cycles.map(|b| b.0),
         board_cycles_per_second: board_cycles.map(|(c, s)| c as f64 / s.max(1e-9)),
         seconds,
@@ -178,19 +209,65 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
         if let Some(v) = &a.vcd {
             println!("waveform written to {}", v.display());
         }
+        if let Some(p) = &report.netlist {
+            println!("netlist: {p}");
+        }
         for m in &report.first_mismatches {
             println!(
                 "MISMATCH subproblem #{} {}: circuit counted {}, software counts {}",
                 m.index, m.preplacement, m.got, m.expected
             );
         }
+        for m in &report.first_cycle_mismatches {
+            println!(
+                "CYCLES subproblem #{} {}: circuit took {} unit cycles, the cycle model {}",
+                m.index, m.preplacement, m.got, m.expected
+            );
+        }
     }
     if report.mismatches > 0 {
         bail!(
-            "{} of {} subproblems disagree with the software counter",
+            "{} of {} subproblems disagree with the software counter (the first: #{})",
             report.mismatches,
-            report.subproblems
+            report.subproblems,
+            report.first_mismatches[0].index
+        );
+    }
+    if report.cycle_mismatches > 0 {
+        bail!(
+            "{} of {} subproblems took other unit cycles than the cycle model (the first: #{})",
+            report.cycle_mismatches,
+            report.subproblems,
+            report.first_cycle_mismatches[0].index
         );
     }
     Ok(())
+}
+
+fn mismatch_json(m: &queens_sim::Mismatch) -> MismatchJson {
+    MismatchJson {
+        index: m.index,
+        preplacement: m.sub.pre.to_string(),
+        expected: m.expected,
+        got: m.got,
+    }
+}
+
+/// The netlist engine of `--board`: the board's netlist made (or found in the cache), or the
+/// one given with --design, compiled for the simulator.
+fn netlist_engine(a: &CheckArgs) -> anyhow::Result<queens_sim::netlist::NetlistEngine> {
+    use queens_sim::netlist::{make, Flow, NetlistEngine};
+    let name = a.board.as_deref().expect("checked with the engine");
+    let b = queens_hdl::board::Board::load(name)?;
+    let flow = Flow::for_board(&b, a.synthesized)?;
+    let units = a.solvers.unwrap_or(2);
+    let mut net = make(&b, a.n as usize, units, flow, &|p| eprintln!("{}: {p}", b.name))?;
+    if let Some(p) = &a.design {
+        net.verilog = std::fs::read_to_string(p)
+            .with_context(|| format!("reading the netlist {}", p.display()))?;
+    }
+    let engine = NetlistEngine::new(net);
+    eprintln!("{}: compiling the netlist with Verilator", b.name);
+    engine.build().map_err(anyhow::Error::msg)?;
+    Ok(engine)
 }

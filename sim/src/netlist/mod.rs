@@ -1,0 +1,174 @@
+//! The netlist engine: a board's top as its build makes it, not the Verilog we emit.
+//!
+//! [`make`] runs the board's own flow on a build directory emitted for a small array and a
+//! fast test baud rate, and writes the result back as Verilog:
+//! - ECP5 after synthesis: the yosys script of the board's `build.sh` (`synth_ecp5`, abc9's
+//!   delay target, kept stage modules), the netlist written back by yosys;
+//! - ECP5 after place and route: `build.sh` itself, with nextpnr told to `--write` the routed
+//!   netlist, which yosys reads back;
+//! - Xilinx 7-series: yosys `synth_xilinx -family xc7`, the nearest open stand-in for the
+//!   vendor's mapping, which cannot run here.
+//!
+//! [`NetlistEngine`] simulates it with yosys' own cell models (`cells_sim.v` of the same
+//! yosys), our models of the cells yosys leaves as black boxes (`netlist/ecp5.v`,
+//! `netlist/xc7.v`), and a bench module that drives the board top's pins: the reference
+//! clock, and the UART at the test baud rate, through the PLL's lock and the start-up gate.
+//! The frames are the host's own (`crate::wire`).
+//!
+//! Simulator: Verilator. A routed two-unit ULX3S netlist (about 4,000 cells) builds in about
+//! a minute and runs a few hundred thousand cycles a second; Icarus Verilog, which would
+//! also show X-propagation, runs it at a few thousand, too slow for every canonical
+//! subproblem of N = 10 through a UART in a test run. What 2-state simulation hides is
+//! covered by the models: every flip-flop of a netlist starts from its INIT, and the RAM
+//! models start from their INITVAL.
+
+mod bench;
+mod flow;
+
+pub use bench::bench_verilog;
+pub use flow::{make, Flow, NetlistError};
+
+use crate::check::Engine;
+use crate::model::UnitRun;
+use crate::verilator::Verilated;
+use queens_core::{BoardSize, Subproblem};
+use queens_hdl::board::clock::Settings;
+use queens_hdl::board::Board;
+use queens_hdl::emit::CoreConfig;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Cycles per UART sample of the test builds: 24 clock cycles a bit (the UART is tested at
+/// 3 cycles per sample too).
+pub const TEST_CYCLES_PER_SAMPLE: u32 = 3;
+
+/// A board top after synthesis or routing, as Verilog, with what it was built from.
+#[derive(Debug, Clone)]
+pub struct BoardNetlist {
+    pub board: Board,
+    pub flow: Flow,
+    pub core: CoreConfig,
+    pub clock: Settings,
+    pub cycles_per_sample: u32,
+    /// The netlist, top module [`queens_hdl::board::toolchain::TOP`].
+    pub verilog: String,
+    /// yosys' cell models for the family, includes resolved.
+    pub library: String,
+    /// Where the tools' files are (the netlist as `netlist.v`).
+    pub dir: PathBuf,
+}
+
+impl BoardNetlist {
+    /// The whole design the simulator compiles: the solver's settings for the clock
+    /// primitive's check, our models, yosys' library, the netlist and the bench.
+    pub fn simulation_sources(&self) -> String {
+        let s = &self.clock;
+        let defines = match self.flow {
+            Flow::Ecp5Synthesized | Flow::Ecp5Routed => format!(
+                "`define EXPECT_CLKI_DIV {}\n`define EXPECT_CLKFB_DIV {}\n`define EXPECT_CLKOP_DIV {}\n",
+                s.divide, s.multiply, s.output_divide
+            ),
+            Flow::Xc7Synthesized => format!(
+                "`define EXPECT_DIVIDE {}\n`define EXPECT_MULTIPLY {}\n`define EXPECT_OUTPUT_DIVIDE {}\n",
+                s.divide, s.multiply, s.output_divide
+            ),
+        };
+        let models = match self.flow {
+            Flow::Ecp5Synthesized | Flow::Ecp5Routed => include_str!("../../netlist/ecp5.v"),
+            Flow::Xc7Synthesized => include_str!("../../netlist/xc7.v"),
+        };
+        format!(
+            "{defines}{models}\n{lib}\n{net}\n{bench}",
+            lib = self.library,
+            net = self.verilog,
+            bench = bench_verilog(&self.board)
+        )
+    }
+}
+
+/// Runs subproblems through a board netlist under Verilator, frames in and out through the
+/// UART pins.
+pub struct NetlistEngine {
+    pub netlist: BoardNetlist,
+    /// Wall time without a byte from the board after which a run fails.
+    pub quiet: Duration,
+    board_cycles: AtomicU64,
+    board_seconds: AtomicU64,
+    build_seconds: AtomicU64,
+    built: Mutex<Option<Verilated>>,
+}
+
+impl NetlistEngine {
+    pub fn new(netlist: BoardNetlist) -> Self {
+        Self {
+            netlist,
+            quiet: Duration::from_secs(120),
+            board_cycles: Default::default(),
+            board_seconds: Default::default(),
+            build_seconds: Default::default(),
+            built: Mutex::new(None),
+        }
+    }
+
+    /// Compiles the simulation (or finds it in the cache).
+    pub fn build(&self) -> Result<(), String> {
+        let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
+        if built.is_none() {
+            let start = Instant::now();
+            let v = Verilated::build_board(
+                self.netlist.core,
+                bench::BENCH,
+                self.netlist.simulation_sources(),
+                self.netlist.cycles_per_sample,
+            )
+            .map_err(|e| e.to_string())?;
+            self.build_seconds
+                .store(start.elapsed().as_secs_f64().to_bits(), Relaxed);
+            *built = Some(v);
+        }
+        Ok(())
+    }
+
+    /// Seconds the last [`build`](Self::build) took (0 when it came from the cache).
+    pub fn build_seconds(&self) -> f64 {
+        f64::from_bits(self.build_seconds.load(Relaxed))
+    }
+}
+
+impl Engine for NetlistEngine {
+    fn name(&self) -> &'static str {
+        self.netlist.flow.engine_name()
+    }
+
+    fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
+        if size.n() as usize != self.netlist.core.n {
+            return Err(format!(
+                "the netlist was built for N = {}, not {}",
+                self.netlist.core.n,
+                size.n()
+            ));
+        }
+        self.build()?;
+        let built = self.built.lock().unwrap_or_else(|e| e.into_inner());
+        let board = built.as_ref().expect("built above");
+        let start = Instant::now();
+        // The units, and as many queued as the front end's word queue takes.
+        let window = self.netlist.core.units + 8;
+        let (runs, cycles) = board
+            .run(subproblems, window, None, self.quiet)
+            .map_err(|e| e.to_string())?;
+        self.board_seconds
+            .store(start.elapsed().as_secs_f64().to_bits(), Relaxed);
+        self.board_cycles.store(cycles, Relaxed);
+        Ok(runs)
+    }
+
+    fn board_cycles(&self) -> Option<(u64, f64)> {
+        Some((
+            self.board_cycles.load(Relaxed),
+            f64::from_bits(self.board_seconds.load(Relaxed)),
+        ))
+    }
+}
