@@ -91,6 +91,9 @@ endmodule
 // width (1, 2, 4, 9 or 18 bits; at 18, AD[1:0] are the byte write enables), with or without
 // the output register, the three write modes, synchronous or asynchronous output reset, chip
 // selects decoded. A configuration outside that stops the simulation rather than guess.
+// Each input goes through its MUX setting as nextpnr leaves it after packing: the pin, "INV",
+// or a constant "0" or "1" in place of a pin tied off (a control pin tied high stays the
+// pin, which the netlist reader ties to 1).
 module DP16KD(
     input DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0,
     input ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0,
@@ -114,16 +117,86 @@ module DP16KD(
     parameter WRITEMODE_A = "NORMAL";
     parameter WRITEMODE_B = "NORMAL";
     parameter GSR = "ENABLED";
-    parameter CLKAMUX = "CLKA";
-    parameter CLKBMUX = "CLKB";
-    parameter WEAMUX = "WEA";
-    parameter WEBMUX = "WEB";
+    parameter DIA0MUX = "DIA0";
+    parameter DIA1MUX = "DIA1";
+    parameter DIA2MUX = "DIA2";
+    parameter DIA3MUX = "DIA3";
+    parameter DIA4MUX = "DIA4";
+    parameter DIA5MUX = "DIA5";
+    parameter DIA6MUX = "DIA6";
+    parameter DIA7MUX = "DIA7";
+    parameter DIA8MUX = "DIA8";
+    parameter DIA9MUX = "DIA9";
+    parameter DIA10MUX = "DIA10";
+    parameter DIA11MUX = "DIA11";
+    parameter DIA12MUX = "DIA12";
+    parameter DIA13MUX = "DIA13";
+    parameter DIA14MUX = "DIA14";
+    parameter DIA15MUX = "DIA15";
+    parameter DIA16MUX = "DIA16";
+    parameter DIA17MUX = "DIA17";
+    parameter ADA0MUX = "ADA0";
+    parameter ADA1MUX = "ADA1";
+    parameter ADA2MUX = "ADA2";
+    parameter ADA3MUX = "ADA3";
+    parameter ADA4MUX = "ADA4";
+    parameter ADA5MUX = "ADA5";
+    parameter ADA6MUX = "ADA6";
+    parameter ADA7MUX = "ADA7";
+    parameter ADA8MUX = "ADA8";
+    parameter ADA9MUX = "ADA9";
+    parameter ADA10MUX = "ADA10";
+    parameter ADA11MUX = "ADA11";
+    parameter ADA12MUX = "ADA12";
+    parameter ADA13MUX = "ADA13";
     parameter CEAMUX = "CEA";
-    parameter CEBMUX = "CEB";
     parameter OCEAMUX = "OCEA";
-    parameter OCEBMUX = "OCEB";
+    parameter CLKAMUX = "CLKA";
+    parameter WEAMUX = "WEA";
     parameter RSTAMUX = "RSTA";
+    parameter CSA0MUX = "CSA0";
+    parameter CSA1MUX = "CSA1";
+    parameter CSA2MUX = "CSA2";
+    parameter DIB0MUX = "DIB0";
+    parameter DIB1MUX = "DIB1";
+    parameter DIB2MUX = "DIB2";
+    parameter DIB3MUX = "DIB3";
+    parameter DIB4MUX = "DIB4";
+    parameter DIB5MUX = "DIB5";
+    parameter DIB6MUX = "DIB6";
+    parameter DIB7MUX = "DIB7";
+    parameter DIB8MUX = "DIB8";
+    parameter DIB9MUX = "DIB9";
+    parameter DIB10MUX = "DIB10";
+    parameter DIB11MUX = "DIB11";
+    parameter DIB12MUX = "DIB12";
+    parameter DIB13MUX = "DIB13";
+    parameter DIB14MUX = "DIB14";
+    parameter DIB15MUX = "DIB15";
+    parameter DIB16MUX = "DIB16";
+    parameter DIB17MUX = "DIB17";
+    parameter ADB0MUX = "ADB0";
+    parameter ADB1MUX = "ADB1";
+    parameter ADB2MUX = "ADB2";
+    parameter ADB3MUX = "ADB3";
+    parameter ADB4MUX = "ADB4";
+    parameter ADB5MUX = "ADB5";
+    parameter ADB6MUX = "ADB6";
+    parameter ADB7MUX = "ADB7";
+    parameter ADB8MUX = "ADB8";
+    parameter ADB9MUX = "ADB9";
+    parameter ADB10MUX = "ADB10";
+    parameter ADB11MUX = "ADB11";
+    parameter ADB12MUX = "ADB12";
+    parameter ADB13MUX = "ADB13";
+    parameter CEBMUX = "CEB";
+    parameter OCEBMUX = "OCEB";
+    parameter CLKBMUX = "CLKB";
+    parameter WEBMUX = "WEB";
     parameter RSTBMUX = "RSTB";
+    parameter CSB0MUX = "CSB0";
+    parameter CSB1MUX = "CSB1";
+    parameter CSB2MUX = "CSB2";
     parameter INIT_DATA = "STATIC";
     parameter WID = 0;
     parameter [319:0] INITVAL_00 = 0, INITVAL_01 = 0, INITVAL_02 = 0, INITVAL_03 = 0,
@@ -166,20 +239,97 @@ module DP16KD(
             $fatal(1, "DP16KD model: ports of widths %0d and %0d", DATA_WIDTH_A, DATA_WIDTH_B);
         if (RESETMODE != "SYNC" && RESETMODE != "ASYNC")
             $fatal(1, "DP16KD model: RESETMODE %s", RESETMODE);
-        if (CLKAMUX != "CLKA" || CLKBMUX != "CLKB" || WEAMUX != "WEA" || WEBMUX != "WEB"
-                || CEAMUX != "CEA" || CEBMUX != "CEB" || OCEAMUX != "OCEA" || OCEBMUX != "OCEB"
-                || RSTAMUX != "RSTA" || RSTBMUX != "RSTB")
-            $fatal(1, "DP16KD model: an inverted control pin");
         for (i = 0; i < 1024; i = i + 1)
             mem[i] = INIT_ALL[i * 20 +: 18];
     end
 
-    wire [13:0] ada = {ADA13, ADA12, ADA11, ADA10, ADA9, ADA8, ADA7, ADA6, ADA5, ADA4, ADA3, ADA2, ADA1, ADA0};
-    wire [13:0] adb = {ADB13, ADB12, ADB11, ADB10, ADB9, ADB8, ADB7, ADB6, ADB5, ADB4, ADB3, ADB2, ADB1, ADB0};
-    wire [17:0] dia = {DIA17, DIA16, DIA15, DIA14, DIA13, DIA12, DIA11, DIA10, DIA9, DIA8, DIA7, DIA6, DIA5, DIA4, DIA3, DIA2, DIA1, DIA0};
-    wire [17:0] dib = {DIB17, DIB16, DIB15, DIB14, DIB13, DIB12, DIB11, DIB10, DIB9, DIB8, DIB7, DIB6, DIB5, DIB4, DIB3, DIB2, DIB1, DIB0};
-    wire csa = {CSA2, CSA1, CSA0} == cs_decode(CSDECODE_A);
-    wire csb = {CSB2, CSB1, CSB0} == cs_decode(CSDECODE_B);
+    // Every input through its MUX setting.
+    wire dia0_m = DIA0MUX == "1" ? 1'b1 : DIA0MUX == "0" ? 1'b0 : DIA0MUX == "INV" ? ~DIA0 : DIA0;
+    wire dia1_m = DIA1MUX == "1" ? 1'b1 : DIA1MUX == "0" ? 1'b0 : DIA1MUX == "INV" ? ~DIA1 : DIA1;
+    wire dia2_m = DIA2MUX == "1" ? 1'b1 : DIA2MUX == "0" ? 1'b0 : DIA2MUX == "INV" ? ~DIA2 : DIA2;
+    wire dia3_m = DIA3MUX == "1" ? 1'b1 : DIA3MUX == "0" ? 1'b0 : DIA3MUX == "INV" ? ~DIA3 : DIA3;
+    wire dia4_m = DIA4MUX == "1" ? 1'b1 : DIA4MUX == "0" ? 1'b0 : DIA4MUX == "INV" ? ~DIA4 : DIA4;
+    wire dia5_m = DIA5MUX == "1" ? 1'b1 : DIA5MUX == "0" ? 1'b0 : DIA5MUX == "INV" ? ~DIA5 : DIA5;
+    wire dia6_m = DIA6MUX == "1" ? 1'b1 : DIA6MUX == "0" ? 1'b0 : DIA6MUX == "INV" ? ~DIA6 : DIA6;
+    wire dia7_m = DIA7MUX == "1" ? 1'b1 : DIA7MUX == "0" ? 1'b0 : DIA7MUX == "INV" ? ~DIA7 : DIA7;
+    wire dia8_m = DIA8MUX == "1" ? 1'b1 : DIA8MUX == "0" ? 1'b0 : DIA8MUX == "INV" ? ~DIA8 : DIA8;
+    wire dia9_m = DIA9MUX == "1" ? 1'b1 : DIA9MUX == "0" ? 1'b0 : DIA9MUX == "INV" ? ~DIA9 : DIA9;
+    wire dia10_m = DIA10MUX == "1" ? 1'b1 : DIA10MUX == "0" ? 1'b0 : DIA10MUX == "INV" ? ~DIA10 : DIA10;
+    wire dia11_m = DIA11MUX == "1" ? 1'b1 : DIA11MUX == "0" ? 1'b0 : DIA11MUX == "INV" ? ~DIA11 : DIA11;
+    wire dia12_m = DIA12MUX == "1" ? 1'b1 : DIA12MUX == "0" ? 1'b0 : DIA12MUX == "INV" ? ~DIA12 : DIA12;
+    wire dia13_m = DIA13MUX == "1" ? 1'b1 : DIA13MUX == "0" ? 1'b0 : DIA13MUX == "INV" ? ~DIA13 : DIA13;
+    wire dia14_m = DIA14MUX == "1" ? 1'b1 : DIA14MUX == "0" ? 1'b0 : DIA14MUX == "INV" ? ~DIA14 : DIA14;
+    wire dia15_m = DIA15MUX == "1" ? 1'b1 : DIA15MUX == "0" ? 1'b0 : DIA15MUX == "INV" ? ~DIA15 : DIA15;
+    wire dia16_m = DIA16MUX == "1" ? 1'b1 : DIA16MUX == "0" ? 1'b0 : DIA16MUX == "INV" ? ~DIA16 : DIA16;
+    wire dia17_m = DIA17MUX == "1" ? 1'b1 : DIA17MUX == "0" ? 1'b0 : DIA17MUX == "INV" ? ~DIA17 : DIA17;
+    wire ada0_m = ADA0MUX == "1" ? 1'b1 : ADA0MUX == "0" ? 1'b0 : ADA0MUX == "INV" ? ~ADA0 : ADA0;
+    wire ada1_m = ADA1MUX == "1" ? 1'b1 : ADA1MUX == "0" ? 1'b0 : ADA1MUX == "INV" ? ~ADA1 : ADA1;
+    wire ada2_m = ADA2MUX == "1" ? 1'b1 : ADA2MUX == "0" ? 1'b0 : ADA2MUX == "INV" ? ~ADA2 : ADA2;
+    wire ada3_m = ADA3MUX == "1" ? 1'b1 : ADA3MUX == "0" ? 1'b0 : ADA3MUX == "INV" ? ~ADA3 : ADA3;
+    wire ada4_m = ADA4MUX == "1" ? 1'b1 : ADA4MUX == "0" ? 1'b0 : ADA4MUX == "INV" ? ~ADA4 : ADA4;
+    wire ada5_m = ADA5MUX == "1" ? 1'b1 : ADA5MUX == "0" ? 1'b0 : ADA5MUX == "INV" ? ~ADA5 : ADA5;
+    wire ada6_m = ADA6MUX == "1" ? 1'b1 : ADA6MUX == "0" ? 1'b0 : ADA6MUX == "INV" ? ~ADA6 : ADA6;
+    wire ada7_m = ADA7MUX == "1" ? 1'b1 : ADA7MUX == "0" ? 1'b0 : ADA7MUX == "INV" ? ~ADA7 : ADA7;
+    wire ada8_m = ADA8MUX == "1" ? 1'b1 : ADA8MUX == "0" ? 1'b0 : ADA8MUX == "INV" ? ~ADA8 : ADA8;
+    wire ada9_m = ADA9MUX == "1" ? 1'b1 : ADA9MUX == "0" ? 1'b0 : ADA9MUX == "INV" ? ~ADA9 : ADA9;
+    wire ada10_m = ADA10MUX == "1" ? 1'b1 : ADA10MUX == "0" ? 1'b0 : ADA10MUX == "INV" ? ~ADA10 : ADA10;
+    wire ada11_m = ADA11MUX == "1" ? 1'b1 : ADA11MUX == "0" ? 1'b0 : ADA11MUX == "INV" ? ~ADA11 : ADA11;
+    wire ada12_m = ADA12MUX == "1" ? 1'b1 : ADA12MUX == "0" ? 1'b0 : ADA12MUX == "INV" ? ~ADA12 : ADA12;
+    wire ada13_m = ADA13MUX == "1" ? 1'b1 : ADA13MUX == "0" ? 1'b0 : ADA13MUX == "INV" ? ~ADA13 : ADA13;
+    wire cea_m = CEAMUX == "1" ? 1'b1 : CEAMUX == "0" ? 1'b0 : CEAMUX == "INV" ? ~CEA : CEA;
+    wire ocea_m = OCEAMUX == "1" ? 1'b1 : OCEAMUX == "0" ? 1'b0 : OCEAMUX == "INV" ? ~OCEA : OCEA;
+    wire clka_m = CLKAMUX == "1" ? 1'b1 : CLKAMUX == "0" ? 1'b0 : CLKAMUX == "INV" ? ~CLKA : CLKA;
+    wire wea_m = WEAMUX == "1" ? 1'b1 : WEAMUX == "0" ? 1'b0 : WEAMUX == "INV" ? ~WEA : WEA;
+    wire rsta_m = RSTAMUX == "1" ? 1'b1 : RSTAMUX == "0" ? 1'b0 : RSTAMUX == "INV" ? ~RSTA : RSTA;
+    wire csa0_m = CSA0MUX == "1" ? 1'b1 : CSA0MUX == "0" ? 1'b0 : CSA0MUX == "INV" ? ~CSA0 : CSA0;
+    wire csa1_m = CSA1MUX == "1" ? 1'b1 : CSA1MUX == "0" ? 1'b0 : CSA1MUX == "INV" ? ~CSA1 : CSA1;
+    wire csa2_m = CSA2MUX == "1" ? 1'b1 : CSA2MUX == "0" ? 1'b0 : CSA2MUX == "INV" ? ~CSA2 : CSA2;
+    wire dib0_m = DIB0MUX == "1" ? 1'b1 : DIB0MUX == "0" ? 1'b0 : DIB0MUX == "INV" ? ~DIB0 : DIB0;
+    wire dib1_m = DIB1MUX == "1" ? 1'b1 : DIB1MUX == "0" ? 1'b0 : DIB1MUX == "INV" ? ~DIB1 : DIB1;
+    wire dib2_m = DIB2MUX == "1" ? 1'b1 : DIB2MUX == "0" ? 1'b0 : DIB2MUX == "INV" ? ~DIB2 : DIB2;
+    wire dib3_m = DIB3MUX == "1" ? 1'b1 : DIB3MUX == "0" ? 1'b0 : DIB3MUX == "INV" ? ~DIB3 : DIB3;
+    wire dib4_m = DIB4MUX == "1" ? 1'b1 : DIB4MUX == "0" ? 1'b0 : DIB4MUX == "INV" ? ~DIB4 : DIB4;
+    wire dib5_m = DIB5MUX == "1" ? 1'b1 : DIB5MUX == "0" ? 1'b0 : DIB5MUX == "INV" ? ~DIB5 : DIB5;
+    wire dib6_m = DIB6MUX == "1" ? 1'b1 : DIB6MUX == "0" ? 1'b0 : DIB6MUX == "INV" ? ~DIB6 : DIB6;
+    wire dib7_m = DIB7MUX == "1" ? 1'b1 : DIB7MUX == "0" ? 1'b0 : DIB7MUX == "INV" ? ~DIB7 : DIB7;
+    wire dib8_m = DIB8MUX == "1" ? 1'b1 : DIB8MUX == "0" ? 1'b0 : DIB8MUX == "INV" ? ~DIB8 : DIB8;
+    wire dib9_m = DIB9MUX == "1" ? 1'b1 : DIB9MUX == "0" ? 1'b0 : DIB9MUX == "INV" ? ~DIB9 : DIB9;
+    wire dib10_m = DIB10MUX == "1" ? 1'b1 : DIB10MUX == "0" ? 1'b0 : DIB10MUX == "INV" ? ~DIB10 : DIB10;
+    wire dib11_m = DIB11MUX == "1" ? 1'b1 : DIB11MUX == "0" ? 1'b0 : DIB11MUX == "INV" ? ~DIB11 : DIB11;
+    wire dib12_m = DIB12MUX == "1" ? 1'b1 : DIB12MUX == "0" ? 1'b0 : DIB12MUX == "INV" ? ~DIB12 : DIB12;
+    wire dib13_m = DIB13MUX == "1" ? 1'b1 : DIB13MUX == "0" ? 1'b0 : DIB13MUX == "INV" ? ~DIB13 : DIB13;
+    wire dib14_m = DIB14MUX == "1" ? 1'b1 : DIB14MUX == "0" ? 1'b0 : DIB14MUX == "INV" ? ~DIB14 : DIB14;
+    wire dib15_m = DIB15MUX == "1" ? 1'b1 : DIB15MUX == "0" ? 1'b0 : DIB15MUX == "INV" ? ~DIB15 : DIB15;
+    wire dib16_m = DIB16MUX == "1" ? 1'b1 : DIB16MUX == "0" ? 1'b0 : DIB16MUX == "INV" ? ~DIB16 : DIB16;
+    wire dib17_m = DIB17MUX == "1" ? 1'b1 : DIB17MUX == "0" ? 1'b0 : DIB17MUX == "INV" ? ~DIB17 : DIB17;
+    wire adb0_m = ADB0MUX == "1" ? 1'b1 : ADB0MUX == "0" ? 1'b0 : ADB0MUX == "INV" ? ~ADB0 : ADB0;
+    wire adb1_m = ADB1MUX == "1" ? 1'b1 : ADB1MUX == "0" ? 1'b0 : ADB1MUX == "INV" ? ~ADB1 : ADB1;
+    wire adb2_m = ADB2MUX == "1" ? 1'b1 : ADB2MUX == "0" ? 1'b0 : ADB2MUX == "INV" ? ~ADB2 : ADB2;
+    wire adb3_m = ADB3MUX == "1" ? 1'b1 : ADB3MUX == "0" ? 1'b0 : ADB3MUX == "INV" ? ~ADB3 : ADB3;
+    wire adb4_m = ADB4MUX == "1" ? 1'b1 : ADB4MUX == "0" ? 1'b0 : ADB4MUX == "INV" ? ~ADB4 : ADB4;
+    wire adb5_m = ADB5MUX == "1" ? 1'b1 : ADB5MUX == "0" ? 1'b0 : ADB5MUX == "INV" ? ~ADB5 : ADB5;
+    wire adb6_m = ADB6MUX == "1" ? 1'b1 : ADB6MUX == "0" ? 1'b0 : ADB6MUX == "INV" ? ~ADB6 : ADB6;
+    wire adb7_m = ADB7MUX == "1" ? 1'b1 : ADB7MUX == "0" ? 1'b0 : ADB7MUX == "INV" ? ~ADB7 : ADB7;
+    wire adb8_m = ADB8MUX == "1" ? 1'b1 : ADB8MUX == "0" ? 1'b0 : ADB8MUX == "INV" ? ~ADB8 : ADB8;
+    wire adb9_m = ADB9MUX == "1" ? 1'b1 : ADB9MUX == "0" ? 1'b0 : ADB9MUX == "INV" ? ~ADB9 : ADB9;
+    wire adb10_m = ADB10MUX == "1" ? 1'b1 : ADB10MUX == "0" ? 1'b0 : ADB10MUX == "INV" ? ~ADB10 : ADB10;
+    wire adb11_m = ADB11MUX == "1" ? 1'b1 : ADB11MUX == "0" ? 1'b0 : ADB11MUX == "INV" ? ~ADB11 : ADB11;
+    wire adb12_m = ADB12MUX == "1" ? 1'b1 : ADB12MUX == "0" ? 1'b0 : ADB12MUX == "INV" ? ~ADB12 : ADB12;
+    wire adb13_m = ADB13MUX == "1" ? 1'b1 : ADB13MUX == "0" ? 1'b0 : ADB13MUX == "INV" ? ~ADB13 : ADB13;
+    wire ceb_m = CEBMUX == "1" ? 1'b1 : CEBMUX == "0" ? 1'b0 : CEBMUX == "INV" ? ~CEB : CEB;
+    wire oceb_m = OCEBMUX == "1" ? 1'b1 : OCEBMUX == "0" ? 1'b0 : OCEBMUX == "INV" ? ~OCEB : OCEB;
+    wire clkb_m = CLKBMUX == "1" ? 1'b1 : CLKBMUX == "0" ? 1'b0 : CLKBMUX == "INV" ? ~CLKB : CLKB;
+    wire web_m = WEBMUX == "1" ? 1'b1 : WEBMUX == "0" ? 1'b0 : WEBMUX == "INV" ? ~WEB : WEB;
+    wire rstb_m = RSTBMUX == "1" ? 1'b1 : RSTBMUX == "0" ? 1'b0 : RSTBMUX == "INV" ? ~RSTB : RSTB;
+    wire csb0_m = CSB0MUX == "1" ? 1'b1 : CSB0MUX == "0" ? 1'b0 : CSB0MUX == "INV" ? ~CSB0 : CSB0;
+    wire csb1_m = CSB1MUX == "1" ? 1'b1 : CSB1MUX == "0" ? 1'b0 : CSB1MUX == "INV" ? ~CSB1 : CSB1;
+    wire csb2_m = CSB2MUX == "1" ? 1'b1 : CSB2MUX == "0" ? 1'b0 : CSB2MUX == "INV" ? ~CSB2 : CSB2;
+    wire [13:0] ada = {ada13_m, ada12_m, ada11_m, ada10_m, ada9_m, ada8_m, ada7_m, ada6_m, ada5_m, ada4_m, ada3_m, ada2_m, ada1_m, ada0_m};
+    wire [13:0] adb = {adb13_m, adb12_m, adb11_m, adb10_m, adb9_m, adb8_m, adb7_m, adb6_m, adb5_m, adb4_m, adb3_m, adb2_m, adb1_m, adb0_m};
+    wire [17:0] dia = {dia17_m, dia16_m, dia15_m, dia14_m, dia13_m, dia12_m, dia11_m, dia10_m, dia9_m, dia8_m, dia7_m, dia6_m, dia5_m, dia4_m, dia3_m, dia2_m, dia1_m, dia0_m};
+    wire [17:0] dib = {dib17_m, dib16_m, dib15_m, dib14_m, dib13_m, dib12_m, dib11_m, dib10_m, dib9_m, dib8_m, dib7_m, dib6_m, dib5_m, dib4_m, dib3_m, dib2_m, dib1_m, dib0_m};
+    wire csa = {csa2_m, csa1_m, csa0_m} == cs_decode(CSDECODE_A);
+    wire csb = {csb2_m, csb1_m, csb0_m} == cs_decode(CSDECODE_B);
 
     // A port's access: the word, the data bits it covers (as a mask over the word), and
     // the data moved into place.
@@ -212,39 +362,39 @@ module DP16KD(
     wire [17:0] rmaskb = DATA_WIDTH_B == 18 ? 18'h3FFFF : wmaskb;
 
     reg [17:0] lata = 0, latb = 0, rega = 0, regb = 0;
-    wire ena = CEA & csa, enb = CEB & csb;
-    wire clka = CLKA, clkb = CLKB;
+    wire ena = cea_m & csa, enb = ceb_m & csb;
+    wire clka = clka_m, clkb = clkb_m;
 
     always @(posedge clka) if (ena) begin
-        if (WEA) mem[worda] <= (mem[worda] & ~wmaska) | ((dia << shifta) & wmaska);
+        if (wea_m) mem[worda] <= (mem[worda] & ~wmaska) | ((dia << shifta) & wmaska);
     end
     always @(posedge clkb) if (enb) begin
-        if (WEB) mem[wordb] <= (mem[wordb] & ~wmaskb) | ((dib << shiftb) & wmaskb);
+        if (web_m) mem[wordb] <= (mem[wordb] & ~wmaskb) | ((dib << shiftb) & wmaskb);
     end
 
     // The output latch: the read word on a read, per write mode on a write; the reset clears
     // it whatever the enable (at the clock, or at once with RESETMODE "ASYNC").
-    wire [17:0] nexta = !WEA ? (mem[worda] & rmaska) >> shifta
+    wire [17:0] nexta = !wea_m ? (mem[worda] & rmaska) >> shifta
         : WRITEMODE_A == "WRITETHROUGH" ? ((dia << shifta) & wmaska) >> shifta
         : WRITEMODE_A == "READBEFOREWRITE" ? (mem[worda] & rmaska) >> shifta : lata;
-    wire [17:0] nextb = !WEB ? (mem[wordb] & rmaskb) >> shiftb
+    wire [17:0] nextb = !web_m ? (mem[wordb] & rmaskb) >> shiftb
         : WRITEMODE_B == "WRITETHROUGH" ? ((dib << shiftb) & wmaskb) >> shiftb
         : WRITEMODE_B == "READBEFOREWRITE" ? (mem[wordb] & rmaskb) >> shiftb : latb;
     generate
         if (RESETMODE == "ASYNC") begin : async_reset
-            always @(posedge clka or posedge RSTA)
-                if (RSTA) lata <= 0; else if (ena) lata <= nexta;
-            always @(posedge clkb or posedge RSTB)
-                if (RSTB) latb <= 0; else if (enb) latb <= nextb;
+            always @(posedge clka or posedge rsta_m)
+                if (rsta_m) lata <= 0; else if (ena) lata <= nexta;
+            always @(posedge clkb or posedge rstb_m)
+                if (rstb_m) latb <= 0; else if (enb) latb <= nextb;
         end else begin : sync_reset
             always @(posedge clka)
-                if (RSTA) lata <= 0; else if (ena) lata <= nexta;
+                if (rsta_m) lata <= 0; else if (ena) lata <= nexta;
             always @(posedge clkb)
-                if (RSTB) latb <= 0; else if (enb) latb <= nextb;
+                if (rstb_m) latb <= 0; else if (enb) latb <= nextb;
         end
     endgenerate
-    always @(posedge clka) if (RSTA) rega <= 0; else if (OCEA) rega <= lata;
-    always @(posedge clkb) if (RSTB) regb <= 0; else if (OCEB) regb <= latb;
+    always @(posedge clka) if (rsta_m) rega <= 0; else if (ocea_m) rega <= lata;
+    always @(posedge clkb) if (rstb_m) regb <= 0; else if (oceb_m) regb <= latb;
 
     wire [17:0] doa = REGMODE_A == "OUTREG" ? rega : lata;
     wire [17:0] dob = REGMODE_B == "OUTREG" ? regb : latb;
@@ -306,8 +456,8 @@ module QUEENS_COMB(
             initial $fatal(1, "QUEENS_COMB: MODE %s has no model", MODE);
         end
     endgenerate
-    // The slice's wide-function muxes (PFUMX, L6MUX21).
-    assign OFX = IS_Z1 ? (M ? FXB : FXA) : (M ? F : F1);
+    // The slice's wide-function muxes: PFUMX (F1 when M, else F) and L6MUX21.
+    assign OFX = IS_Z1 ? (M ? FXB : FXA) : (M ? F1 : F);
 endmodule
 
 // nextpnr-ecp5's write port of a slice RAM: it passes the write address and data of the RAM
@@ -320,4 +470,49 @@ module TRELLIS_RAMW(
 );
     assign {WADO3, WADO2, WADO1, WADO0} = {A0, C0, B0, D0};
     assign {WDO3, WDO2, WDO1, WDO0} = {B1, D1, A1, C1};
+endmodule
+
+// nextpnr-ecp5's packed flip-flop (renamed from TRELLIS_FF when a routed netlist is read
+// back): SD picks its data, "1" the paired LUT's output on DI, "0" the M input that the
+// packer moves DI to when no LUT of the slice drives it. The rest is yosys' TRELLIS_FF.
+module QUEENS_FF(input CLK, LSR, CE, DI, M, output Q);
+    parameter GSR = "ENABLED";
+    parameter [127:0] CEMUX = "1";
+    parameter CLKMUX = "CLK";
+    parameter LSRMUX = "LSR";
+    parameter SRMODE = "LSR_OVER_CE";
+    parameter REGSET = "RESET";
+    parameter [127:0] LSRMODE = "LSR";
+    parameter SD = "0";
+    initial
+        if (LSRMODE == "PRLD")
+            $fatal(1, "QUEENS_FF: LSRMODE PRLD shares M with the data; no model");
+    TRELLIS_FF #(.GSR(GSR), .CEMUX(CEMUX), .CLKMUX(CLKMUX), .LSRMUX(LSRMUX), .SRMODE(SRMODE),
+        .REGSET(REGSET), .LSRMODE(LSRMODE))
+        ff(.CLK(CLK), .LSR(LSR), .CE(CE), .DI(SD == "1" ? DI : M), .M(1'b0), .Q(Q));
+endmodule
+
+// nextpnr-ecp5's I/O buffers (TRELLIS_IO cells of a routed netlist, renamed by direction
+// when it is read back): yosys' model has one inout pad that it drives with Z on an input,
+// which a simulator without tristates refuses on a top-level input. Plain inputs and outputs
+// only: DDR and tristate settings stop the simulation.
+module QUEENS_IB(input B, input I, input T, output O);
+    parameter DIR = "INPUT";
+    parameter DATAMUX_ODDR = "PADDO";
+    parameter DATAMUX_MDDR = "PADDO";
+    initial
+        if (DATAMUX_ODDR != "PADDO" || DATAMUX_MDDR != "PADDO")
+            $fatal(1, "QUEENS_IB: DDR settings have no model");
+    assign O = B;
+endmodule
+
+module QUEENS_OB(output B, input I, input T, output O);
+    parameter DIR = "OUTPUT";
+    parameter DATAMUX_ODDR = "PADDO";
+    parameter DATAMUX_MDDR = "PADDO";
+    initial
+        if (DATAMUX_ODDR != "PADDO" || DATAMUX_MDDR != "PADDO")
+            $fatal(1, "QUEENS_OB: DDR settings have no model");
+    assign B = I;
+    assign O = 1'b0;
 endmodule

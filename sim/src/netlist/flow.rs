@@ -23,6 +23,14 @@ pub enum Flow {
 }
 
 impl Flow {
+    /// Our models of the cells yosys' library lacks for the flow.
+    pub fn models(self) -> &'static str {
+        match self {
+            Flow::Ecp5Synthesized | Flow::Ecp5Routed => include_str!("../../netlist/ecp5.v"),
+            Flow::Xc7Synthesized => include_str!("../../netlist/xc7.v"),
+        }
+    }
+
     pub fn engine_name(self) -> &'static str {
         match self {
             Flow::Ecp5Synthesized => "netlist (ECP5, synthesized)",
@@ -133,7 +141,7 @@ pub fn make(
         clock,
         cycles_per_sample: d.uart_cycles_per_sample,
         verilog,
-        library: library(&yosys, flow)?,
+        library: library(&yosys, flow, flow.models())?,
         dir,
     })
 }
@@ -175,9 +183,13 @@ fn run_flow(
                     .env("NEXTPNR_ARGS", "--write out/routed.json"),
             )?;
             phase("the routed netlist as Verilog (yosys)");
-            // nextpnr's packed half slices run on our model of them (netlist/ecp5.v).
-            let script = "read_json out/routed.json; chtype -map TRELLIS_COMB QUEENS_COMB; write_verilog -noattr netlist.v";
-            tool(dir, "yosys read_json", "yosys-routed.log", Command::new(yosys).args(["-q", "-l", "yosys-routed.log", "-p", script]))
+            tie_unconnected(&dir.join("out/routed.json"))?;
+            // nextpnr's packed half slices, flip-flops and I/O run on our models (netlist/ecp5.v).
+            // nextpnr names the top `top`.
+            let script = format!(
+                "read_json out/routed.json; hierarchy -auto-top; rename -top {TOP}; chtype -map TRELLIS_COMB QUEENS_COMB; chtype -map TRELLIS_FF QUEENS_FF; chtype -set QUEENS_IB t:TRELLIS_IO r:DIR=INPUT %i; chtype -set QUEENS_OB t:TRELLIS_IO r:DIR=OUTPUT %i; write_verilog -noattr netlist.v"
+            );
+            tool(dir, "yosys read_json", "yosys-routed.log", Command::new(yosys).args(["-q", "-l", "yosys-routed.log", "-p", &script]))
         }
         Flow::Xc7Synthesized => {
             phase("synthesis (yosys synth_xilinx -family xc7)");
@@ -206,17 +218,52 @@ fn tool(dir: &Path, step: &'static str, log: &str, cmd: &mut Command) -> Result<
 }
 
 /// yosys' cell models for the flow's family, as one text (its includes inlined), from the
-/// same yosys that made the netlist.
-fn library(yosys: &str, flow: Flow) -> Result<String, NetlistError> {
+/// same yosys that made the netlist, without the black boxes that `ours` (our models) define.
+fn library(yosys: &str, flow: Flow, ours: &str) -> Result<String, NetlistError> {
     let share = share_dir(yosys)?;
     let file = match flow {
         Flow::Ecp5Synthesized | Flow::Ecp5Routed => share.join("ecp5/cells_sim.v"),
         Flow::Xc7Synthesized => share.join("xilinx/cells_sim.v"),
     };
-    inline_includes(&file)
+    let lib = inline_includes(&file, &mut Default::default())?;
+    let names: Vec<&str> = ours.lines().filter_map(module_name).collect();
+    Ok(without_modules(&lib, &names))
 }
 
-fn inline_includes(file: &Path) -> Result<String, NetlistError> {
+/// The module a line declares, if it starts one.
+fn module_name(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("module ")?.trim_start();
+    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    Some(&rest[..end])
+}
+
+/// `lib` without the modules `names`, each from its attribute line to its `endmodule`.
+fn without_modules(lib: &str, names: &[&str]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    let mut skipping = false;
+    for line in lib.lines() {
+        if skipping {
+            skipping = !line.trim_start().starts_with("endmodule");
+            continue;
+        }
+        if module_name(line).is_some_and(|m| names.contains(&m)) {
+            if out.last().is_some_and(|l| l.trim_start().starts_with("(*")) {
+                out.pop();
+            }
+            skipping = !line.contains("endmodule");
+            continue;
+        }
+        out.push(line);
+    }
+    out.join("\n") + "\n"
+}
+
+/// `file` with each include inlined where it first appears (yosys' ECP5 library includes
+/// its flip-flop and I/O cells twice).
+fn inline_includes(file: &Path, seen: &mut std::collections::HashSet<PathBuf>) -> Result<String, NetlistError> {
+    if !seen.insert(file.to_path_buf()) {
+        return Ok(String::new());
+    }
     let text = std::fs::read_to_string(file).map_err(io(format!("reading {}", file.display())))?;
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
@@ -227,7 +274,7 @@ fn inline_includes(file: &Path) -> Result<String, NetlistError> {
         match inc {
             Some(name) => {
                 let dir = file.parent().unwrap_or(Path::new("."));
-                out += &inline_includes(&dir.join(name))?;
+                out += &inline_includes(&dir.join(name), seen)?;
             }
             None => out += line,
         }
@@ -273,4 +320,50 @@ fn share_dir(yosys: &str) -> Result<PathBuf, NetlistError> {
         )));
     }
     Ok(dir)
+}
+
+/// The inputs nextpnr left unconnected in a routed netlist, tied to what silicon sees there.
+/// nextpnr folds a constant input into the cell's settings and disconnects it; a netlist read
+/// back would let it float, so it is connected here:
+/// - a LUT or carry input (TRELLIS_COMB A..D): an unconnected input reads 1 (the bitstream
+///   ties it high; nextpnr rewrites the INIT for that);
+/// - a block RAM control pin (DP16KD): 1, its MUX setting (the pin, or "INV" for 0) says
+///   which level the RAM sees;
+/// - a flip-flop's set/reset (TRELLIS_FF LSR): off (the bitstream leaves its mux unset), so
+///   the level that its LSRMUX turns inactive.
+fn tie_unconnected(json: &Path) -> Result<(), NetlistError> {
+    const RAM_CONTROLS: [&str; 16] = [
+        "CLKA", "CLKB", "RSTA", "RSTB", "WEA", "WEB", "CEA", "CEB", "OCEA", "OCEB", "CSA0",
+        "CSA1", "CSA2", "CSB0", "CSB1", "CSB2",
+    ];
+    let text = std::fs::read_to_string(json).map_err(io(format!("reading {}", json.display())))?;
+    let mut net: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| NetlistError::Tools(format!("{}: {e}", json.display())))?;
+    let Some(modules) = net["modules"].as_object_mut() else {
+        return Err(NetlistError::Tools(format!("{}: no modules", json.display())));
+    };
+    for m in modules.values_mut() {
+        let Some(cells) = m["cells"].as_object_mut() else {
+            continue;
+        };
+        for cell in cells.values_mut() {
+            let ties: Vec<(&str, &str)> = match cell["type"].as_str() {
+                Some("TRELLIS_COMB") => ["A", "B", "C", "D"].map(|p| (p, "1")).to_vec(),
+                Some("DP16KD") => RAM_CONTROLS.map(|p| (p, "1")).to_vec(),
+                Some("TRELLIS_FF") => {
+                    let inverted = cell["parameters"]["LSRMUX"] == "INV";
+                    vec![("LSR", if inverted { "1" } else { "0" })]
+                }
+                _ => continue,
+            };
+            for (port, level) in ties {
+                let conns = &mut cell["connections"][port];
+                if conns.as_array().is_none_or(|a| a.is_empty()) {
+                    *conns = serde_json::json!([level]);
+                    cell["port_directions"][port] = serde_json::json!("input");
+                }
+            }
+        }
+    }
+    std::fs::write(json, net.to_string()).map_err(io(format!("writing {}", json.display())))
 }

@@ -75,10 +75,7 @@ impl BoardNetlist {
                 s.divide, s.multiply, s.output_divide
             ),
         };
-        let models = match self.flow {
-            Flow::Ecp5Synthesized | Flow::Ecp5Routed => include_str!("../../netlist/ecp5.v"),
-            Flow::Xc7Synthesized => include_str!("../../netlist/xc7.v"),
-        };
+        let models = self.flow.models();
         format!(
             "{defines}{models}\n{lib}\n{net}\n{bench}",
             lib = self.library,
