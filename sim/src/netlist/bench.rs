@@ -1,8 +1,8 @@
 //! The bench around a board top: the simulator drives a clock and the UART's two pins, and
 //! the bench wires them to the top's pins by their role, as the board's connectors would.
 
-use queens_hdl::board::top::{ports, Dir, Role};
 use queens_hdl::board::toolchain::TOP;
+use queens_hdl::board::top::{ports, Dir, Role};
 use queens_hdl::board::Board;
 
 /// The bench's module name (ports clock, uart_rx, uart_tx).
@@ -54,7 +54,10 @@ mod tests {
         let b = Board::load("kc705").unwrap();
         let v = bench_verilog(&b);
         assert!(v.contains(".clk_p(clock)") && v.contains(".clk_n(~clock)"), "{v}");
-        assert!(v.contains(".uart_rx(uart_rx)") && v.contains(".uart_tx(uart_tx)"), "{v}");
+        assert!(
+            v.contains(".uart_rx(uart_rx)") && v.contains(".uart_tx(uart_tx)"),
+            "{v}"
+        );
         for p in ports(&b) {
             assert!(v.contains(&format!(".{}(", p.name)), "{} unwired: {v}", p.name);
         }

@@ -56,7 +56,9 @@ impl Flow {
 
 #[derive(Debug, thiserror::Error)]
 pub enum NetlistError {
-    #[error("{board} ({part}): no open flow makes its netlist here (ECP5 boards and Xilinx 7-series boards only)")]
+    #[error(
+        "{board} ({part}): no open flow makes its netlist here (ECP5 boards and Xilinx 7-series boards only)"
+    )]
     Family { board: String, part: String },
     #[error("{0}")]
     Build(#[from] queens_hdl::board::build::BuildError),
@@ -87,8 +89,8 @@ pub fn make(
     flow: Flow,
     phase: &dyn Fn(&str),
 ) -> Result<BoardNetlist, NetlistError> {
-    let core = CoreConfig::new(n, units, b.default_arbiter(), true)
-        .map_err(|e| NetlistError::Build(e.into()))?;
+    let core =
+        CoreConfig::new(n, units, b.default_arbiter(), true).map_err(|e| NetlistError::Build(e.into()))?;
     let clock = b
         .clock_for(b.defaults.clock_hz)
         .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;
@@ -155,13 +157,7 @@ fn flow_tag(flow: Flow) -> &'static str {
 }
 
 /// Runs `flow` in `dir` (a build directory), leaving `netlist.v` there.
-fn run_flow(
-    dir: &Path,
-    flow: Flow,
-    yosys: &str,
-    mhz: f64,
-    phase: &dyn Fn(&str),
-) -> Result<(), NetlistError> {
+fn run_flow(dir: &Path, flow: Flow, yosys: &str, mhz: f64, phase: &dyn Fn(&str)) -> Result<(), NetlistError> {
     let sources = SOURCES.join(" ");
     match flow {
         Flow::Ecp5Synthesized => {
@@ -170,7 +166,12 @@ fn run_flow(
                 "{}; write_verilog -noattr netlist.v",
                 synth_script(&sources, TOP, "synth.json", mhz)
             );
-            tool(dir, "yosys synth_ecp5", "yosys.log", Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]))
+            tool(
+                dir,
+                "yosys synth_ecp5",
+                "yosys.log",
+                Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]),
+            )
         }
         Flow::Ecp5Routed => {
             phase("synthesis, place and route (build.sh, nextpnr writing the routed netlist)");
@@ -189,14 +190,24 @@ fn run_flow(
             let script = format!(
                 "read_json out/routed.json; hierarchy -auto-top; rename -top {TOP}; chtype -map TRELLIS_COMB QUEENS_COMB; chtype -map TRELLIS_FF QUEENS_FF; chtype -set QUEENS_IB t:TRELLIS_IO r:DIR=INPUT %i; chtype -set QUEENS_OB t:TRELLIS_IO r:DIR=OUTPUT %i; write_verilog -noattr netlist.v"
             );
-            tool(dir, "yosys read_json", "yosys-routed.log", Command::new(yosys).args(["-q", "-l", "yosys-routed.log", "-p", &script]))
+            tool(
+                dir,
+                "yosys read_json",
+                "yosys-routed.log",
+                Command::new(yosys).args(["-q", "-l", "yosys-routed.log", "-p", &script]),
+            )
         }
         Flow::Xc7Synthesized => {
             phase("synthesis (yosys synth_xilinx -family xc7)");
             let script = format!(
                 "read_verilog {sources}; synth_xilinx -family xc7 -flatten -top {TOP}; write_verilog -noattr netlist.v"
             );
-            tool(dir, "yosys synth_xilinx", "yosys.log", Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]))
+            tool(
+                dir,
+                "yosys synth_xilinx",
+                "yosys.log",
+                Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]),
+            )
         }
     }
 }
@@ -217,6 +228,17 @@ fn tool(dir: &Path, step: &'static str, log: &str, cmd: &mut Command) -> Result<
     })
 }
 
+/// The cell models a netlist of `flow` runs on: ours, then yosys' own (includes inlined,
+/// without the black boxes ours replace), from the yosys `make` uses.
+pub fn cell_models(flow: Flow) -> Result<String, NetlistError> {
+    let yosys = find_tool("yosys").map_err(NetlistError::Tools)?;
+    Ok(format!(
+        "{}\n{}",
+        flow.models(),
+        library(&yosys, flow, flow.models())?
+    ))
+}
+
 /// yosys' cell models for the flow's family, as one text (its includes inlined), from the
 /// same yosys that made the netlist, without the black boxes that `ours` (our models) define.
 fn library(yosys: &str, flow: Flow, ours: &str) -> Result<String, NetlistError> {
@@ -233,7 +255,9 @@ fn library(yosys: &str, flow: Flow, ours: &str) -> Result<String, NetlistError> 
 /// The module a line declares, if it starts one.
 fn module_name(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("module ")?.trim_start();
-    let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
     Some(&rest[..end])
 }
 
@@ -260,7 +284,10 @@ fn without_modules(lib: &str, names: &[&str]) -> String {
 
 /// `file` with each include inlined where it first appears (yosys' ECP5 library includes
 /// its flip-flop and I/O cells twice).
-fn inline_includes(file: &Path, seen: &mut std::collections::HashSet<PathBuf>) -> Result<String, NetlistError> {
+fn inline_includes(
+    file: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> Result<String, NetlistError> {
     if !seen.insert(file.to_path_buf()) {
         return Ok(String::new());
     }
@@ -333,12 +360,12 @@ fn share_dir(yosys: &str) -> Result<PathBuf, NetlistError> {
 ///   the level that its LSRMUX turns inactive.
 fn tie_unconnected(json: &Path) -> Result<(), NetlistError> {
     const RAM_CONTROLS: [&str; 16] = [
-        "CLKA", "CLKB", "RSTA", "RSTB", "WEA", "WEB", "CEA", "CEB", "OCEA", "OCEB", "CSA0",
-        "CSA1", "CSA2", "CSB0", "CSB1", "CSB2",
+        "CLKA", "CLKB", "RSTA", "RSTB", "WEA", "WEB", "CEA", "CEB", "OCEA", "OCEB", "CSA0", "CSA1", "CSA2",
+        "CSB0", "CSB1", "CSB2",
     ];
     let text = std::fs::read_to_string(json).map_err(io(format!("reading {}", json.display())))?;
-    let mut net: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| NetlistError::Tools(format!("{}: {e}", json.display())))?;
+    let mut net: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| NetlistError::Tools(format!("{}: {e}", json.display())))?;
     let Some(modules) = net["modules"].as_object_mut() else {
         return Err(NetlistError::Tools(format!("{}: no modules", json.display())));
     };

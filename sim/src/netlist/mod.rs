@@ -26,7 +26,7 @@ mod bench;
 mod flow;
 
 pub use bench::bench_verilog;
-pub use flow::{make, Flow, NetlistError};
+pub use flow::{cell_models, make, Flow, NetlistError};
 
 use crate::check::Engine;
 use crate::model::UnitRun;

@@ -263,8 +263,8 @@ fn netlist_engine(a: &CheckArgs) -> anyhow::Result<queens_sim::netlist::NetlistE
     let units = a.solvers.unwrap_or(2);
     let mut net = make(&b, a.n as usize, units, flow, &|p| eprintln!("{}: {p}", b.name))?;
     if let Some(p) = &a.design {
-        net.verilog = std::fs::read_to_string(p)
-            .with_context(|| format!("reading the netlist {}", p.display()))?;
+        net.verilog =
+            std::fs::read_to_string(p).with_context(|| format!("reading the netlist {}", p.display()))?;
     }
     let engine = NetlistEngine::new(net);
     eprintln!("{}: compiling the netlist with Verilator", b.name);

@@ -1,0 +1,165 @@
+//! The netlist engine as a user runs it: a board top after synthesis or routing, simulated
+//! through its pins, counts every canonical subproblem exactly with the cycle model's cycles;
+//! a netlist broken by hand is caught and the subproblem named. Needs the open ECP5 tools
+//! and Verilator (scripts/test.sh installs them).
+
+mod common;
+
+use queens_core::{BoardSize, Enumerator};
+
+fn check_json(args: &[&str]) -> serde_json::Value {
+    let out = common::queens()
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("queens runs");
+    let text = common::ok(&out);
+    serde_json::from_str(&text).expect("one JSON object")
+}
+
+fn subproblems(n: u32) -> u64 {
+    Enumerator::new(BoardSize::new(n).unwrap()).census().total()
+}
+
+/// Exact and cycle-exact: the whole of N with no mismatch of either kind.
+fn assert_exact(v: &serde_json::Value, n: u32, q: u64) {
+    assert_eq!(v["subproblems"], subproblems(n), "{v}");
+    assert_eq!(v["total"], q, "{v}");
+    assert_eq!(v["mismatches"], 0, "{v}");
+    assert_eq!(v["cycle_mismatches"], 0, "{v}");
+    assert!(v["board_cycles"].as_u64().unwrap() > 0, "{v}");
+}
+
+#[test]
+fn the_routed_ulx3s_netlist_counts_n10_exactly_and_a_flipped_lut_is_named() {
+    let v = check_json(&["sim", "check", "10", "--engine", "netlist", "--board", "ulx3s"]);
+    assert_exact(&v, 10, 724);
+    assert_eq!(v["engine"], "netlist (ECP5, placed and routed)");
+
+    // The same netlist with one LUT of unit 0's solution count inverted.
+    let path = v["netlist"].as_str().expect("the netlist's path").to_string();
+    let netlist = std::fs::read_to_string(&path).unwrap();
+    let (broken, lut) = flip_count_lut(&netlist).expect("a LUT that feeds unit 0's count");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("broken.v");
+    std::fs::write(&file, broken).unwrap();
+    let out = common::queens()
+        .args([
+            "sim", "check", "10", "--engine", "netlist", "--board", "ulx3s", "--sample", "400", "--design",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    common::fails_with(
+        &out,
+        &["subproblems disagree with the software counter", "(the first: #"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("MISMATCH subproblem #"), "LUT {lut}: {text}");
+}
+
+#[test]
+fn the_synthesized_ulx3s_netlist_counts_a_sample_exactly() {
+    let v = check_json(&[
+        "sim",
+        "check",
+        "10",
+        "--engine",
+        "netlist",
+        "--board",
+        "ulx3s",
+        "--synthesized",
+        "--sample",
+        "300",
+    ]);
+    assert_eq!(v["engine"], "netlist (ECP5, synthesized)");
+    assert_eq!(v["subproblems"], 300);
+    assert_eq!(v["mismatches"], 0, "{v}");
+    assert_eq!(v["cycle_mismatches"], 0, "{v}");
+}
+
+#[test]
+fn the_kc705_xc7_netlist_counts_n8_exactly() {
+    let v = check_json(&["sim", "check", "8", "--engine", "netlist", "--board", "kc705"]);
+    assert_exact(&v, 8, 92);
+    assert_eq!(v["engine"], "netlist (xc7, synth_xilinx)");
+}
+
+#[test]
+fn a_board_without_an_open_flow_is_refused_by_name() {
+    let out = common::queens()
+        .args(["sim", "check", "8", "--engine", "netlist", "--board", "de4"])
+        .output()
+        .unwrap();
+    common::fails_with(&out, &["de4", "no open flow"]);
+    let out = common::queens()
+        .args(["sim", "check", "8", "--engine", "netlist"])
+        .output()
+        .unwrap();
+    common::fails_with(&out, &["--board"]);
+}
+
+/// The netlist with the LUT that computes the lowest bit of unit 0's solution count that
+/// the routed netlist names inverted (a flip-flop fed by a LUT: through DI when paired in its
+/// slice, else through M), and that LUT's instance name.
+fn flip_count_lut(netlist: &str) -> Option<(String, String)> {
+    let cells = cells(netlist);
+    let (_, data) = cells
+        .iter()
+        .filter(|c| c.text.starts_with("  QUEENS_FF"))
+        .filter_map(|c| {
+            let q = port(c.text, "Q")?;
+            let bit: u32 = q
+                .split("unit[0].s.count_lo.q[")
+                .nth(1)?
+                .split(']')
+                .next()?
+                .parse()
+                .ok()?;
+            let from = if c.text.contains(".SD(\"1\")") { "DI" } else { "M" };
+            Some((bit, port(c.text, from)?))
+        })
+        .min()?;
+    let lut = cells.iter().find(|c| {
+        c.text.starts_with("  QUEENS_COMB") && port(c.text, "F").as_deref() == Some(data.as_str())
+    })?;
+    let init = lut.text.find(".INITVAL(16'h")? + ".INITVAL(16'h".len();
+    let old = u16::from_str_radix(&lut.text[init..init + 4], 16).ok()?;
+    let mut out = netlist.to_string();
+    let at = lut.start + init;
+    out.replace_range(at..at + 4, &format!("{:04x}", !old));
+    let name = lut.text.lines().find(|l| l.trim_start().starts_with(')'))?;
+    Some((out, name.trim().to_string()))
+}
+
+struct Cell<'a> {
+    start: usize,
+    text: &'a str,
+}
+
+/// The cell instances of a yosys-written netlist: from `  TYPE #(` to the closing `  );`.
+fn cells(netlist: &str) -> Vec<Cell<'_>> {
+    let mut v = Vec::new();
+    let mut at = 0;
+    while let Some(i) = netlist[at..].find(" #(\n") {
+        let line = netlist[..at + i].rfind('\n').map_or(0, |p| p + 1);
+        let Some(end) = netlist[at + i..].find("\n  );") else {
+            break;
+        };
+        let end = at + i + end + 5;
+        v.push(Cell {
+            start: line,
+            text: &netlist[line..end],
+        });
+        at = end;
+    }
+    v
+}
+
+/// The net on port `name` of a cell, as written.
+fn port(cell: &str, name: &str) -> Option<String> {
+    let key = format!(".{name}(");
+    let i = cell.find(&key)? + key.len();
+    let end = cell[i..].find("),\n").or_else(|| cell[i..].find(")\n"))?;
+    Some(cell[i..i + end].trim().to_string())
+}

@@ -1,0 +1,206 @@
+//! Our models of the cells a netlist runs on, against yosys' models of the cells they stand
+//! for: nextpnr-ecp5's packed half slices (carry, LUT-RAM with its write port, wide-function
+//! mux) and flip-flop against CCU2C, TRELLIS_DPR16X4, PFUMX and TRELLIS_FF, driven with
+//! random inputs under Verilator; and the clock primitives refusing settings the clock solver
+//! did not compute. Needs Verilator and the pinned yosys (scripts/test.sh installs both).
+
+use queens_sim::netlist::{cell_models, Flow};
+use std::path::Path;
+use std::process::Command;
+
+/// The packed cells and the cells they came from, side by side on the same inputs; `bad`
+/// rises on the first difference.
+const PACKED_VS_UNPACKED: &str = r#"
+module tb(input clk, input [31:0] r0, input [31:0] r1, output reg bad);
+    // A CCU2C against two packed halves.
+    wire s0a, s1a, couta, s0b, s1b, coutb, mid;
+    CCU2C #(.INIT0(16'h6a5c), .INIT1(16'h9933), .INJECT1_0("NO"), .INJECT1_1("YES")) ccu2c (
+        .CIN(r0[8]), .A0(r0[0]), .B0(r0[1]), .C0(r0[2]), .D0(r0[3]), .A1(r0[4]), .B1(r0[5]),
+        .C1(r0[6]), .D1(r0[7]), .S0(s0a), .S1(s1a), .COUT(couta));
+    QUEENS_COMB #(.MODE("CCU2"), .INITVAL(16'h6a5c), .CCU2_INJECT1("NO")) h0(.A(r0[0]),
+        .B(r0[1]), .C(r0[2]), .D(r0[3]), .FCI(r0[8]), .F(s0b), .FCO(mid));
+    QUEENS_COMB #(.MODE("CCU2"), .INITVAL(16'h9933), .CCU2_INJECT1("YES")) h1(.A(r0[4]),
+        .B(r0[5]), .C(r0[6]), .D(r0[7]), .FCI(mid), .F(s1b), .FCO(coutb));
+    // A LUT4 pair and its PFUMX against a packed half with the other LUT on F1.
+    wire la, lb, muxa, fb, muxb;
+    LUT4 #(.INIT(16'hbeef)) lut_a(.A(r0[9]), .B(r0[10]), .C(r0[11]), .D(r0[12]), .Z(la));
+    LUT4 #(.INIT(16'h1234)) lut_b(.A(r0[9]), .B(r0[10]), .C(r0[11]), .D(r0[12]), .Z(lb));
+    PFUMX pfumx(.ALUT(la), .BLUT(lb), .C0(r0[13]), .Z(muxa));
+    QUEENS_COMB #(.INITVAL(16'h1234)) logic_b(.A(r0[9]), .B(r0[10]), .C(r0[11]), .D(r0[12]),
+        .F1(la), .M(r0[13]), .F(fb), .OFX(muxb));
+    // A TRELLIS_DPR16X4 against a RAMW and four DPRAM halves, wired as nextpnr packs them.
+    wire [3:0] di = r1[3:0], wad = r1[7:4], rad = r1[11:8];
+    wire [3:0] doa, dob, wado, wdo;
+    TRELLIS_DPR16X4 #(.INITVAL(64'h0123456789abcdef)) dpr (.DI(di), .WAD(wad), .WRE(r1[12]),
+        .WCK(clk), .RAD(rad), .DO(doa));
+    TRELLIS_RAMW ramw(.D0(wad[0]), .B0(wad[1]), .C0(wad[2]), .A0(wad[3]), .C1(di[0]),
+        .A1(di[1]), .D1(di[2]), .B1(di[3]), .WADO0(wado[0]), .WADO1(wado[1]), .WADO2(wado[2]),
+        .WADO3(wado[3]), .WDO0(wdo[0]), .WDO1(wdo[1]), .WDO2(wdo[2]), .WDO3(wdo[3]));
+    // nextpnr's INITVAL of bit k: word p at LUT index i, p = {i0, i2, i1, i3}.
+    function [15:0] packed_init(input [63:0] v, input integer k);
+        integer i;
+        for (i = 0; i < 16; i = i + 1) packed_init[i] = v[4 * {i[0], i[2], i[1], i[3]} + k];
+    endfunction
+    genvar k;
+    generate for (k = 0; k < 4; k = k + 1) begin : bits
+        QUEENS_COMB #(.MODE("DPRAM"), .INITVAL(packed_init(64'h0123456789abcdef, k))) c(
+            .D(rad[0]), .B(rad[1]), .C(rad[2]), .A(rad[3]), .WAD0(wado[0]), .WAD1(wado[1]),
+            .WAD2(wado[2]), .WAD3(wado[3]), .WD(wdo[k]), .WRE(r1[12]), .WCK(clk), .F(dob[k]));
+    end endgenerate
+    // A flip-flop with asynchronous set against packed ones taking D through DI and M.
+    wire qa, qb, qc;
+    TRELLIS_FF #(.CEMUX("CE"), .REGSET("SET"), .SRMODE("ASYNC")) ff(.CLK(clk), .LSR(r1[13]),
+        .CE(r1[14]), .DI(r1[15]), .Q(qa));
+    QUEENS_FF #(.CEMUX("CE"), .REGSET("SET"), .SRMODE("ASYNC"), .SD("1")) ff_di(.CLK(clk),
+        .LSR(r1[13]), .CE(r1[14]), .DI(r1[15]), .M(r1[16]), .Q(qb));
+    QUEENS_FF #(.CEMUX("CE"), .REGSET("SET"), .SRMODE("ASYNC"), .SD("0")) ff_m(.CLK(clk),
+        .LSR(r1[13]), .CE(r1[14]), .DI(r1[16]), .M(r1[15]), .Q(qc));
+    initial bad = 0;
+    always @(negedge clk)
+        if ({s0a, s1a, couta} != {s0b, s1b, coutb} || muxa != muxb || lb != fb || doa != dob
+                || qa != qb || qa != qc)
+            bad <= 1;
+endmodule
+"#;
+
+const RANDOM_MAIN: &str = r#"
+#include "Vtb.h"
+#include <cstdio>
+int main() {
+    Vtb t;
+    unsigned long long x = 88172645463325252ull;
+    auto rnd = [&] { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return unsigned(x); };
+    for (int i = 0; i < 100000; i++) {
+        t.r0 = rnd(); t.r1 = rnd();
+        t.clk = 0; t.eval(); t.clk = 1; t.eval();
+        if (t.bad) { printf("differ at step %d: r0 %08x r1 %08x\n", i, t.r0, t.r1); return 1; }
+    }
+    t.clk = 0; t.eval();
+    printf("agree\n");
+    return 0;
+}
+"#;
+
+/// Builds `tb` (with the cell models of `flow` and `main`) in `dir` and runs it: its output
+/// and whether it succeeded.
+fn run(dir: &Path, flow: Flow, tb: &str, main: &str) -> (bool, String) {
+    let models = cell_models(flow).expect("the pinned yosys and its cell library");
+    std::fs::write(dir.join("tb.v"), format!("{tb}\n{models}")).unwrap();
+    std::fs::write(dir.join("main.cpp"), main).unwrap();
+    let build = Command::new("verilator")
+        .current_dir(dir)
+        .args([
+            "--cc",
+            "--exe",
+            "--build",
+            "-j",
+            "2",
+            "--top-module",
+            "tb",
+            "--no-timing",
+        ])
+        .args([
+            "-Wno-fatal",
+            "-Wno-lint",
+            "-Wno-style",
+            "-Wno-MULTIDRIVEN",
+            "-o",
+            "vtb",
+        ])
+        .args(["tb.v", "main.cpp"])
+        .output()
+        .expect("verilator is installed (scripts/test.sh installs it)");
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let out = Command::new(dir.join("obj_dir/vtb")).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// The settings the clock primitives check theirs against.
+const ECP5_SETTINGS: &str =
+    "`define EXPECT_CLKI_DIV 1\n`define EXPECT_CLKFB_DIV 4\n`define EXPECT_CLKOP_DIV 6\n";
+
+#[test]
+fn packed_ecp5_cells_behave_as_the_cells_nextpnr_packed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = run(
+        dir.path(),
+        Flow::Ecp5Routed,
+        &format!("{ECP5_SETTINGS}{PACKED_VS_UNPACKED}"),
+        RANDOM_MAIN,
+    );
+    assert!(ok && text.contains("agree"), "{text}");
+}
+
+#[test]
+fn the_test_tells_a_wrong_packed_model() {
+    // The same bench with the carry's two halves swapped: it must see the difference.
+    let dir = tempfile::tempdir().unwrap();
+    let swapped = PACKED_VS_UNPACKED.replace(
+        ".INITVAL(16'h6a5c), .CCU2_INJECT1(\"NO\")) h0",
+        ".INITVAL(16'h9933), .CCU2_INJECT1(\"NO\")) h0",
+    );
+    assert_ne!(swapped, PACKED_VS_UNPACKED);
+    let (ok, text) = run(
+        dir.path(),
+        Flow::Ecp5Routed,
+        &format!("{ECP5_SETTINGS}{swapped}"),
+        RANDOM_MAIN,
+    );
+    assert!(!ok && text.contains("differ at step"), "{text}");
+}
+
+const PLL_MAIN: &str = r#"
+#include "Vtb.h"
+int main() {
+    Vtb t;
+    for (int i = 0; i < 200; i++) { t.clk = i & 1; t.eval(); }
+    return t.locked ? 0 : 1;
+}
+"#;
+
+#[test]
+fn a_clock_primitive_refuses_settings_the_solver_did_not_compute() {
+    let pll = |div: u32| {
+        format!(
+            "{ECP5_SETTINGS}module tb(input clk, output locked);
+    wire clkop;
+    EHXPLLL #(.CLKI_DIV(1), .CLKFB_DIV(4), .CLKOP_DIV({div})) pll(.CLKI(clk), .CLKFB(clkop),
+        .RST(1'b0), .CLKOP(clkop), .LOCK(locked));
+endmodule
+"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = run(dir.path(), Flow::Ecp5Routed, &pll(6), PLL_MAIN);
+    assert!(ok, "the solver's settings lock: {text}");
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = run(dir.path(), Flow::Ecp5Routed, &pll(5), PLL_MAIN);
+    assert!(
+        !ok && text.contains("CLKOP_DIV 5") && text.contains("clock solver"),
+        "{text}"
+    );
+
+    let mmcm = |mult: &str| {
+        format!(
+            "`define EXPECT_DIVIDE 9\n`define EXPECT_MULTIPLY 64\n`define EXPECT_OUTPUT_DIVIDE 5\n
+module tb(input clk, output locked);
+    wire fb, out;
+    PLLE2_BASE #(.DIVCLK_DIVIDE(9), .CLKFBOUT_MULT({mult}), .CLKOUT0_DIVIDE(5)) pll(
+        .CLKIN1(clk), .CLKFBIN(fb), .CLKFBOUT(fb), .CLKOUT0(out), .LOCKED(locked),
+        .PWRDWN(1'b0), .RST(1'b0));
+endmodule
+"
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = run(dir.path(), Flow::Xc7Synthesized, &mmcm("64"), PLL_MAIN);
+    assert!(ok, "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = run(dir.path(), Flow::Xc7Synthesized, &mmcm("63"), PLL_MAIN);
+    assert!(!ok && text.contains("CLKFBOUT_MULT 63"), "{text}");
+}
