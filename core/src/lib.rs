@@ -16,6 +16,7 @@ pub mod entry;
 pub mod enumerate;
 pub mod error;
 pub mod frame;
+pub mod ident;
 pub mod plain;
 pub mod preplacement;
 pub mod result;

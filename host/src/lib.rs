@@ -3,6 +3,7 @@
 //! boards busy and never counts a result twice ([`dispatch`]), the loop that drives it all
 //! ([`run`]) and the picture of a campaign ([`plot`]).
 
+pub mod bringup;
 pub mod dispatch;
 pub mod link;
 pub mod plot;

@@ -54,6 +54,9 @@ enum Command {
     /// Simulate the circuits: check them against software.
     #[command(subcommand)]
     Sim(cmd::sim::Command),
+    /// A board on the bench: check it before a campaign.
+    #[command(subcommand)]
+    Board(cmd::board::Command),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -77,6 +80,7 @@ fn main() -> anyhow::Result<()> {
             Command::Subproblems(a) => cmd::subproblems::run(a),
             Command::Hdl(c) => cmd::hdl::run(c),
             Command::Sim(c) => cmd::sim::run(c),
+            Command::Board(c) => cmd::board::run(c),
         })?
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{fails_with, queens};
+use common::{fails_with, queens, SimBoard as Board};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
@@ -13,60 +13,6 @@ use std::time::{Duration, Instant};
 const Q: [u128; 15] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
 ];
-
-/// A `queens sim board` process, killed when dropped.
-struct Board {
-    child: Child,
-    /// `tcp:ADDR` or `serial:PATH`.
-    link: String,
-    units: usize,
-}
-
-impl Board {
-    fn start(args: &[&str]) -> Board {
-        let mut child = queens()
-            .args(["sim", "board"])
-            .args(args)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("board starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let link = if let Some((_, a)) = line.trim().rsplit_once("listening on ") {
-            format!("tcp:{a}")
-        } else if let Some((_, p)) = line.trim().rsplit_once("serial port ") {
-            format!("serial:{p}")
-        } else {
-            panic!("unexpected board banner {line:?}")
-        };
-        let units = args
-            .iter()
-            .position(|&a| a == "--solvers")
-            .map_or(360, |i| args[i + 1].parse().unwrap());
-        Board { child, link, units }
-    }
-
-    fn tcp(n: u32, extra: &[&str]) -> Board {
-        let n = n.to_string();
-        let mut a = vec!["--n", n.as_str(), "--listen", "127.0.0.1:0"];
-        a.extend_from_slice(extra);
-        Board::start(&a)
-    }
-
-    fn pty(n: u32) -> Board {
-        Board::start(&["--n", &n.to_string(), "--solvers", "32", "--pty"])
-    }
-}
-
-impl Drop for Board {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn run(n: u32, campaign: &Path, links: &[&str], extra: &[&str]) -> Output {
     let mut c = queens();

@@ -8,6 +8,7 @@
 
 use crate::model::run_subproblem;
 use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
 // Words the board queues beyond its running units: the core's word queue.
@@ -26,11 +27,14 @@ pub struct Faults {
     pub dup: f64,
     /// Reset the board (losing everything it holds) every this often.
     pub reset: Option<Duration>,
+    /// Probability that a result's count is one off, its frame otherwise sound: a board that
+    /// computes wrong.
+    pub lie: f64,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FaultsError {
-    #[error("fault {0:?}: expected NAME=VALUE with NAME one of corrupt, drop, dup, reset")]
+    #[error("fault {0:?}: expected NAME=VALUE with NAME one of corrupt, drop, dup, lie, reset")]
     Syntax(String),
     #[error("fault {name}={value}: a probability is a number from 0 to 1")]
     Probability { name: String, value: String },
@@ -38,10 +42,17 @@ pub enum FaultsError {
     Seconds(String),
 }
 
+impl Faults {
+    /// Whether any fault is asked for.
+    pub fn has_any(&self) -> bool {
+        *self != Faults::default()
+    }
+}
+
 impl std::str::FromStr for Faults {
     type Err = FaultsError;
 
-    /// `corrupt=P,drop=P,dup=P,reset=SECONDS`, any subset.
+    /// `corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS`, any subset.
     fn from_str(s: &str) -> Result<Self, FaultsError> {
         let mut f = Faults::default();
         for item in s.split(',').filter(|i| !i.trim().is_empty()) {
@@ -60,6 +71,7 @@ impl std::str::FromStr for Faults {
                 "corrupt" => f.corrupt = p()?,
                 "drop" => f.drop = p()?,
                 "dup" => f.dup = p()?,
+                "lie" => f.lie = p()?,
                 "reset" => match value.parse::<f64>() {
                     // Bounded: a reset every nanosecond would never let a result out, and
                     // a Duration holds no more than about 10^19 seconds.
@@ -113,6 +125,11 @@ impl Injector {
         }
     }
 
+    /// Whether this result's count is to be off by one.
+    pub fn lies(&mut self) -> bool {
+        self.faults.lie > 0.0 && self.rng.f64() < self.faults.lie
+    }
+
     /// Appends `frame` to `out` as the faults decide: not at all, with a bit flipped, twice.
     pub fn send(&mut self, mut frame: Vec<u8>, out: &mut Vec<u8>, stats: &mut BoardStats) {
         stats.answered += 1;
@@ -146,12 +163,20 @@ struct Running {
 pub struct Board {
     cfg: BoardConfig,
     deframer: Deframer,
-    queue: VecDeque<u64>,
+    /// Words waiting for a unit, each with when it arrived.
+    queue: VecDeque<(u64, Instant)>,
     running: Vec<Running>,
     /// When each unit falls idle (the clock's schedule).
     unit_free: Vec<Instant>,
     injector: Injector,
     next_reset: Option<Instant>,
+    /// What the board answers an identification request with; none for a board that knows
+    /// no such request (a Queens@TUD board).
+    ident: Option<Ident>,
+    /// The last bytes received, long enough to hold an identification request.
+    recent: Vec<u8>,
+    /// An answer to send at the next poll.
+    answer: Vec<u8>,
     pub stats: BoardStats,
 }
 
@@ -165,13 +190,44 @@ impl Board {
             unit_free: vec![now; cfg.units.max(1)],
             injector: Injector::new(cfg.faults, cfg.seed),
             next_reset: cfg.faults.reset.map(|r| now + r),
+            ident: Some(Ident {
+                n: cfg.size.n(),
+                units: cfg.units as u32,
+                clock_hz: cfg.clock_hz.map_or(0, |h| h.round() as u64),
+                design_hash: ident::design_hash(&format!(
+                    "simulated board N={} units={} cycles={}",
+                    cfg.size.n(),
+                    cfg.units,
+                    cfg.with_cycles
+                )),
+                with_cycles: cfg.with_cycles,
+            }),
+            recent: Vec::new(),
+            answer: Vec::new(),
             stats: BoardStats::default(),
             cfg,
         }
     }
 
+    /// What the board answers an identification request with (by default what it is); `None`
+    /// for a board that does not know the request.
+    pub fn with_ident(mut self, ident: Option<Ident>) -> Self {
+        self.ident = ident;
+        self
+    }
+
     /// Bytes from the host.
     pub fn receive(&mut self, bytes: &[u8]) {
+        if let Some(id) = self.ident {
+            let request = ident::request(self.cfg.size);
+            self.recent.extend_from_slice(bytes);
+            if self.recent.windows(request.len()).any(|w| w == request) {
+                self.answer.extend(id.encode());
+                self.recent.clear();
+            }
+            let cut = self.recent.len().saturating_sub(request.len() - 1);
+            self.recent.drain(..cut);
+        }
         let mut words = Vec::new();
         let mut bad = 0;
         self.deframer.push(bytes, |d| match d {
@@ -187,14 +243,14 @@ impl Board {
                 tracing::debug!(word = w, "no room: frame dropped");
                 continue;
             }
-            self.queue.push_back(w);
+            self.queue.push_back((w, Instant::now()));
         }
         self.start_queued();
     }
 
     fn start_queued(&mut self) {
         while self.running.len() < self.cfg.units && !self.queue.is_empty() {
-            let wire = self.queue.pop_front().expect("not empty");
+            let (wire, arrived) = self.queue.pop_front().expect("not empty");
             // A word that is no pre-placement still runs in hardware; here it counts nothing.
             let run = word::decode_wire(self.cfg.size, wire)
                 .map(|pre| run_subproblem(&pre))
@@ -206,7 +262,9 @@ impl Board {
                     let unit = (0..self.unit_free.len())
                         .min_by_key(|&u| self.unit_free[u])
                         .expect("at least one unit");
-                    let begin = self.unit_free[unit].max(now);
+                    // A queued word starts when its unit falls idle, as in hardware, not
+                    // when this poll gets to it.
+                    let begin = self.unit_free[unit].max(arrived);
                     let due = begin + Duration::from_secs_f64(run.cycles as f64 / hz);
                     self.unit_free[unit] = due;
                     due
@@ -223,6 +281,9 @@ impl Board {
 
     /// When the next answer or reset is due, if anything is pending.
     pub fn next_event(&self) -> Option<Instant> {
+        if !self.answer.is_empty() {
+            return Some(Instant::now());
+        }
         let answer = self.running.iter().map(|r| r.due).min();
         match (answer, self.next_reset) {
             (Some(a), Some(r)) => Some(a.min(r)),
@@ -232,7 +293,7 @@ impl Board {
 
     /// Result frames due by `now` (with the faults applied).
     pub fn poll(&mut self, now: Instant) -> Vec<u8> {
-        let mut out = Vec::new();
+        let mut out = std::mem::take(&mut self.answer);
         if let Some(r) = self.next_reset {
             if now >= r {
                 self.stats.resets += 1;
@@ -249,7 +310,8 @@ impl Board {
         self.running = still;
         for r in done {
             let cycles = self.cfg.with_cycles.then_some(r.cycles);
-            let f = frame::encode(&ResultRecord::new(r.wire, r.solutions, cycles).encode(self.cfg.size));
+            let solutions = r.solutions + u64::from(self.injector.lies());
+            let f = frame::encode(&ResultRecord::new(r.wire, solutions, cycles).encode(self.cfg.size));
             self.injector.send(f, &mut out, &mut self.stats);
         }
         self.start_queued();

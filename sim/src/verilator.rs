@@ -57,6 +57,7 @@ pub enum Top {
 }
 
 /// A compiled design.
+#[derive(Clone)]
 pub struct Verilated {
     exe: PathBuf,
     pub cfg: CoreConfig,

@@ -1,3 +1,4 @@
+pub mod board;
 pub mod count;
 pub mod db;
 pub mod hdl;

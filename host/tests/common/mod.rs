@@ -2,6 +2,7 @@
 //! show. Each test file uses some of them.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};
 
 /// The `queens` binary of this build.
@@ -42,4 +43,58 @@ pub fn spawn_quiet(args: &[&str], campaign: &std::path::Path) -> Child {
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
+}
+
+/// A `queens sim board` process, killed when dropped.
+pub struct SimBoard {
+    child: Child,
+    /// `tcp:ADDR` or `serial:PATH`.
+    pub link: String,
+    pub units: usize,
+}
+
+impl SimBoard {
+    pub fn start(args: &[&str]) -> SimBoard {
+        let mut child = queens()
+            .args(["sim", "board"])
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("board starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let link = if let Some((_, a)) = line.trim().rsplit_once("listening on ") {
+            format!("tcp:{a}")
+        } else if let Some((_, p)) = line.trim().rsplit_once("serial port ") {
+            format!("serial:{p}")
+        } else {
+            panic!("unexpected board banner {line:?}")
+        };
+        let units = args
+            .iter()
+            .position(|&a| a == "--solvers")
+            .map_or(360, |i| args[i + 1].parse().unwrap());
+        SimBoard { child, link, units }
+    }
+
+    pub fn tcp(n: u32, extra: &[&str]) -> SimBoard {
+        let n = n.to_string();
+        let mut a = vec!["--n", n.as_str(), "--listen", "127.0.0.1:0"];
+        a.extend_from_slice(extra);
+        SimBoard::start(&a)
+    }
+
+    pub fn pty(n: u32) -> SimBoard {
+        SimBoard::start(&["--n", &n.to_string(), "--solvers", "32", "--pty"])
+    }
+}
+
+impl Drop for SimBoard {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

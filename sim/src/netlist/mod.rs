@@ -128,6 +128,13 @@ impl NetlistEngine {
         Ok(())
     }
 
+    /// The compiled simulation, to serve the wire protocol with (`crate::board::serve_verilated`).
+    pub fn verilated(&self) -> Result<Verilated, String> {
+        self.build()?;
+        let built = self.built.lock().unwrap_or_else(|e| e.into_inner());
+        Ok(built.as_ref().expect("built above").clone())
+    }
+
     /// Seconds the last [`build`](Self::build) took (0 when it came from the cache).
     pub fn build_seconds(&self) -> f64 {
         f64::from_bits(self.build_seconds.load(Relaxed))

@@ -10,9 +10,12 @@ pub struct BoardArgs {
     /// Board size, 6..=32.
     #[arg(long, value_parser = crate::cmd::parse_n)]
     n: u32,
-    /// Solver units, 1..=1024.
-    #[arg(long, default_value_t = 360, value_parser = crate::cmd::units())]
-    solvers: usize,
+    /// Solver units, 1..=1024 (default 360; a netlist: 2).
+    #[arg(long, value_parser = crate::cmd::units())]
+    solvers: Option<usize>,
+    /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707.
+    #[arg(long, value_name = "B")]
+    board: Option<String>,
     /// Listen on this TCP address (one host connection at a time).
     #[arg(
         long,
@@ -40,21 +43,40 @@ pub struct BoardArgs {
     /// simulator's own pace; no --clock).
     #[arg(long, value_enum, default_value = "model")]
     engine: BoardEngine,
+    /// Answer no identification request, as a Queens@TUD board (model engine).
+    #[arg(long)]
+    no_ident: bool,
+    /// Claim this many units when identified (default: the units it has), to play a board
+    /// whose units do not all answer (model engine).
+    #[arg(long, value_name = "K", value_parser = crate::cmd::units())]
+    claim_units: Option<usize>,
+    /// Claim this clock when identified (default: --clock), to play a board slower than
+    /// built (model engine).
+    #[arg(long, value_name = "HZ", value_parser = parse_hz)]
+    claim_clock: Option<f64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum BoardEngine {
     Model,
     Verilator,
+    /// The board top of --board as its build makes it, driven through its UART pins (see
+    /// `queens sim check --engine netlist`).
+    Netlist,
 }
 
 pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
     use queens_sim::board::{Board, BoardConfig};
     let size = board(a.n)?;
-    anyhow::ensure!(a.solvers > 0, "--solvers must be at least 1");
+    let netlist = a.engine == BoardEngine::Netlist;
+    anyhow::ensure!(
+        netlist == a.board.is_some(),
+        "--engine netlist and --board go together (the board whose netlist plays the board)"
+    );
+    let units = a.solvers.unwrap_or(if netlist { 2 } else { 360 });
     let cfg = BoardConfig {
         size,
-        units: a.solvers,
+        units,
         clock_hz: a.clock,
         with_cycles: !a.no_cycles,
         faults: a.faults,
@@ -65,12 +87,46 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             let what = a.clock.map_or("as fast as it can".to_string(), |hz| {
                 format!("at {} MHz", hz / 1e6)
             });
-            serve_board(&a, &what, |input, out| {
+            let ident = (!a.no_ident).then(|| queens_core::ident::Ident {
+                n: a.n,
+                units: a.claim_units.unwrap_or(units) as u32,
+                clock_hz: a.claim_clock.or(a.clock).map_or(0, |h| h.round() as u64),
+                design_hash: queens_core::ident::design_hash(&format!(
+                    "simulated board N={} units={} cycles={}",
+                    a.n, units, cfg.with_cycles
+                )),
+                with_cycles: cfg.with_cycles,
+            });
+            serve_board(&a, units, &what, |input, out| {
                 // Each connection finds a board that has kept nothing (as after a power cycle).
-                let mut board = Board::new(cfg.clone());
+                let mut board = Board::new(cfg.clone()).with_ident(ident);
                 board.serve(input, out)?;
                 Ok(board.stats)
             })
+        }
+        BoardEngine::Netlist => {
+            use queens_sim::netlist::{make, Flow, NetlistEngine};
+            anyhow::ensure!(
+                a.clock.is_none() && !cfg.faults.has_any(),
+                "--clock and --faults: the netlist board runs at the simulator's pace, fault-free"
+            );
+            let b = queens_hdl::board::Board::load(a.board.as_deref().expect("checked above"))?;
+            let net = make(&b, a.n as usize, units, Flow::for_board(&b, false)?, &|p| {
+                eprintln!("{}: {p}", b.name)
+            })?;
+            let engine = NetlistEngine::new(net);
+            eprintln!("{}: compiling the netlist with Verilator", b.name);
+            let design = engine.verilated().map_err(anyhow::Error::msg)?;
+            serve_board(
+                &a,
+                units,
+                &format!("{} netlist under Verilator", b.name),
+                |input, out| {
+                    Ok(queens_sim::board::serve_verilated(
+                        &design, cfg.faults, cfg.seed, input, out,
+                    )?)
+                },
+            )
         }
         BoardEngine::Verilator => {
             use queens_sim::verilator::{Top, Verilated};
@@ -78,18 +134,11 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 a.clock.is_none(),
                 "--clock: the verilator board runs at the simulator's pace"
             );
-            let core = queens_hdl::emit::CoreConfig::new(
-                a.n as usize,
-                a.solvers,
-                ArbiterKind::Carry4,
-                cfg.with_cycles,
-            )?;
-            eprintln!(
-                "building the emitted core with Verilator ({} units)...",
-                a.solvers
-            );
+            let core =
+                queens_hdl::emit::CoreConfig::new(a.n as usize, units, ArbiterKind::Carry4, cfg.with_cycles)?;
+            eprintln!("building the emitted core with Verilator ({units} units)...");
             let design = Verilated::build(core, Top::Core, false)?;
-            serve_board(&a, "Verilator", |input, out| {
+            serve_board(&a, units, "Verilator", |input, out| {
                 Ok(queens_sim::board::serve_verilated(
                     &design, cfg.faults, cfg.seed, input, out,
                 )?)
@@ -101,6 +150,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
 /// Serves hosts on a pseudo-terminal or, one connection at a time, on a TCP port.
 fn serve_board(
     a: &BoardArgs,
+    units: usize,
     what: &str,
     mut serve: impl FnMut(
         Box<dyn std::io::Read + Send>,
@@ -111,7 +161,7 @@ fn serve_board(
         let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
         println!(
             "simulated board N = {}, {} units, {what}: serial port {path}",
-            a.n, a.solvers
+            a.n, units
         );
         let mut out = port.try_clone()?;
         serve(Box::new(port), &mut out)?;
@@ -122,7 +172,7 @@ fn serve_board(
     println!(
         "simulated board N = {}, {} units, {what}: listening on {}",
         a.n,
-        a.solvers,
+        units,
         listener.local_addr()?
     );
     for conn in listener.incoming() {

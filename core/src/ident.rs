@@ -1,0 +1,129 @@
+//! Identification: a request our boards answer with what they were built as (N, units, the
+//! clock asked for, the design's hash), and that a Queens@TUD board cannot mistake for work.
+//!
+//! The request is a frame of a pre-placement's length whose CRC is the CRC-8 of its payload
+//! XOR [`IDENT_CRC_XOR`]: every receiver of the plain protocol drops it as a frame whose CRC
+//! fails. The answer is a frame of its own: sentinel, the payload (magic `QI`, its length,
+//! the fields), and the CRC-8 of the payload XOR [`IDENT_CRC_XOR`], so that a host reading
+//! results skips it the same way.
+
+use crate::frame::{crc8, SENTINEL};
+use crate::{word, BoardSize};
+
+/// XORed into the CRC of identification frames, request and answer.
+pub const IDENT_CRC_XOR: u8 = 0xA5;
+const MAGIC: [u8; 2] = *b"QI";
+/// Bytes of the answer's fields: N, units (2), clock in kHz (4), design hash (4), flags.
+const FIELDS: usize = 12;
+
+/// What a board says it was built as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Ident {
+    pub n: u32,
+    pub units: u32,
+    /// The compute clock the design was built for, in Hz (kHz resolution on the wire).
+    pub clock_hz: u64,
+    /// The first four bytes of the build's `design.json` hash (FNV-1a, [`design_hash`]).
+    pub design_hash: u32,
+    /// Results carry cycle counters.
+    pub with_cycles: bool,
+}
+
+/// The identification request for a board of `size`.
+pub fn request(size: BoardSize) -> Vec<u8> {
+    let mut payload = vec![0xFF; word::wire_bytes(size)];
+    payload[..2].copy_from_slice(&MAGIC);
+    let mut f = vec![SENTINEL];
+    f.extend_from_slice(&payload);
+    f.push(crc8(&payload) ^ IDENT_CRC_XOR);
+    f
+}
+
+impl Ident {
+    /// The answer frame.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(3 + FIELDS);
+        p.extend_from_slice(&MAGIC);
+        p.push(FIELDS as u8);
+        p.push(self.n as u8);
+        p.extend_from_slice(&(self.units.min(u16::MAX as u32) as u16).to_be_bytes());
+        p.extend_from_slice(&((self.clock_hz / 1000).min(u32::MAX as u64) as u32).to_be_bytes());
+        p.extend_from_slice(&self.design_hash.to_be_bytes());
+        p.push(u8::from(self.with_cycles));
+        let mut f = vec![SENTINEL];
+        f.extend_from_slice(&p);
+        f.push(crc8(&p) ^ IDENT_CRC_XOR);
+        f
+    }
+
+    /// The first answer frame in `bytes`, if one is there whole.
+    pub fn find(bytes: &[u8]) -> Option<Ident> {
+        let len = 1 + 3 + FIELDS + 1;
+        bytes.windows(len).find_map(|f| {
+            let p = &f[1..len - 1];
+            if f[0] != SENTINEL || p[..2] != MAGIC || p[2] as usize != FIELDS {
+                return None;
+            }
+            if crc8(p) ^ IDENT_CRC_XOR != f[len - 1] {
+                return None;
+            }
+            let be = |r: std::ops::Range<usize>| p[r].iter().fold(0u64, |a, &b| (a << 8) | b as u64);
+            Some(Ident {
+                n: p[3] as u32,
+                units: be(4..6) as u32,
+                clock_hz: be(6..10) * 1000,
+                design_hash: be(10..14) as u32,
+                with_cycles: p[14] & 1 == 1,
+            })
+        })
+    }
+}
+
+/// Whether `bytes` end with the identification request of `size` (a board's receiver keeps
+/// the last bytes it saw).
+pub fn is_request(size: BoardSize, bytes: &[u8]) -> bool {
+    bytes.ends_with(&request(size))
+}
+
+/// FNV-1a of a design description, folded to 32 bits: what a build's answer carries.
+pub fn design_hash(text: &str) -> u32 {
+    let mut h: u32 = 0x811C_9DC5;
+    for b in text.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{Deframed, Deframer};
+
+    #[test]
+    fn an_answer_reads_back_and_a_plain_receiver_drops_both_frames() {
+        let size = BoardSize::new(27).unwrap();
+        let id = Ident {
+            n: 27,
+            units: 360,
+            clock_hz: 250_000_000,
+            design_hash: 0xDEAD_BEEF,
+            with_cycles: true,
+        };
+        let mut stream = vec![1, 2, 3];
+        stream.extend(id.encode());
+        assert_eq!(Ident::find(&stream), Some(id));
+        // A plain receiver never takes the request for a pre-placement.
+        let mut d = Deframer::new(word::wire_bytes(size));
+        let mut frames = 0;
+        d.push(&request(size), |x| {
+            frames += usize::from(matches!(x, Deframed::Frame(_)))
+        });
+        assert_eq!(frames, 0);
+        assert!(is_request(size, &[[0u8, 7].as_slice(), &request(size)].concat()));
+        // A flipped bit is no answer.
+        let mut bad = id.encode();
+        bad[5] ^= 1;
+        assert_eq!(Ident::find(&bad), None);
+    }
+}

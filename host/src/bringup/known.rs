@@ -1,0 +1,103 @@
+//! The known-answer set a board is checked with: subproblems of every symmetry class, the
+//! cheapest and the most expensive by the cycle model's count, and enough more, spread over
+//! the canonical order, to keep every unit busy twice over.
+
+use queens_core::enumerate::canonical;
+use queens_core::{completions, BoardSize, Enumerator, Subproblem, Symmetry};
+use queens_sim::run_subproblem;
+use rayon::prelude::*;
+
+/// A subproblem with the answers it must get.
+#[derive(Debug, Clone, Copy)]
+pub struct Known {
+    /// Position in the canonical order.
+    pub index: u64,
+    pub sub: Subproblem,
+    /// The software counter's completions.
+    pub solutions: u64,
+    /// The cycle model's unit cycles.
+    pub cycles: u64,
+}
+
+/// Subproblems the model runs to choose from: all of a small N, an even spread of a large one
+/// (a subproblem of N = 20 takes the model about a millisecond, one of N = 27 minutes).
+fn candidates(size: BoardSize) -> u64 {
+    match size.n() {
+        ..=13 => u64::MAX,
+        14..=16 => 8192,
+        17..=19 => 1024,
+        20..=22 => 128,
+        _ => 16,
+    }
+}
+
+/// The set for a board of `units` units (at least 16 subproblems, at most 512).
+pub fn known_set(size: BoardSize, units: usize) -> Vec<Known> {
+    let total = Enumerator::new(size).census().total();
+    let take = candidates(size).min(total);
+    let mut want = (0..take).map(|k| k * total / take).peekable();
+    let picked: Vec<(u64, Subproblem)> = canonical(size)
+        .enumerate()
+        .map(|(i, s)| (i as u64, s))
+        .filter(|(i, _)| {
+            if want.peek() == Some(i) {
+                want.next();
+                true
+            } else {
+                false
+            }
+        })
+        .collect();
+    let runs: Vec<Known> = picked
+        .par_iter()
+        .map(|&(index, sub)| {
+            let run = run_subproblem(&sub.pre);
+            Known {
+                index,
+                sub,
+                solutions: completions(&sub.pre),
+                cycles: run.cycles,
+            }
+        })
+        .collect();
+    let mut chosen: Vec<Known> = Vec::new();
+    for sym in [Symmetry::None, Symmetry::Point, Symmetry::Rotate] {
+        let of: Vec<&Known> = runs.iter().filter(|k| k.sub.sym == sym).collect();
+        if let Some(k) = of.iter().min_by_key(|k| (k.cycles, k.index)) {
+            chosen.push(**k);
+        }
+        if let Some(k) = of.iter().max_by_key(|k| (k.cycles, std::cmp::Reverse(k.index))) {
+            chosen.push(**k);
+        }
+    }
+    let size_wanted = (2 * units).clamp(16, 512);
+    let step = (runs.len() / size_wanted.max(1)).max(1);
+    for k in runs.iter().step_by(step) {
+        if chosen.len() >= size_wanted {
+            break;
+        }
+        chosen.push(*k);
+    }
+    chosen.sort_by_key(|k| k.index);
+    chosen.dedup_by_key(|k| k.index);
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_class_with_its_cheapest_and_dearest() {
+        let size = BoardSize::new(10).unwrap();
+        let set = known_set(size, 8);
+        assert!(set.len() >= 16);
+        for sym in [Symmetry::None, Symmetry::Point, Symmetry::Rotate] {
+            assert!(set.iter().any(|k| k.sub.sym == sym), "{sym:?}");
+        }
+        let all: Vec<u64> = canonical(size).map(|s| run_subproblem(&s.pre).cycles).collect();
+        let max = *all.iter().max().unwrap();
+        let min = *all.iter().min().unwrap();
+        assert!(set.iter().any(|k| k.cycles == max) && set.iter().any(|k| k.cycles == min));
+    }
+}

@@ -1,0 +1,109 @@
+//! Units and clock of a board that does not say them, from when its answers arrive: a burst
+//! of copies of one subproblem of C cycles comes back in waves, one per round of the units,
+//! each as large as the units, C / clock apart.
+
+use std::time::Duration;
+
+/// What the waves of a burst tell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Inferred {
+    /// Waves were seen: the units answering and the clock they run at.
+    Waves {
+        units: usize,
+        clock_hz: f64,
+        waves: usize,
+    },
+    /// The answers came as a stream, not in waves: the link delivers them slower than the
+    /// units finish (a UART-bound board), a single unit answers them, or the units finish
+    /// faster than the link's timing shows.
+    NoWaves { answered: usize },
+}
+
+/// A gap between answers that starts a new wave: at least this share of the longest gap.
+const WAVE_GAP: f64 = 0.5;
+/// Gaps below this are never waves (scheduling and transport jitter).
+const MIN_GAP: Duration = Duration::from_millis(3);
+
+/// `arrivals`: when each answer of the burst arrived, from the burst's sending, sorted;
+/// `cycles`: the cycles of the subproblem every answer ran; `frame_time`: how long the link
+/// takes to carry one answer, where it is slow enough to matter (a serial line).
+pub fn infer(arrivals: &[Duration], cycles: u64, frame_time: Option<Duration>) -> Inferred {
+    let gaps: Vec<Duration> = arrivals.windows(2).map(|w| w[1] - w[0]).collect();
+    let longest = gaps.iter().copied().max().unwrap_or_default();
+    let shortest = gaps.iter().copied().min().unwrap_or_default();
+    // Answers evenly apart are a stream, not waves: the link's pace (a serial line's frame
+    // time) or a single unit's, which timing alone cannot tell apart.
+    let even = shortest.as_secs_f64() > 0.5 * longest.as_secs_f64();
+    let link_paced = frame_time.is_some_and(|f| shortest.as_secs_f64() < 1.5 * f.as_secs_f64());
+    if longest < MIN_GAP || even || link_paced && shortest < MIN_GAP {
+        return Inferred::NoWaves {
+            answered: arrivals.len(),
+        };
+    }
+    let cut = longest.mul_f64(WAVE_GAP).max(MIN_GAP);
+    // Waves: (first arrival, size).
+    let mut waves: Vec<(Duration, usize)> = vec![(arrivals[0], 1)];
+    for (i, g) in gaps.iter().enumerate() {
+        if *g >= cut {
+            waves.push((arrivals[i + 1], 1));
+        } else {
+            waves.last_mut().expect("one wave at least").1 += 1;
+        }
+    }
+    // Every wave but the last is full; with one wave only, that one.
+    let full = if waves.len() > 1 {
+        &waves[..waves.len() - 1]
+    } else {
+        &waves[..]
+    };
+    let mut sizes: Vec<usize> = full.iter().map(|w| w.1).collect();
+    sizes.sort_unstable();
+    let units = sizes[sizes.len() / 2];
+    let clock_hz = if waves.len() > 1 {
+        let span = waves[waves.len() - 1].0 - waves[0].0;
+        cycles as f64 * (waves.len() - 1) as f64 / span.as_secs_f64()
+    } else {
+        cycles as f64 / waves[0].0.as_secs_f64().max(1e-9)
+    };
+    Inferred::Waves {
+        units,
+        clock_hz,
+        waves: waves.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: &[u64]) -> Vec<Duration> {
+        v.iter().map(|&m| Duration::from_micros(m * 1000)).collect()
+    }
+
+    #[test]
+    fn waves_give_units_and_clock() {
+        // 3 units, 10 ms a round (1,000 cycles at 100 kHz), a last wave of 2.
+        let a = ms(&[10, 10, 10, 20, 20, 20, 30, 30, 30, 40, 40]);
+        match infer(&a, 1000, None) {
+            Inferred::Waves {
+                units,
+                clock_hz,
+                waves,
+            } => {
+                assert_eq!((units, waves), (3, 4));
+                assert!((clock_hz - 100_000.0).abs() < 1.0, "{clock_hz}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            infer(&ms(&[1, 1, 2, 2, 3]), 1000, None),
+            Inferred::NoWaves { answered: 5 }
+        ));
+        // A slow serial line: one answer every 17 ms, each taking the line that long.
+        let line = Some(Duration::from_millis(17));
+        assert!(matches!(
+            infer(&ms(&[17, 34, 51, 68]), 1000, line),
+            Inferred::NoWaves { .. }
+        ));
+    }
+}

@@ -1,0 +1,149 @@
+//! `queens board check` against simulated boards in their own processes: a healthy board
+//! passes in seconds with its units exact and its clock within 5%, asked where it answers
+//! identification and inferred where it does not; each broken board fails with its cause.
+
+mod common;
+
+use common::{queens, SimBoard};
+
+/// The check of `board` for N = `n`: its JSON report and whether it passed.
+fn check(board: &SimBoard, n: u32) -> (serde_json::Value, bool) {
+    let out = queens()
+        .args(["board", "check", &board.link, "--n", &n.to_string(), "--json"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(out.status.success(), v["passed"] == true, "{v}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    (v, out.status.success())
+}
+
+/// A board of 4 units at 20 kHz for N = 12, with `extra` settings.
+fn board(extra: &[&str]) -> SimBoard {
+    let mut a = vec!["--solvers", "4", "--clock", "20kHz"];
+    a.extend_from_slice(extra);
+    SimBoard::tcp(12, &a)
+}
+
+fn clock_within(v: &serde_json::Value, hz: f64, share: f64) {
+    let c = v["clock_hz"].as_f64().unwrap_or_else(|| panic!("no clock: {v}"));
+    assert!(
+        (c / hz - 1.0).abs() <= share,
+        "clock {c} Hz, {hz} Hz expected: {v}"
+    );
+}
+
+/// The failures' text, all in one.
+fn failures(v: &serde_json::Value) -> String {
+    v["failures"].to_string()
+}
+
+#[test]
+fn a_healthy_board_passes_in_seconds_with_its_units_and_clock() {
+    let b = board(&[]);
+    let (v, ok) = check(&b, 12);
+    assert!(ok, "{v}");
+    assert_eq!(v["units"], 4);
+    assert_eq!(v["units_source"], "answered");
+    assert_eq!(v["ident"]["units"], 4);
+    clock_within(&v, 20e3, 0.05);
+    assert_eq!(v["known_answered"], v["known_sent"]);
+    assert!(v["known_sent"].as_u64().unwrap() >= 16);
+    assert!(v["seconds"].as_f64().unwrap() < 20.0, "{v}");
+}
+
+#[test]
+fn a_board_that_does_not_say_gets_its_units_and_clock_inferred() {
+    let b = board(&["--no-ident"]);
+    let (v, ok) = check(&b, 12);
+    assert!(ok, "{v}");
+    assert!(v["ident"].is_null());
+    assert_eq!(v["units"], 4, "{v}");
+    assert_eq!(v["units_source"], "inferred");
+    clock_within(&v, 20e3, 0.05);
+}
+
+#[test]
+fn a_board_that_loses_and_corrupts_frames_is_named_a_link_fault() {
+    let b = board(&["--faults", "corrupt=0.1,drop=0.1"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok);
+    assert!(failures(&v).contains("the link lost frames"), "{v}");
+}
+
+#[test]
+fn a_board_for_another_n_says_which() {
+    let b = SimBoard::tcp(13, &["--solvers", "4", "--clock", "20kHz"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok);
+    let f = failures(&v);
+    assert!(
+        f.contains("built for N = 13, not 12") && f.contains("--n 13"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_board_at_half_its_clock_is_slower_than_built() {
+    let b = board(&["--claim-clock", "40kHz"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok);
+    assert!(failures(&v).contains("slower than built"), "{v}");
+    clock_within(&v, 20e3, 0.05);
+}
+
+#[test]
+fn a_board_with_fewer_units_than_it_claims_is_caught() {
+    let b = board(&["--claim-units", "8"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok);
+    assert!(
+        failures(&v).contains("4 units answer; the board says it has 8"),
+        "{v}"
+    );
+}
+
+#[test]
+fn a_lying_board_has_its_wrong_subproblems_named() {
+    let b = board(&["--faults", "lie=0.3"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok);
+    let wrong = v["wrong_counts"].as_array().unwrap();
+    assert!(!wrong.is_empty(), "{v}");
+    for w in wrong {
+        assert_eq!(
+            w["got"].as_u64().unwrap(),
+            w["expected"].as_u64().unwrap() + 1,
+            "{w}"
+        );
+    }
+    assert!(failures(&v).contains("wrong counts (first: #"), "{v}");
+}
+
+#[test]
+fn the_routed_ulx3s_netlist_passes_as_a_board() {
+    // The netlist engine under the simulated board: no identification (our HDL does not
+    // answer it yet), so its units are inferred; its clock, seen through a UART simulated
+    // cycle by cycle, is the simulator's pace and not checked here.
+    let b = SimBoard::start(&[
+        "--n",
+        "10",
+        "--engine",
+        "netlist",
+        "--board",
+        "ulx3s",
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    let (v, ok) = check(&b, 10);
+    assert!(ok, "{v}");
+    assert_eq!(v["known_answered"], v["known_sent"]);
+    assert_eq!(v["wrong_cycles"].as_array().unwrap().len(), 0);
+}
