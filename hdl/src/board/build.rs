@@ -177,10 +177,13 @@ fn readme(
 ) -> String {
     format!(
         "# queens accelerator for {title}\n\n{what}\n\n\
-         Build the bitstream ({part}):\n\n    {cmd}\n\n\
-         Load it:\n\n    {program}\n\n\
-         Then count:\n\n    queens run {n} --link {link} --solvers {k}\n\n\
-         Files: {list}. The build fails when timing is not met; reports go to `out/`.\n",
+         Bring-up, in order:\n\n\
+         1. Build the bitstream ({part}); the build fails when timing is not met, reports go to `out/`:\n\n       {cmd}\n\n\
+         2. Load it:\n\n       {program}\n\n\
+         3. Check the board before a campaign (its identity, a known-answer set, the units and clock \
+         that answer; exit status 0 when healthy):\n\n       queens board check {link} --n {n}\n\n\
+         4. Count:\n\n       queens run {n} --link {link} --solvers {k}\n\n\
+         Files: {list}.\n",
         cmd = tc.command,
         program = tc.program,
         n = core.n,
