@@ -314,11 +314,11 @@ pub fn check(conn: Connection, o: &CheckOptions) -> BoardReport {
                         ));
                     }
                 }
-                clock = Some(clock.map_or(clock_hz, |c| c.min(clock_hz)));
-                clock_source = if ident.is_some() && clock_hz >= 0.95 * clock.unwrap_or(0.0) {
-                    "answered, confirmed"
-                } else {
-                    "inferred"
+                let built = clock;
+                clock = Some(clock_hz);
+                clock_source = match built {
+                    Some(b) if clock_hz >= 0.95 * b => "answered, confirmed",
+                    _ => "inferred",
                 };
             }
             Inferred::NoWaves { .. } if ident.is_none() => {
@@ -402,8 +402,15 @@ fn send(w: &mut Box<dyn Write + Send>, bytes: &[u8]) -> std::io::Result<()> {
     w.flush()
 }
 
-/// Sends `burst` copies of `k` at once and returns when each answer to it arrived, counted
-/// from the end of sending, sorted. Copies the board has no room for are dropped by it.
+/// How long the probe keeps the units busy: waves over a second or more time the clock to a
+/// fraction of a percent however late the host sees each one.
+const PROBE_SPAN: Duration = Duration::from_secs(1);
+/// Copies the probe sends at most (a board that answers at once would take them all).
+const MAX_PROBE_COPIES: usize = 20_000;
+
+/// Sends `burst` copies of `k` at once, then one more for each answer until [`PROBE_SPAN`] has
+/// passed (so the units never wait), and returns when each answer arrived, counted from the
+/// end of the first sending, sorted. Copies the board has no room for are dropped by it.
 fn probe(
     writer: &mut Box<dyn Write + Send>,
     incoming: &Incoming,
@@ -422,27 +429,39 @@ fn probe(
     let mut framing = Framing::new(size);
     let mut arrivals = Vec::new();
     let mut last = sent;
+    let mut copies = burst;
     // Waves come one round of the units apart: wait for the next one as long as the longest
-    // gap so far, twice over, and at least `quiet`.
+    // gap so far, twice over, and at least `quiet`; once no more copies go out, four times
+    // the longest gap.
     loop {
         let gap = arrivals
             .windows(2)
             .map(|w: &[Duration]| w[1] - w[0])
             .max()
             .unwrap_or_default();
-        let wait = quiet.max(2 * gap);
+        let wait = if sent.elapsed() < PROBE_SPAN || arrivals.len() < 2 {
+            quiet.max(2 * gap)
+        } else {
+            (4 * gap).max(Duration::from_millis(100))
+        };
         let left = (last + wait).saturating_duration_since(Instant::now());
         match incoming.next(left) {
             Ok((at, bytes)) => {
                 let Ok(r) = framing.push(&bytes) else { break };
+                let mut more = 0;
                 for (payload, cycles) in r.frames {
                     if validate::check(size, &payload, cycles).is_ok_and(|c| c.wire == wire) {
                         arrivals.push(at.duration_since(sent));
                         last = at;
+                        more += 1;
                     }
                 }
-                if arrivals.len() >= burst {
-                    break;
+                if sent.elapsed() < PROBE_SPAN && copies < MAX_PROBE_COPIES {
+                    let again: Vec<u8> = one.iter().copied().cycle().take(one.len() * more).collect();
+                    copies += more;
+                    if send(writer, &again).is_err() {
+                        break;
+                    }
                 }
             }
             Err(_) => break,

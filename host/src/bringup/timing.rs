@@ -19,7 +19,7 @@ pub enum Inferred {
     NoWaves { answered: usize },
 }
 
-/// A gap between answers that starts a new wave: at least this share of the longest gap.
+/// A gap between answers that starts a new wave: at least this share of a round.
 const WAVE_GAP: f64 = 0.5;
 /// Gaps below this are never waves (scheduling and transport jitter).
 const MIN_GAP: Duration = Duration::from_millis(3);
@@ -40,35 +40,35 @@ pub fn infer(arrivals: &[Duration], cycles: u64, frame_time: Option<Duration>) -
             answered: arrivals.len(),
         };
     }
-    let cut = longest.mul_f64(WAVE_GAP).max(MIN_GAP);
-    // Waves: (first arrival, size).
-    let mut waves: Vec<(Duration, usize)> = vec![(arrivals[0], 1)];
-    for (i, g) in gaps.iter().enumerate() {
+    // The round: the median of the gaps that part waves (a stall of the host's stretches one
+    // gap, it does not move the median), and the rounds near it averaged.
+    let mut parting: Vec<Duration> = gaps.iter().copied().filter(|g| *g >= MIN_GAP).collect();
+    parting.sort_unstable();
+    let median = parting[parting.len() / 2];
+    let cut = median.mul_f64(WAVE_GAP);
+    let rounds: Vec<Duration> = parting
+        .iter()
+        .copied()
+        .filter(|g| *g >= cut && g.as_secs_f64() <= 1.5 * median.as_secs_f64())
+        .collect();
+    let round = rounds.iter().sum::<Duration>() / rounds.len().max(1) as u32;
+    // Waves: the answers between parting gaps.
+    let mut sizes: Vec<usize> = vec![1];
+    for g in &gaps {
         if *g >= cut {
-            waves.push((arrivals[i + 1], 1));
+            sizes.push(1);
         } else {
-            waves.last_mut().expect("one wave at least").1 += 1;
+            *sizes.last_mut().expect("one wave at least") += 1;
         }
     }
-    // Every wave but the last is full; with one wave only, that one.
-    let full = if waves.len() > 1 {
-        &waves[..waves.len() - 1]
-    } else {
-        &waves[..]
-    };
-    let mut sizes: Vec<usize> = full.iter().map(|w| w.1).collect();
-    sizes.sort_unstable();
-    let units = sizes[sizes.len() / 2];
-    let clock_hz = if waves.len() > 1 {
-        let span = waves[waves.len() - 1].0 - waves[0].0;
-        cycles as f64 * (waves.len() - 1) as f64 / span.as_secs_f64()
-    } else {
-        cycles as f64 / waves[0].0.as_secs_f64().max(1e-9)
-    };
+    let waves = sizes.len();
+    // Every wave but the last is full.
+    let mut full: Vec<usize> = sizes[..waves.saturating_sub(1).max(1)].to_vec();
+    full.sort_unstable();
     Inferred::Waves {
-        units,
-        clock_hz,
-        waves: waves.len(),
+        units: full[full.len() / 2],
+        clock_hz: cycles as f64 / round.as_secs_f64().max(1e-9),
+        waves,
     }
 }
 
@@ -82,15 +82,16 @@ mod tests {
 
     #[test]
     fn waves_give_units_and_clock() {
-        // 3 units, 10 ms a round (1,000 cycles at 100 kHz), a last wave of 2.
-        let a = ms(&[10, 10, 10, 20, 20, 20, 30, 30, 30, 40, 40]);
+        // 3 units, 10 ms a round (1,000 cycles at 100 kHz), a last wave of 2, and the host
+        // stalled for 25 ms once.
+        let a = ms(&[10, 10, 10, 20, 20, 20, 30, 30, 30, 40, 40, 40, 75, 75, 75, 85, 85]);
         match infer(&a, 1000, None) {
             Inferred::Waves {
                 units,
                 clock_hz,
                 waves,
             } => {
-                assert_eq!((units, waves), (3, 4));
+                assert_eq!((units, waves), (3, 6));
                 assert!((clock_hz - 100_000.0).abs() < 1.0, "{clock_hz}");
             }
             other => panic!("{other:?}"),
