@@ -13,11 +13,10 @@ pub enum Command {
     /// Check a board before a campaign: what it says it is, a known-answer set checked count
     /// by count (and cycle by cycle), the units that answer and their clock, its rate against
     /// the prediction; names the likely cause and the next step of each failure. Exit status
-    /// 0 only when every check passes.
-    ///
-    /// Examples:
-    ///   queens board check serial:/dev/ttyUSB0@115200 --n 27
-    ///   queens board check tcp:127.0.0.1:7027 --n 12 --json
+    /// 0 only when every check passes. Guide: docs/bring-up.md.
+    #[command(after_help = "Examples:\n  \
+        queens board check serial:/dev/ttyUSB0@115200 --n 27\n  \
+        queens board check tcp:127.0.0.1:7027 --n 12 --json")]
     Check(CheckArgs),
 }
 
@@ -25,7 +24,7 @@ pub enum Command {
 pub struct CheckArgs {
     /// The board: serial:PATH[@BAUD], pcie:PATH, tcp:HOST:PORT or sim[:UNITS].
     link: LinkSpec,
-    /// The N the board was built for (default 27).
+    /// The N the board was built for.
     #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
     n: u32,
     /// Units to keep busy when the board does not say how many it has.
@@ -35,6 +34,7 @@ pub struct CheckArgs {
     /// (longer when the set's dearest subproblem takes longer).
     #[arg(long, default_value_t = 3.0)]
     quiet: f64,
+    /// The report as one JSON object.
     #[arg(long)]
     json: bool,
 }

@@ -15,12 +15,12 @@
 //! clock, and the UART at the test baud rate, through the PLL's lock and the start-up gate.
 //! The frames are the host's own (`crate::wire`).
 //!
-//! Simulator: Verilator. A routed two-unit ULX3S netlist (about 4,000 cells) builds in about
-//! a minute and runs a few hundred thousand cycles a second; Icarus Verilog, which would
-//! also show X-propagation, runs it at a few thousand, too slow for every canonical
-//! subproblem of N = 10 through a UART in a test run. What 2-state simulation hides is
-//! covered by the models: every flip-flop of a netlist starts from its INIT, and the RAM
-//! models start from their INITVAL.
+//! Simulator: Verilator. The routed two-unit ULX3S netlist (about 4,400 cells) builds in
+//! about 40 s and runs about 260,000 cycles a second; Icarus Verilog, which would also show
+//! X propagation, runs it at about 475 (docs/design/netlist-simulation.md): ten hours for
+//! every canonical subproblem of N = 10 through a UART. What 2-state simulation hides is
+//! covered by the models: every flip-flop of a netlist starts from its INIT, every RAM from
+//! its INITVAL, and an input nextpnr left unconnected is tied as silicon reads it.
 
 mod bench;
 mod flow;
