@@ -102,10 +102,13 @@ fn print_report(link: &LinkSpec, r: &BoardReport) {
     println!("board on {link}, N = {}", r.n);
     match &r.ident {
         Some(i) => println!(
-            "  identity:      built for N = {}, {} units, {:.3} MHz, design {:08x}, {}",
+            "  identity:      built for N = {}, {} units, {}, design {:08x}, {}",
             i.n,
             i.units,
-            i.clock_hz as f64 / 1e6,
+            match i.clock_hz {
+                0 => "no clock (a model that answers as fast as it runs)".to_string(),
+                hz => format!("{:.3} MHz", hz as f64 / 1e6),
+            },
             i.design_hash,
             if i.with_cycles {
                 "cycle counters"
