@@ -154,31 +154,31 @@ pub fn check(
     {
         r.tally.add(sub.sym, run.solutions);
         r.cycles += run.cycles;
-        if run.cycles != cycles {
-            r.cycle_mismatch_count += 1;
-            if r.cycle_mismatches.len() < MISMATCHES_KEPT {
-                r.cycle_mismatches.push(Mismatch {
-                    index,
-                    sub,
-                    expected: cycles,
-                    got: run.cycles,
-                });
-            }
+        let differs = |expected, got| {
+            (expected != got).then_some(Mismatch {
+                index,
+                sub,
+                expected,
+                got,
+            })
+        };
+        if let Some(m) = differs(cycles, run.cycles) {
+            keep(&mut r.cycle_mismatches, &mut r.cycle_mismatch_count, m);
         }
-        if run.solutions != want {
-            r.mismatch_count += 1;
-            if r.mismatches.len() < MISMATCHES_KEPT {
-                r.mismatches.push(Mismatch {
-                    index,
-                    sub,
-                    expected: want,
-                    got: run.solutions,
-                });
-            }
+        if let Some(m) = differs(want, run.solutions) {
+            keep(&mut r.mismatches, &mut r.mismatch_count, m);
         }
     }
     r.runs = runs;
     Ok(r)
+}
+
+/// Counts a mismatch and keeps it among the first [`MISMATCHES_KEPT`].
+fn keep(list: &mut Vec<Mismatch>, count: &mut u64, m: Mismatch) {
+    *count += 1;
+    if list.len() < MISMATCHES_KEPT {
+        list.push(m);
+    }
 }
 
 /// rust-hdl's simulator on the whole core: frames in as bytes, frame parser, front end,
