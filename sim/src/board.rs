@@ -98,6 +98,24 @@ pub struct BoardConfig {
     pub seed: u64,
 }
 
+impl BoardConfig {
+    /// What the board truly is, as it answers an identification request.
+    pub fn ident(&self) -> Ident {
+        Ident {
+            n: self.size.n(),
+            units: self.units as u32,
+            clock_hz: self.clock_hz.map_or(0, |h| h.round() as u64),
+            design_hash: ident::design_hash(&format!(
+                "simulated board N={} units={} cycles={}",
+                self.size.n(),
+                self.units,
+                self.with_cycles
+            )),
+            with_cycles: self.with_cycles,
+        }
+    }
+}
+
 /// What a board did, for its log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoardStats {
@@ -173,7 +191,9 @@ pub struct Board {
     /// What the board answers an identification request with; none for a board that knows
     /// no such request (a Queens@TUD board).
     ident: Option<Ident>,
-    /// The last bytes received, long enough to hold an identification request.
+    /// The identification request of this board's N, and the last bytes received, long
+    /// enough to hold one.
+    request: Vec<u8>,
     recent: Vec<u8>,
     /// An answer to send at the next poll.
     answer: Vec<u8>,
@@ -190,18 +210,8 @@ impl Board {
             unit_free: vec![now; cfg.units.max(1)],
             injector: Injector::new(cfg.faults, cfg.seed),
             next_reset: cfg.faults.reset.map(|r| now + r),
-            ident: Some(Ident {
-                n: cfg.size.n(),
-                units: cfg.units as u32,
-                clock_hz: cfg.clock_hz.map_or(0, |h| h.round() as u64),
-                design_hash: ident::design_hash(&format!(
-                    "simulated board N={} units={} cycles={}",
-                    cfg.size.n(),
-                    cfg.units,
-                    cfg.with_cycles
-                )),
-                with_cycles: cfg.with_cycles,
-            }),
+            ident: Some(cfg.ident()),
+            request: ident::request(cfg.size),
             recent: Vec::new(),
             answer: Vec::new(),
             stats: BoardStats::default(),
@@ -219,13 +229,13 @@ impl Board {
     /// Bytes from the host.
     pub fn receive(&mut self, bytes: &[u8]) {
         if let Some(id) = self.ident {
-            let request = ident::request(self.cfg.size);
+            let len = self.request.len();
             self.recent.extend_from_slice(bytes);
-            if self.recent.windows(request.len()).any(|w| w == request) {
+            if self.recent.windows(len).any(|w| w == self.request) {
                 self.answer.extend(id.encode());
                 self.recent.clear();
             }
-            let cut = self.recent.len().saturating_sub(request.len() - 1);
+            let cut = self.recent.len().saturating_sub(len - 1);
             self.recent.drain(..cut);
         }
         let mut words = Vec::new();

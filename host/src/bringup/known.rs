@@ -2,9 +2,8 @@
 //! cheapest and the most expensive by the cycle model's count, and enough more, spread over
 //! the canonical order, to keep every unit busy twice over.
 
-use queens_core::enumerate::canonical;
 use queens_core::{completions, BoardSize, Enumerator, Subproblem, Symmetry};
-use queens_sim::run_subproblem;
+use queens_sim::{run_subproblem, select, Selection};
 use rayon::prelude::*;
 
 /// A subproblem with the answers it must get.
@@ -34,20 +33,8 @@ fn candidates(size: BoardSize) -> u64 {
 /// The set for a board of `units` units (at least 16 subproblems, at most 512).
 pub fn known_set(size: BoardSize, units: usize) -> Vec<Known> {
     let total = Enumerator::new(size).census().total();
-    let take = candidates(size).min(total);
-    let mut want = (0..take).map(|k| k * total / take).peekable();
-    let picked: Vec<(u64, Subproblem)> = canonical(size)
-        .enumerate()
-        .map(|(i, s)| (i as u64, s))
-        .filter(|(i, _)| {
-            if want.peek() == Some(i) {
-                want.next();
-                true
-            } else {
-                false
-            }
-        })
-        .collect();
+    let picked =
+        select(size, Selection::Sample(candidates(size).min(total))).expect("a sample always exists");
     let runs: Vec<Known> = picked
         .par_iter()
         .map(|&(index, sub)| {
@@ -86,6 +73,7 @@ pub fn known_set(size: BoardSize, units: usize) -> Vec<Known> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use queens_core::enumerate::canonical;
 
     #[test]
     fn every_class_with_its_cheapest_and_dearest() {

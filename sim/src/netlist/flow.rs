@@ -122,10 +122,8 @@ pub fn make(
             }
             run_flow(&tmp, flow, &yosys, d.compute_hz / 1e6, phase)
         })();
-        if let Err(e) = made {
-            // Keep the failed directory for its logs.
-            return Err(e);
-        }
+        // A failed directory stays, for its logs.
+        made?;
         let _ = std::fs::remove_dir_all(&dir);
         if std::fs::rename(&tmp, &dir).is_err() && !netlist.exists() {
             return Err(NetlistError::Tools(format!(

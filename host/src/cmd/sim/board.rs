@@ -87,15 +87,11 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             let what = a.clock.map_or("as fast as it can".to_string(), |hz| {
                 format!("at {} MHz", hz / 1e6)
             });
+            // What it claims: what it is, but for the units and clock asked to claim.
             let ident = (!a.no_ident).then(|| queens_core::ident::Ident {
-                n: a.n,
                 units: a.claim_units.unwrap_or(units) as u32,
                 clock_hz: a.claim_clock.or(a.clock).map_or(0, |h| h.round() as u64),
-                design_hash: queens_core::ident::design_hash(&format!(
-                    "simulated board N={} units={} cycles={}",
-                    a.n, units, cfg.with_cycles
-                )),
-                with_cycles: cfg.with_cycles,
+                ..cfg.ident()
             });
             serve_board(&a, units, &what, |input, out| {
                 // Each connection finds a board that has kept nothing (as after a power cycle).
