@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The array without its front end: README.md ("Where the array's clock goes").
+# The array without its front end: docs/measurements/ecp5-routing.md
+# ("The array without its front end").
 #
-#   scripts/ecp5-chain-alone.sh DIR [UNITS] [SEEDS]
+#   research/ecp5-placement/ecp5-chain-alone.sh DIR [UNITS] [SEEDS]
 #
 # Emits the ULX3S core with UNITS stages (default 70, about the ULX3S fit), wraps its chain of
 # stages in a top with a global clock and no front end (a 36-bit shift register from four
@@ -11,7 +12,7 @@
 # own stage (its stage module, out of context) with seeds 1..5. Prints each routed clock.
 # Out of context the whole chain would be wrong: nextpnr then routes the clock on the
 # fabric, and skew sets the figure.
-# nextpnr runs with its default placer (the README's figures of this script were measured so),
+# nextpnr runs with its default placer (the record's figures of this script were measured so),
 # not the flow's placer setting (PLACER in trellis.rs); NEXTPNR_ARGS adds arguments to every
 # run, e.g. NEXTPNR_ARGS="--placer-heap-alpha 0.03".
 # Needs `queens` (target/release) and the ECP5 tools (scripts/ecp5-tools.txt) on PATH.
@@ -19,7 +20,7 @@ set -euo pipefail
 dir=${1:?usage: $0 DIR [UNITS] [SEEDS]}
 units=${2:-70}
 seeds=${3:-2}
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(cd "$(dirname "$0")/../.." && pwd)
 queens=${QUEENS:-$here/target/release/queens}
 mkdir -p "$dir"
 cd "$dir"

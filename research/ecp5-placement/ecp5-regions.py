@@ -1,9 +1,9 @@
 # A floorplan for nextpnr-ecp5's `--pre-place`: one rectangle per stage, the front end in one
-# more. Only a nextpnr built with Python runs it (the PyPI build has none); README.md
-# ("Floorplanning does not close it either") gives what it measured on the 32-unit array.
+# more. Only a nextpnr built with Python runs it (the PyPI build has none);
+# docs/measurements/ecp5-routing.md ("Floorplanning") gives what it measured on the 32-unit array.
 #
 #   nextpnr-ecp5 --85k --package CABGA381 --speed 6 --json net.json --lpf ulx3s.lpf \
-#       --pre-place scripts/ecp5-regions.py
+#       --pre-place research/ecp5-placement/ecp5-regions.py
 #
 # net.json: a ULX3S top kept by `queens hdl report --pnr --keep DIR` (DIR/array-32/net.json).
 # QUEENS_REGION_WIDTH (12) sets a stage's width in tiles, QUEENS_FRONT_WIDTH (40) the front end's.

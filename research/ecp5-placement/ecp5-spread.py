@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""How tightly nextpnr-ecp5 placed each unit: README.md ("Where the array's clock goes").
+"""How tightly nextpnr-ecp5 placed each unit: docs/measurements/ecp5-routing.md
+("Where the array's clock goes").
 
     nextpnr-ecp5 ... --json net.json --write placed.json
-    python3 scripts/ecp5-spread.py placed.json
+    python3 research/ecp5-placement/ecp5-spread.py placed.json
 
 net.json: a design kept by `queens hdl report --pnr --keep DIR` (DIR/array-32/net.json, or
 DIR/stage/net.json for the stage alone). For each unit (its LUT4s, flip-flops and RAM write

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One placement for every stage: README.md ("Every stage placed alike").
+"""One placement for every stage: docs/measurements/ecp5-routing.md ("Every stage placed alike").
 
     ecp5-stamp.py box STAGE.json OUT.json            # stage netlist (yosys) -> boxed netlist
     ecp5-stamp.py stamp PLACED.json PACKED.json OUT.json UNITS PREFIX
