@@ -64,6 +64,8 @@ pub enum Deframed {
     BadCrc { computed: u8, received: u8 },
     /// Bytes skipped while hunting for a sentinel.
     Skipped(usize),
+    /// An identification answer (only from a deframer made [`Deframer::with_ident`]).
+    Ident(crate::ident::Ident),
 }
 
 /// Splits a byte stream into frames of one payload length, resynchronising on errors.
@@ -71,6 +73,7 @@ pub enum Deframed {
 pub struct Deframer {
     payload_len: usize,
     buf: Vec<u8>,
+    ident: bool,
 }
 
 impl Deframer {
@@ -78,7 +81,16 @@ impl Deframer {
         Self {
             payload_len,
             buf: Vec::with_capacity(4 * (payload_len + 2)),
+            ident: false,
         }
+    }
+
+    /// Also takes identification answers out of the stream ([`Deframed::Ident`]) instead
+    /// of reporting their bytes as a bad frame. For a stream where an answer is expected: a
+    /// frame shorter than an answer that begins like one waits for the answer's length.
+    pub fn with_ident(mut self) -> Self {
+        self.ident = true;
+        self
     }
 
     pub fn payload_len(&self) -> usize {
@@ -108,6 +120,18 @@ impl Deframer {
                 Some(skip) => {
                     out(Deframed::Skipped(skip));
                     start += skip;
+                }
+            }
+            if self.ident {
+                use crate::ident::{Ident, ANSWER_FRAME};
+                let rest = &self.buf[start..];
+                if let Some(id) = rest.get(..ANSWER_FRAME).and_then(Ident::decode) {
+                    out(Deframed::Ident(id));
+                    start += ANSWER_FRAME;
+                    continue;
+                }
+                if rest.len() < ANSWER_FRAME && Ident::may_start(rest) {
+                    break;
                 }
             }
             if self.buf.len() - start < flen {

@@ -12,12 +12,17 @@ use crate::{word, BoardSize};
 
 /// XORed into the CRC of identification frames, request and answer.
 pub const IDENT_CRC_XOR: u8 = 0xA5;
-const MAGIC: [u8; 2] = *b"QI";
+/// The first two payload bytes of a request and of an answer.
+pub const MAGIC: [u8; 2] = *b"QI";
 /// Bytes of the answer's fields: N, units (2), clock in kHz (4), design hash (4), flags.
 const FIELDS: usize = 12;
+/// Payload bytes of an answer: magic, the fields' length, the fields.
+pub const ANSWER_PAYLOAD: usize = 3 + FIELDS;
+/// Bytes of an answer frame: sentinel, payload, CRC.
+pub const ANSWER_FRAME: usize = ANSWER_PAYLOAD + 2;
 
 /// What a board says it was built as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Ident {
     pub n: u32,
     pub units: u32,
@@ -42,7 +47,16 @@ pub fn request(size: BoardSize) -> Vec<u8> {
 impl Ident {
     /// The answer frame.
     pub fn encode(&self) -> Vec<u8> {
-        let mut p = Vec::with_capacity(3 + FIELDS);
+        let p = self.payload();
+        let mut f = vec![SENTINEL];
+        f.extend_from_slice(&p);
+        f.push(crc8(&p) ^ IDENT_CRC_XOR);
+        f
+    }
+
+    /// The answer's payload (what a framer sends between the sentinel and the CRC).
+    pub fn payload(&self) -> Vec<u8> {
+        let mut p = Vec::with_capacity(ANSWER_PAYLOAD);
         p.extend_from_slice(&MAGIC);
         p.push(FIELDS as u8);
         p.push(self.n as u8);
@@ -50,32 +64,37 @@ impl Ident {
         p.extend_from_slice(&((self.clock_hz / 1000).min(u32::MAX as u64) as u32).to_be_bytes());
         p.extend_from_slice(&self.design_hash.to_be_bytes());
         p.push(u8::from(self.with_cycles));
-        let mut f = vec![SENTINEL];
-        f.extend_from_slice(&p);
-        f.push(crc8(&p) ^ IDENT_CRC_XOR);
-        f
+        p
     }
 
     /// The first answer frame in `bytes`, if one is there whole.
     pub fn find(bytes: &[u8]) -> Option<Ident> {
-        let len = 1 + 3 + FIELDS + 1;
-        bytes.windows(len).find_map(|f| {
-            let p = &f[1..len - 1];
-            if f[0] != SENTINEL || p[..2] != MAGIC || p[2] as usize != FIELDS {
-                return None;
-            }
-            if crc8(p) ^ IDENT_CRC_XOR != f[len - 1] {
-                return None;
-            }
-            let be = |r: std::ops::Range<usize>| p[r].iter().fold(0u64, |a, &b| (a << 8) | b as u64);
-            Some(Ident {
-                n: p[3] as u32,
-                units: be(4..6) as u32,
-                clock_hz: be(6..10) * 1000,
-                design_hash: be(10..14) as u32,
-                with_cycles: p[14] & 1 == 1,
-            })
+        bytes.windows(ANSWER_FRAME).find_map(Ident::decode)
+    }
+
+    /// `frame`, if it is an answer frame, whole and checked.
+    pub fn decode(frame: &[u8]) -> Option<Ident> {
+        if frame.len() != ANSWER_FRAME || !Self::may_start(frame) {
+            return None;
+        }
+        let p = &frame[1..=ANSWER_PAYLOAD];
+        if crc8(p) ^ IDENT_CRC_XOR != frame[ANSWER_FRAME - 1] {
+            return None;
+        }
+        let be = |r: std::ops::Range<usize>| p[r].iter().fold(0u64, |a, &b| (a << 8) | b as u64);
+        Some(Ident {
+            n: p[3] as u32,
+            units: be(4..6) as u32,
+            clock_hz: be(6..10) * 1000,
+            design_hash: be(10..14) as u32,
+            with_cycles: p[14] & 1 == 1,
         })
+    }
+
+    /// Whether `bytes` can be the start of an answer frame (as far as they go).
+    pub fn may_start(bytes: &[u8]) -> bool {
+        let head = [SENTINEL, MAGIC[0], MAGIC[1], FIELDS as u8];
+        bytes.iter().zip(head).all(|(a, b)| *a == b)
     }
 }
 
@@ -125,5 +144,43 @@ mod tests {
         let mut bad = id.encode();
         bad[5] ^= 1;
         assert_eq!(Ident::find(&bad), None);
+    }
+
+    #[test]
+    fn a_deframer_with_ident_takes_an_answer_out_between_results_and_loses_none() {
+        let id = Ident {
+            n: 10,
+            units: 2,
+            clock_hz: 62_500_000,
+            design_hash: 0x0123_4567,
+            with_cycles: true,
+        };
+        for len in [8usize, 15, 16, 24] {
+            let frame = |i: u8| crate::frame::encode(&vec![i; len]);
+            let mut stream = frame(1);
+            stream.extend(id.encode());
+            stream.extend(frame(2));
+            stream.extend(frame(3));
+            // Byte by byte: the answer's start must wait, not be dropped as a short frame.
+            let mut d = Deframer::new(len).with_ident();
+            let (mut frames, mut idents, mut other) = (vec![], vec![], 0);
+            for b in &stream {
+                d.push(&[*b], |x| match x {
+                    Deframed::Frame(p) => frames.push(p[0]),
+                    Deframed::Ident(i) => idents.push(i),
+                    _ => other += 1,
+                });
+            }
+            assert_eq!((frames, idents, other), (vec![1, 2, 3], vec![id], 0), "payload {len}");
+            // A plain deframer sees the answer as bytes that fail, and still every result.
+            let mut plain = Deframer::new(len);
+            let mut frames = vec![];
+            plain.push(&stream, |x| {
+                if let Deframed::Frame(p) = x {
+                    frames.push(p[0])
+                }
+            });
+            assert_eq!(frames, vec![1, 2, 3], "payload {len}");
+        }
     }
 }

@@ -45,12 +45,15 @@ impl Logic for AxisIn {
     }
 }
 
-#[derive(LogicBlock)]
+/// Frames of any length (results, identification answers) end a beat each: the core marks
+/// their last byte.
+#[derive(LogicBlock, Default)]
 pub struct AxisOut {
     pub clock: Signal<In, Clock>,
-    /// The core's result bytes (whole frames, back to back).
+    /// The core's bytes (whole frames, back to back); `last` marks a frame's last byte.
     pub data: Signal<In, Bits<8>>,
     pub valid: Signal<In, Bit>,
+    pub last: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
     pub tdata: Signal<Out, Bits<128>>,
     pub tkeep: Signal<Out, Bits<16>>,
@@ -59,48 +62,21 @@ pub struct AxisOut {
     pub tlast: Signal<Out, Bit>,
     beat: DFF<Bits<128>>,
     keep: DFF<Bits<16>>,
-    /// Next free lane, and the byte's place in its frame.
+    /// Next free lane.
     lane: DFF<Bits<8>>,
-    pos: DFF<Bits<8>>,
     full: DFF<Bit>,
-    last: DFF<Bit>,
-    /// Bytes per frame, minus one.
-    frame_m1: Constant<Bits<8>>,
-}
-
-impl AxisOut {
-    /// For frames of `frame_bytes` bytes (sentinel, payload, CRC).
-    pub fn new(frame_bytes: usize) -> Self {
-        assert!((2..=256).contains(&frame_bytes));
-        Self {
-            clock: Default::default(),
-            data: Default::default(),
-            valid: Default::default(),
-            ready: Default::default(),
-            tdata: Default::default(),
-            tkeep: Default::default(),
-            tvalid: Default::default(),
-            tready: Default::default(),
-            tlast: Default::default(),
-            beat: Default::default(),
-            keep: Default::default(),
-            lane: Default::default(),
-            pos: Default::default(),
-            full: Default::default(),
-            last: Default::default(),
-            frame_m1: Constant::new((frame_bytes as u64 - 1).to_bits()),
-        }
-    }
+    /// The beat ends a frame.
+    ends: DFF<Bit>,
 }
 
 impl Logic for AxisOut {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, beat, keep, lane, pos, full, last);
+        dff_setup!(self, clock, beat, keep, lane, full, ends);
         self.tdata.next = self.beat.q.val();
         self.tkeep.next = self.keep.q.val();
         self.tvalid.next = self.full.q.val();
-        self.tlast.next = self.last.q.val();
+        self.tlast.next = self.ends.q.val();
         self.ready.next = !self.full.q.val();
         if self.full.q.val() {
             if self.tready.val() {
@@ -114,12 +90,10 @@ impl Logic for AxisOut {
                 self.beat.q.val() | (bit_cast::<128, 8>(self.data.val()) << (self.lane.q.val() << 3));
             self.keep.d.next = self.keep.q.val() | (bits::<16>(1) << self.lane.q.val());
             self.lane.d.next = self.lane.q.val() + 1;
-            self.pos.d.next = self.pos.q.val() + 1;
-            self.last.d.next = false;
-            if self.pos.q.val() == self.frame_m1.val() {
-                self.pos.d.next = 0.into();
+            self.ends.d.next = false;
+            if self.last.val() {
                 self.full.d.next = true;
-                self.last.d.next = true;
+                self.ends.d.next = true;
             } else if self.lane.q.val() == 15 {
                 self.full.d.next = true;
             }

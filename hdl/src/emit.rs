@@ -169,6 +169,17 @@ pub struct CoreConfig {
     pub arbiter: ArbiterKind,
     /// Results carry the 48-bit cycle counter (the protocol's optional frame variant).
     pub with_cycles: bool,
+    /// The board build the core is part of, if any ([`CoreConfig::built`]).
+    pub build: Option<Build>,
+}
+
+/// What a board build adds to a core's identity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Build {
+    /// The compute clock, Hz.
+    pub clock_hz: u64,
+    /// Hash of the board-level choices (board, link, baud).
+    pub board_hash: u32,
 }
 
 impl CoreConfig {
@@ -184,14 +195,47 @@ impl CoreConfig {
             units,
             arbiter,
             with_cycles,
+            build: None,
         })
+    }
+
+    /// The core as part of a board build: `board` names the board-level choices (board,
+    /// link, baud), `clock_hz` the compute clock.
+    pub fn built(mut self, board: &str, clock_hz: u64) -> Self {
+        self.build = Some(Build {
+            clock_hz,
+            board_hash: queens_core::ident::design_hash(board),
+        });
+        self
+    }
+
+    /// What the core answers an identification request with: N, units and the cycle flag;
+    /// a board build's clock (0 without one); a hash of every choice it was built from.
+    pub fn ident(&self) -> queens_core::ident::Ident {
+        let mut what = format!(
+            "N={} units={} arbiter={} cycles={}",
+            self.n,
+            self.units,
+            self.arbiter.name(),
+            self.with_cycles
+        );
+        if let Some(b) = self.build {
+            what += &format!(" clock_hz={} board={:08x}", b.clock_hz, b.board_hash);
+        }
+        queens_core::ident::Ident {
+            n: self.n as u32,
+            units: self.units as u32,
+            clock_hz: self.build.map_or(0, |b| b.clock_hz),
+            design_hash: queens_core::ident::design_hash(&what),
+            with_cycles: self.with_cycles,
+        }
     }
 }
 
 /// The front end (frame parser, dispatch, collection, framer) for a core.
 pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
     let v = crate::with_board_widths!(cfg.n, |M, M1, D, W| {
-        let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles);
+        let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
         f.connect_all();
         generate_verilog(&f)
     });
@@ -199,8 +243,9 @@ pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
 }
 
 /// The board-independent core: byte streams in and out, the front end and `cfg.units` solver
-/// stages. Ports: clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, idle (a
-/// byte moves when valid and ready are both high at a rising edge; a UART ignores rx_ready).
+/// stages. Ports: clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx_ready,
+/// idle (a byte moves when valid and ready are both high at a rising edge; a UART ignores
+/// rx_ready; tx_last marks the last byte of a frame).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::stage::ID_BITS;
@@ -209,13 +254,14 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     v += &format!(
         "
 // Queens core for N = {n}: {k} solver units ({arbiter:?} arbiter), frames in and out as bytes.
-module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, idle);
+module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx_ready, idle);
     input wire clock;
     input wire [7:0] rx_data;
     input wire rx_valid;
     output wire rx_ready;
     output wire [7:0] tx_data;
     output wire tx_valid;
+    output wire tx_last;
     input wire tx_ready;
     output wire idle;
     wire dn_valid, up_valid;
@@ -227,7 +273,7 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_ready, i
     wire [{yb1}:0] up_cycles;
     {name}_front front(
         .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
-        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle),
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_last(tx_last), .tx_ready(tx_ready), .idle(idle),
         .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
         .up_count(up_count), .up_cycles(up_cycles));
@@ -292,18 +338,18 @@ module {name}(clock, uart_rx, uart_tx, idle);
     {name}_uart_tx tx(.clock(clock), .data(tx_data), .valid(tx_valid), .ready(tx_ready), .txd(uart_tx));
     // A UART cannot wait: rx_ready stays open, and the core drops a frame it has no room for.
     {core} core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(),
-        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle));
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_last(), .tx_ready(tx_ready), .idle(idle));
 endmodule
 "
     );
     v
 }
 
-/// The AXI4-Stream adapters `{name}_in` and `{name}_out` for frames of `frame_bytes` bytes.
-pub fn axis_verilog(frame_bytes: usize, name: &str) -> String {
+/// The AXI4-Stream adapters `{name}_in` and `{name}_out`.
+pub fn axis_verilog(name: &str) -> String {
     let mut i = crate::axis::AxisIn::default();
     i.connect_all();
-    let mut o = crate::axis::AxisOut::new(frame_bytes);
+    let mut o = crate::axis::AxisOut::default();
     o.connect_all();
     rename_top(&generate_verilog(&i), &format!("{name}_in"))
         + &rename_top(&generate_verilog(&o), &format!("{name}_out"))
@@ -318,11 +364,11 @@ pub fn result_frame_bytes(cfg: &CoreConfig) -> usize {
 /// The core (module `core`) behind two 128-bit AXI4-Stream ports, as XDMA's streaming
 /// channels present them: the top for PCIe. Ports: clock, s_axis_* (host to card), m_axis_*
 /// (card to host, one frame per packet), idle.
-pub fn stream_top_verilog(cfg: &CoreConfig, name: &str, core: &str) -> String {
-    let mut v = axis_verilog(result_frame_bytes(cfg), &format!("{name}_axis"));
+pub fn stream_top_verilog(name: &str, core: &str) -> String {
+    let mut v = axis_verilog(&format!("{name}_axis"));
     v += &format!(
         "
-// The core behind AXI4-Stream (128-bit beats, lane 0 first; TLAST ends each result frame).
+// The core behind AXI4-Stream (128-bit beats, lane 0 first; TLAST ends each frame).
 module {name}(clock, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tready, s_axis_tlast,
     m_axis_tdata, m_axis_tkeep, m_axis_tvalid, m_axis_tready, m_axis_tlast, idle);
     input wire clock;
@@ -338,14 +384,14 @@ module {name}(clock, s_axis_tdata, s_axis_tkeep, s_axis_tvalid, s_axis_tready, s
     output wire m_axis_tlast;
     output wire idle;
     wire [7:0] rx_data, tx_data;
-    wire rx_valid, rx_ready, tx_valid, tx_ready;
+    wire rx_valid, rx_ready, tx_valid, tx_last, tx_ready;
     // Frames need no packet boundaries on the way in: the core hunts for sentinels.
     {name}_axis_in h2c(.clock(clock), .tdata(s_axis_tdata), .tkeep(s_axis_tkeep),
         .tvalid(s_axis_tvalid), .tready(s_axis_tready),
         .data(rx_data), .valid(rx_valid), .ready(rx_ready));
     {core} core(.clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
-        .tx_data(tx_data), .tx_valid(tx_valid), .tx_ready(tx_ready), .idle(idle));
-    {name}_axis_out c2h(.clock(clock), .data(tx_data), .valid(tx_valid), .ready(tx_ready),
+        .tx_data(tx_data), .tx_valid(tx_valid), .tx_last(tx_last), .tx_ready(tx_ready), .idle(idle));
+    {name}_axis_out c2h(.clock(clock), .data(tx_data), .valid(tx_valid), .last(tx_last), .ready(tx_ready),
         .tdata(m_axis_tdata), .tkeep(m_axis_tkeep), .tvalid(m_axis_tvalid),
         .tready(m_axis_tready), .tlast(m_axis_tlast));
 endmodule

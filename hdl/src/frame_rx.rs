@@ -2,9 +2,14 @@
 //! pre-placement word, checks the CRC-8 byte and delivers the word whole, or drops the frame
 //! whole if its CRC is wrong or the consumer has no room. A dropped frame is re-sent by the
 //! host after its timeout; after any frame the parser hunts for the next sentinel.
+//!
+//! A frame whose CRC byte is XORed with `queens_core::ident::IDENT_CRC_XOR` and whose payload
+//! starts with the identification magic is no word but a request: it is reported on
+//! `request`, neither delivered nor counted as dropped.
 
 use crate::crc8::{Crc8, INIT};
-use queens_core::frame::SENTINEL;
+use queens_core::frame::{crc8, SENTINEL};
+use queens_core::ident::{IDENT_CRC_XOR, MAGIC};
 use rust_hdl::prelude::*;
 
 /// W: wire word width (8 × bytes).
@@ -20,6 +25,8 @@ pub struct FrameRx<const W: usize> {
     pub word_valid: Signal<Out, Bit>,
     /// One-cycle strobe: a frame was dropped (bad CRC or no room).
     pub dropped: Signal<Out, Bit>,
+    /// One-cycle strobe: an identification request was received.
+    pub request: Signal<Out, Bit>,
     /// A frame is partly received or its word is on its way out.
     pub busy: Signal<Out, Bit>,
     /// Between frames, looking for a sentinel.
@@ -37,10 +44,16 @@ pub struct FrameRx<const W: usize> {
     check: DFF<Bit>,
     ok: DFF<Bit>,
     bad: DFF<Bit>,
+    req: DFF<Bit>,
     step: Crc8,
     nbytes: Constant<Bits<5>>,
     sentinel: Constant<Bits<8>>,
     init: Constant<Bits<8>>,
+    /// The remainder a request's CRC byte leaves (the XOR's, whatever the payload), its
+    /// magic, and where the magic sits in the word.
+    req_rem: Constant<Bits<8>>,
+    magic: Constant<Bits<16>>,
+    magic_at: Constant<Bits<8>>,
 }
 
 impl<const W: usize> Default for FrameRx<W> {
@@ -64,10 +77,15 @@ impl<const W: usize> Default for FrameRx<W> {
             check: Default::default(),
             ok: Default::default(),
             bad: Default::default(),
+            req: Default::default(),
+            request: Default::default(),
             step: Default::default(),
             nbytes: Constant::new(((W / 8) as u64).to_bits()),
             sentinel: Constant::new(SENTINEL.to_bits()),
             init: Constant::new(INIT.to_bits()),
+            req_rem: Constant::new(request_remainder().to_bits()),
+            magic: Constant::new((u16::from_be_bytes(MAGIC) as u64).to_bits()),
+            magic_at: Constant::new(((W - 16) as u64).to_bits()),
         }
     }
 }
@@ -75,7 +93,7 @@ impl<const W: usize> Default for FrameRx<W> {
 impl<const W: usize> Logic for FrameRx<W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, active, count, last, crc, sh, check, ok, bad);
+        dff_setup!(self, clock, active, count, last, crc, sh, check, ok, bad, req);
         self.step.crc.next = self.crc.q.val();
         self.step.data.next = self.data.val();
         self.check.d.next = false;
@@ -103,11 +121,24 @@ impl<const W: usize> Logic for FrameRx<W> {
             }
         }
         self.ok.d.next = self.check.q.val() & (self.crc.q.val() == 0) & self.room.val();
-        self.bad.d.next = self.check.q.val() & !((self.crc.q.val() == 0) & self.room.val());
+        self.req.d.next = self.check.q.val()
+            & (self.crc.q.val() == self.req_rem.val())
+            & (self.sh.q.val().get_bits::<16>(self.magic_at.val().index()) == self.magic.val());
+        self.bad.d.next = self.check.q.val()
+            & !((self.crc.q.val() == 0) & self.room.val())
+            & !((self.crc.q.val() == self.req_rem.val())
+                & (self.sh.q.val().get_bits::<16>(self.magic_at.val().index()) == self.magic.val()));
         self.word.next = self.sh.q.val();
         self.word_valid.next = self.ok.q.val();
         self.dropped.next = self.bad.q.val();
-        self.busy.next = self.active.q.val() | self.check.q.val() | self.ok.q.val();
+        self.request.next = self.req.q.val();
+        self.busy.next = self.active.q.val() | self.check.q.val() | self.ok.q.val() | self.req.q.val();
         self.hunting.next = !self.active.q.val();
     }
+}
+
+/// The remainder a frame leaves whose CRC byte is the payload's CRC XOR the identification
+/// XOR: by the CRC's linearity the same for every payload, so a two-byte one serves.
+pub fn request_remainder() -> u8 {
+    crc8(&[MAGIC[0], MAGIC[1], crc8(&MAGIC) ^ IDENT_CRC_XOR])
 }

@@ -5,6 +5,8 @@
 //! under that id, decode it and send the unit the ring's blocking and a start beat.
 //! Out: results from the chain -> result queue -> look the word up by id -> [`FrameTx`]; the
 //! id returns to the free list once its word has been copied into the framer.
+//! Identification: a request the parser reports is answered between two result frames with
+//! a constant frame (`queens_core::ident`), what the core was built as.
 //!
 //! Every path is cut to the length of a unit's or shorter, so that the units set the array's
 //! clock: dispatch and collection start from registered conditions, the queues' read
@@ -21,6 +23,7 @@ use crate::orient::{self, Orient};
 use crate::queue::Queue;
 use crate::ram::Ram;
 use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
+use queens_core::ident::{Ident, IDENT_CRC_XOR};
 use rust_hdl::prelude::*;
 
 /// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
@@ -86,6 +89,8 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     pub rx_ready: Signal<Out, Bit>,
     pub tx_data: Signal<Out, Bits<8>>,
     pub tx_valid: Signal<Out, Bit>,
+    /// The byte offered ends its frame.
+    pub tx_last: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
     /// Nothing being received, queued, running or sent (the queue shows a word a cycle or
     /// two after it is written).
@@ -151,6 +156,12 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     entry: DFF<Bits<ENTRY_BITS>>,
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     entry_word: DFF<Bits<W>>,
+    /// An identification request waits for the framer.
+    ident_pending: DFF<Bit>,
+    /// The framer takes the identification answer: decided a cycle ahead, as `collect` is
+    /// (from logic, it drove the framer's 160 payload bits and was the front end's longest
+    /// path).
+    answer: DFF<Bit>,
 
     dispatch: Signal<Local, Bit>,
     give_back: Signal<Local, Bit>,
@@ -180,12 +191,18 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     word_at: Constant<Bits<8>>,
     pad: Constant<Bits<8>>,
     result_bytes: Constant<Bits<5>>,
+    /// The identification answer's payload (left-aligned), its length and its CRC's XOR.
+    answer_payload: Constant<Bits<PAYLOAD_BITS>>,
+    answer_bytes: Constant<Bits<5>>,
+    answer_xor: Constant<Bits<8>>,
+    no_xor: Constant<Bits<8>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M1, D, W> {
     /// `units`: solver stages on the chain (ids 0..units-1); `with_cycles`: results carry the
-    /// 48-bit cycle counter (the optional frame variant of the protocol).
-    pub fn new(units: usize, with_cycles: bool) -> Self {
+    /// 48-bit cycle counter (the optional frame variant of the protocol); `ident`: what it
+    /// answers an identification request with.
+    pub fn new(units: usize, with_cycles: bool, ident: &Ident) -> Self {
         assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
         assert!(
             W >= 24,
@@ -194,6 +211,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
         // Echoed word, mod 13, mod 15, count, padding to whole bytes; cycles in front.
         let bits = W + PADDED_RECORD_BITS + if with_cycles { CYCLE_BITS } else { 0 };
         assert!(bits <= PAYLOAD_BITS);
+        let answer = ident.payload();
+        assert!(answer.len() * 8 <= PAYLOAD_BITS);
         Self {
             clock: Default::default(),
             rx_data: Default::default(),
@@ -201,6 +220,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             rx_ready: Default::default(),
             tx_data: Default::default(),
             tx_valid: Default::default(),
+            tx_last: Default::default(),
             tx_ready: Default::default(),
             idle: Default::default(),
             dn_valid: Default::default(),
@@ -245,7 +265,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             entry: Default::default(),
             entry_cycles: Default::default(),
             entry_word: Default::default(),
+            ident_pending: Default::default(),
             dispatch: Default::default(),
+            answer: Default::default(),
             give_back: Default::default(),
             tail: Default::default(),
             units: c(units),
@@ -267,12 +289,27 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             word_at: c(PADDED_RECORD_BITS),
             pad: c(PADDED_RECORD_BITS - RECORD_BITS),
             result_bytes: c(bits / 8),
+            answer_payload: Constant::new(left_aligned(&answer)),
+            answer_bytes: c(answer.len()),
+            answer_xor: Constant::new(IDENT_CRC_XOR.to_bits()),
+            no_xor: Constant::new(0u8.to_bits()),
         }
     }
 }
 
 fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
     Constant::new((v as u64).to_bits())
+}
+
+/// `bytes` as the framer takes a payload: the first byte in the top 8 bits.
+fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
+    let byte = |b: u8| bit_cast::<PAYLOAD_BITS, 8>((b as u64).to_bits());
+    let zero = std::iter::repeat(0).take(PAYLOAD_BITS / 8 - bytes.len());
+    bytes
+        .iter()
+        .copied()
+        .chain(zero)
+        .fold(Bits::<PAYLOAD_BITS>::default(), |v, b| (v << 8) | byte(b))
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for Front<M, M1, D, W> {
@@ -305,7 +342,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             collect,
             entry,
             entry_cycles,
-            entry_word
+            entry_word,
+            ident_pending,
+            answer
         );
         clock!(self, clock, rx, words, free, dec, orient, results, cycles, tx);
         self.wordtab.clock.next = self.clock.val();
@@ -425,14 +464,29 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         // cycle on).
         // Idle next cycle without a load this cycle (a load leaves the framer busy): idle now
         // and not collecting.
+        // A pending identification request goes first: the framer takes its answer when
+        // collection would have taken a result, and no result is taken meanwhile.
         self.collect.d.next = (self.collect_state.q.val() == Collect::Idle)
             & !self.collect.q.val()
             & !self.results.empty.val()
-            & !self.tx.busy.val();
+            & !self.tx.busy.val()
+            & !self.ident_pending.q.val();
+        // Idle, not collecting and the framer free now; nothing can load it next cycle.
+        self.answer.d.next = (self.collect_state.q.val() == Collect::Idle)
+            & !self.collect.q.val()
+            & !self.tx.busy.val()
+            & self.ident_pending.q.val()
+            & !self.answer.q.val();
+        if self.answer.q.val() {
+            self.ident_pending.d.next = false;
+        }
+        if self.rx.request.val() {
+            self.ident_pending.d.next = true;
+        }
         self.results.read.next = self.collect.q.val();
         self.cycles.read.next = self.collect.q.val();
         self.wordtab.read_address.next = self.entry.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
-        self.tx.load.next = false;
+        self.tx.load.next = self.answer.q.val();
         match self.collect_state.q.val() {
             Collect::Idle => {
                 // The queues' heads, taken while idle whatever `collect` says: it then
@@ -468,8 +522,15 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         }
         self.tx.payload.next = self.tail.val() << self.align.val();
         self.tx.nbytes.next = self.result_bytes.val();
+        self.tx.crc_xor.next = self.no_xor.val();
+        if self.answer.q.val() {
+            self.tx.payload.next = self.answer_payload.val();
+            self.tx.nbytes.next = self.answer_bytes.val();
+            self.tx.crc_xor.next = self.answer_xor.val();
+        }
         self.tx_data.next = self.tx.tx_data.val();
         self.tx_valid.next = self.tx.tx_valid.val();
+        self.tx_last.next = self.tx.tx_last.val();
         self.tx.tx_ready.next = self.tx_ready.val();
 
         if self.dispatch.val() & !self.give_back.val() {
@@ -483,6 +544,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             & self.words.empty.val()
             & (self.dispatch_state.q.val() == Dispatch::Idle)
             & !self.tx.busy.val()
+            & !self.ident_pending.q.val()
             & (self.collect_state.q.val() == Collect::Idle);
     }
 }

@@ -179,16 +179,25 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
 /// The whole core (front end and K stages) under simulation, driven a byte per cycle.
 pub struct RtlCore<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> {
     uut: crate::sim_core::Core<M, M1, D, W, K>,
+    ident: queens_core::ident::Ident,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize>
     RtlCore<M, M1, D, W, K>
 {
     pub fn new(kind: ArbiterKind, with_cycles: bool) -> Self {
-        let mut uut = crate::sim_core::Core::new(kind, with_cycles);
+        let ident = crate::emit::CoreConfig::new(M + 4, K, kind, with_cycles)
+            .expect("a core of a valid width")
+            .ident();
+        let mut uut = crate::sim_core::Core::new(kind, with_cycles, &ident);
         uut.connect_all();
         check_all(&uut).expect("the core's connections check");
-        Self { uut }
+        Self { uut, ident }
+    }
+
+    /// What the core answers an identification request with.
+    pub fn ident(&self) -> queens_core::ident::Ident {
+        self.ident
     }
 
     /// One clock cycle with `rx` offered on the receive stream: whether the core took it, and

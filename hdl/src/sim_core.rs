@@ -22,7 +22,8 @@ pub struct Core<const M: usize, const M1: usize, const D: usize, const W: usize,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> Core<M, M1, D, W, K> {
-    pub fn new(kind: ArbiterKind, with_cycles: bool) -> Self {
+    /// `ident`: what the front end answers an identification request with.
+    pub fn new(kind: ArbiterKind, with_cycles: bool, ident: &queens_core::ident::Ident) -> Self {
         Self {
             clock: Default::default(),
             rx_data: Default::default(),
@@ -32,7 +33,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
             tx_valid: Default::default(),
             tx_ready: Default::default(),
             idle: Default::default(),
-            front: Front::new(K, with_cycles),
+            front: Front::new(K, with_cycles, ident),
             chain: Chain::new(kind),
         }
     }

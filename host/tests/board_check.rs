@@ -8,8 +8,14 @@ use common::{queens, SimBoard};
 
 /// The check of `board` for N = `n`: its JSON report and whether it passed.
 fn check(board: &SimBoard, n: u32) -> (serde_json::Value, bool) {
+    check_with(board, &["--n", &n.to_string()])
+}
+
+/// The check of `board` with `args`.
+fn check_with(board: &SimBoard, args: &[&str]) -> (serde_json::Value, bool) {
     let out = queens()
-        .args(["board", "check", &board.link, "--n", &n.to_string(), "--json"])
+        .args(["board", "check", &board.link, "--json"])
+        .args(args)
         .output()
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
@@ -128,10 +134,49 @@ fn a_lying_board_has_its_wrong_subproblems_named() {
 }
 
 #[test]
-fn the_routed_ulx3s_netlist_passes_as_a_board() {
-    // The netlist engine under the simulated board: no identification (our HDL does not
-    // answer it yet), so its units are inferred; its clock, seen through a UART simulated
-    // cycle by cycle, is the simulator's pace and not checked here.
+fn a_board_is_checked_against_the_design_json_it_was_built_from() {
+    let b = board(&[]);
+    let (v, ok) = check(&b, 12);
+    assert!(ok, "{v}");
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, ident: &serde_json::Value| {
+        let p = dir.path().join(name);
+        let design = serde_json::json!({ "board": "sim", "n": 12, "ident": ident });
+        std::fs::write(&p, design.to_string()).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // Its own design: N comes from the file, and the check passes.
+    let same = write("same.json", &v["ident"]);
+    let (v2, ok) = check_with(&b, &["--design", &same]);
+    assert!(ok, "{v2}");
+    assert_eq!(v2["n"], 12);
+    // Another build of it: the fields that differ are named.
+    let mut other = v["ident"].clone();
+    other["units"] = 6.into();
+    other["design_hash"] = (other["design_hash"].as_u64().unwrap() ^ 1).into();
+    let other = write("other.json", &other);
+    let (v3, ok) = check_with(&b, &["--design", &other]);
+    assert!(!ok);
+    let f = failures(&v3);
+    assert!(f.contains("the board is another design: units 4 (built: 6), design"), "{f}");
+    // A design.json from before identification: refused, naming the file and the field.
+    let old = dir.path().join("old.json");
+    std::fs::write(&old, r#"{"board": "ulx3s", "n": 12}"#).unwrap();
+    let out = queens()
+        .args(["board", "check", &b.link, "--design", old.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("old.json") && err.contains("`ident`"), "{err}");
+}
+
+#[test]
+fn the_routed_ulx3s_netlist_answers_as_a_board() {
+    // The netlist engine under the simulated board, answering through its UART pins: it says
+    // what it was built as, and every known answer is right to the cycle. Its clock, seen
+    // through a UART simulated cycle by cycle, is the simulator's pace: the one failure is
+    // that it runs slower than built.
     let b = SimBoard::start(&[
         "--n",
         "10",
@@ -143,7 +188,16 @@ fn the_routed_ulx3s_netlist_passes_as_a_board() {
         "127.0.0.1:0",
     ]);
     let (v, ok) = check(&b, 10);
-    assert!(ok, "{v}");
+    assert!(!ok, "{v}");
+    assert_eq!(v["ident"]["n"], 10, "{v}");
+    assert_eq!(v["ident"]["units"], 2, "{v}");
+    assert_eq!(v["ident"]["with_cycles"], true, "{v}");
+    assert!(v["ident"]["clock_hz"].as_u64().unwrap() > 1_000_000, "{v}");
+    assert_eq!(v["units_source"], "answered");
     assert_eq!(v["known_answered"], v["known_sent"]);
-    assert_eq!(v["wrong_cycles"].as_array().unwrap().len(), 0);
+    assert_eq!(v["wrong_counts"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(v["wrong_cycles"].as_array().unwrap().len(), 0, "{v}");
+    let f = v["failures"].as_array().unwrap();
+    assert_eq!(f.len(), 1, "{v}");
+    assert!(f[0]["what"].as_str().unwrap().contains("the design was built for"), "{v}");
 }

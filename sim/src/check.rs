@@ -225,7 +225,8 @@ fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
     quiet: u64,
 ) -> Result<Vec<UnitRun>, String> {
     let mut core = queens_hdl::rtl::RtlCore::<M, M1, D, W, RTL_CORE_UNITS>::new(kind, true);
-    crate::wire::run_stepped(size, subs, RTL_CORE_UNITS + 4, quiet, |rx| core.step(rx))
+    let ident = core.ident();
+    crate::wire::run_stepped(size, subs, RTL_CORE_UNITS + 4, quiet, ident, |rx| core.step(rx))
         .map_err(|e| e.to_string())
 }
 

@@ -79,10 +79,11 @@ impl Verilated {
             ),
             Top::Stream => (
                 "queens_stream",
-                core_verilog(&cfg, "queens_core") + &stream_top_verilog(&cfg, "queens_stream", "queens_core"),
+                core_verilog(&cfg, "queens_core") + &stream_top_verilog("queens_stream", "queens_core"),
                 vec![
                     "-DSTREAM_TOP".to_string(),
                     format!("-DFRAME_BYTES={}", result_frame_bytes(&cfg)),
+                    format!("-DIDENT_BYTES={}", queens_core::ident::ANSWER_FRAME),
                 ],
             ),
         };
@@ -249,17 +250,26 @@ impl Verilated {
             }
         });
         let result = (|| {
-            let mut driver = WireDriver::new(size, subproblems, window);
+            let mut driver = WireDriver::new(size, subproblems, window).expect_ident(self.cfg.ident());
             let mut send = VecDeque::new();
             while !driver.done() {
                 driver.frames_to_send(&mut send);
                 if !send.is_empty() {
                     let _ = to_board.send(send.drain(..).collect());
                 }
-                match from_board.recv_timeout(timeout) {
+                // Once every result is in, the answer is a frame's time away, not a search's.
+                let missing = driver.missing_ident();
+                let wait = if missing.is_some() {
+                    timeout.min(Duration::from_secs(30))
+                } else {
+                    timeout
+                };
+                match from_board.recv_timeout(wait) {
                     Ok(Ok(bytes)) => driver.receive(&bytes)?,
                     Ok(Err(e)) => return Err(io("reading the board")(e)),
-                    Err(mpsc::RecvTimeoutError::Timeout) => return Err(VerilatorError::Timeout(timeout)),
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        return Err(missing.map_or(VerilatorError::Timeout(timeout), Into::into))
+                    }
                     Err(mpsc::RecvTimeoutError::Disconnected) => break,
                 }
             }

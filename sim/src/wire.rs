@@ -1,10 +1,13 @@
 //! The host's side of the wire, reduced to what a check needs: send every subproblem as a
 //! frame, keep a bounded number outstanding (as the real host does), and match the result
 //! frames that come back by their echoed word. Used by the engines that run the whole core
-//! (frame parser, array, framer) rather than a bare unit.
+//! (frame parser, array, framer) rather than a bare unit. Given the identity the design was
+//! built with, it also asks for it once the first subproblems are under way, so that the
+//! answer has to find its way out between result frames.
 
 use crate::model::UnitRun;
 use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize, Subproblem};
 use std::collections::{HashMap, VecDeque};
@@ -23,6 +26,14 @@ pub enum WireError {
     Silent { cycles: u64, in_flight: usize },
     #[error("no result cycle counter in the frames (the core was built without it)")]
     NoCycles,
+    #[error("the board identified itself as {got:?}; it was built as {expected:?}")]
+    Ident { got: Ident, expected: Ident },
+    #[error("the board sent an identification answer ({0:?}) no one asked for")]
+    Unasked(Ident),
+    #[error("the board sent a second identification answer for one request")]
+    IdentTwice,
+    #[error("every result came back but no identification answer ({expected:?} was asked)")]
+    NoIdent { expected: Ident },
 }
 
 pub struct WireDriver {
@@ -34,6 +45,10 @@ pub struct WireDriver {
     results: Vec<Option<UnitRun>>,
     received: usize,
     deframer: Deframer,
+    /// The identity to ask for and expect, whether it was asked, and the answer.
+    ident: Option<Ident>,
+    asked: bool,
+    answered: bool,
 }
 
 impl WireDriver {
@@ -51,8 +66,17 @@ impl WireDriver {
             window: window.max(1),
             outstanding: HashMap::new(),
             received: 0,
-            deframer: Deframer::new(ResultRecord::payload_len(size, true)),
+            deframer: Deframer::new(ResultRecord::payload_len(size, true)).with_ident(),
+            ident: None,
+            asked: false,
+            answered: false,
         }
+    }
+
+    /// Asks the board who it is once the first window is sent, and expects `ident`.
+    pub fn expect_ident(mut self, ident: Ident) -> Self {
+        self.ident = Some(ident);
+        self
     }
 
     /// Frames to send now: as many new subproblems as the window allows.
@@ -63,14 +87,20 @@ impl WireDriver {
             out.extend(frame::encode(&word::wire_to_bytes(self.size, w)));
             self.next += 1;
         }
+        if self.ident.is_some() && !self.asked {
+            out.extend(ident::request(self.size));
+            self.asked = true;
+        }
     }
 
     /// Bytes received from the board.
     pub fn receive(&mut self, bytes: &[u8]) -> Result<(), WireError> {
         let mut frames = Vec::new();
+        let mut answers = Vec::new();
         let mut err = None;
         self.deframer.push(bytes, |d| match d {
             Deframed::Frame(p) => frames.push(p),
+            Deframed::Ident(i) => answers.push(i),
             Deframed::BadCrc { computed, received } => {
                 err.get_or_insert(WireError::BadCrc { computed, received });
             }
@@ -80,6 +110,14 @@ impl WireDriver {
         });
         if let Some(e) = err {
             return Err(e);
+        }
+        for got in answers {
+            match self.ident {
+                Some(expected) if got != expected => return Err(WireError::Ident { got, expected }),
+                Some(_) if self.answered => return Err(WireError::IdentTwice),
+                Some(_) => self.answered = true,
+                None => return Err(WireError::Unasked(got)),
+            }
         }
         for p in frames {
             let r = ResultRecord::decode(self.size, &p, true)?;
@@ -96,8 +134,19 @@ impl WireDriver {
         Ok(())
     }
 
+    /// Every result is in (and the answer, if one was asked for).
     pub fn done(&self) -> bool {
-        self.received == self.words.len()
+        self.received == self.words.len() && (self.ident.is_none() || self.answered)
+    }
+
+    /// Every result is in but no answer came: the error to report once the board is quiet.
+    pub fn missing_ident(&self) -> Option<WireError> {
+        match self.ident {
+            Some(expected) if self.received == self.words.len() && !self.answered => {
+                Some(WireError::NoIdent { expected })
+            }
+            _ => None,
+        }
     }
 
     /// Subproblems sent whose result has not come back.
@@ -122,9 +171,10 @@ pub fn run_stepped(
     subproblems: &[Subproblem],
     window: usize,
     max_idle_cycles: u64,
+    ident: Ident,
     mut step: impl FnMut(Option<u8>) -> (bool, Option<u8>),
 ) -> Result<Vec<UnitRun>, WireError> {
-    let mut driver = WireDriver::new(size, subproblems, window);
+    let mut driver = WireDriver::new(size, subproblems, window).expect_ident(ident);
     let mut to_send = VecDeque::new();
     let mut quiet = 0u64;
     while !driver.done() {
@@ -141,6 +191,9 @@ pub fn run_stepped(
             None => {
                 quiet += 1;
                 if quiet > max_idle_cycles {
+                    if let Some(e) = driver.missing_ident() {
+                        return Err(e);
+                    }
                     return Err(WireError::Silent {
                         cycles: quiet,
                         in_flight: driver.in_flight(),

@@ -33,7 +33,7 @@ fn drive(board: &mut Board, n: u32) -> (Vec<ResultRecord>, usize) {
         de.push(&board.poll(Instant::now()), |d| match d {
             Deframed::Frame(p) => results.push(ResultRecord::decode(size, &p, true).unwrap()),
             Deframed::BadCrc { .. } => bad += 1,
-            Deframed::Skipped(_) => {}
+            Deframed::Skipped(_) | Deframed::Ident(_) => {}
         });
     }
     (results, bad)

@@ -41,6 +41,9 @@ pub const PCIE_SOURCES: [&str; 3] = ["queens_core.v", "queens_stream.v", "queens
 /// The files of the directory, (name, contents), and what went into them.
 pub struct BuildDir {
     pub files: Vec<(String, String)>,
+    /// The core as built: with the board's part of its identity (`core.ident()` is what the
+    /// board answers an identification request with).
+    pub core: CoreConfig,
     pub compute_hz: f64,
     pub uart_cycles_per_sample: u32,
     pub command: &'static str,
@@ -67,17 +70,20 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
     }
     let fout = o.clock.output_hz(b.clock.hz as f64);
     let cps = cycles_per_sample(fout.round() as u64, o.baud)?;
+    let core = o
+        .core
+        .built(&format!("board={} link=uart baud={}", b.name, o.baud), fout.round() as u64);
     let ps = ports(b);
     let tc = toolchain::files(b, &ps, fout);
     let mut files = vec![
-        (SOURCES[0].to_string(), core_verilog(&o.core, "queens_core")),
+        (SOURCES[0].to_string(), core_verilog(&core, "queens_core")),
         (
             SOURCES[1].to_string(),
             uart_top_verilog(cps, "queens_top", "queens_core"),
         ),
         (
             SOURCES[2].to_string(),
-            top_verilog(b, &o.clock, o.core.units, TOP, "queens_top"),
+            top_verilog(b, &o.clock, core.units, TOP, "queens_top"),
         ),
     ];
     files.extend(tc.constraints.iter().cloned());
@@ -87,31 +93,35 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
         &b.name,
         &format!(
             "N = {}, {} solver units ({} arbiter), {:.3} MHz compute clock ({}: divide {}, multiply {}, output divide {}), UART {} baud 8N1{}.",
-            o.core.n,
-            o.core.units,
-            o.core.arbiter.name(),
+            core.n,
+            core.units,
+            core.arbiter.name(),
             fout / 1e6,
             o.clock.primitive.name(),
             o.clock.divide,
             o.clock.multiply,
             o.clock.output_divide,
             o.baud,
-            cycles_note(&o.core)
+            cycles_note(&core)
         ),
         &b.part,
         &tc,
         &format!("serial:/dev/ttyUSB0@{}", o.baud),
-        o.core,
+        core,
         &files,
     );
     files.push(("README.md".into(), readme));
     Ok(BuildDir {
         files,
+        core,
         compute_hz: fout,
         uart_cycles_per_sample: cps,
         command: tc.command,
     })
 }
+
+/// XDMA's user clock, which the PCIe build's array runs on.
+const PCIE_CLOCK_HZ: u64 = 250_000_000;
 
 /// The PCIe build: the array behind XDMA on its 250 MHz user clock (the board's own clock
 /// primitive is not used).
@@ -119,15 +129,16 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
     use super::top::{pcie_ports, pcie_top_verilog};
     let ps = pcie_ports(b);
     let tc = toolchain::vivado::pcie_files(b, &ps, &PCIE_SOURCES);
+    let core = o.core.built(&format!("board={} link=pcie", b.name), PCIE_CLOCK_HZ);
     let mut files = vec![
-        (PCIE_SOURCES[0].to_string(), core_verilog(&o.core, "queens_core")),
+        (PCIE_SOURCES[0].to_string(), core_verilog(&core, "queens_core")),
         (
             PCIE_SOURCES[1].to_string(),
-            stream_top_verilog(&o.core, "queens_stream", "queens_core"),
+            stream_top_verilog("queens_stream", "queens_core"),
         ),
         (
             PCIE_SOURCES[2].to_string(),
-            pcie_top_verilog(b, o.core.units, PCIE_TOP, "queens_stream"),
+            pcie_top_verilog(b, core.units, PCIE_TOP, "queens_stream"),
         ),
     ];
     files.extend(tc.constraints.iter().cloned());
@@ -137,21 +148,22 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         &format!("{}, PCIe", b.name),
         &format!(
             "N = {}, {} solver units ({} arbiter) on XDMA's 250 MHz user clock, AXI4-Stream in and out{}.",
-            o.core.n,
-            o.core.units,
-            o.core.arbiter.name(),
-            cycles_note(&o.core)
+            core.n,
+            core.units,
+            core.arbiter.name(),
+            cycles_note(&core)
         ),
         &format!("{}; generates the XDMA IP first", b.part),
         &tc,
         "pcie:/dev/xdma0",
-        o.core,
+        core,
         &files,
     );
     files.push(("README.md".into(), readme));
     BuildDir {
         files,
-        compute_hz: 250e6,
+        core,
+        compute_hz: PCIE_CLOCK_HZ as f64,
         uart_cycles_per_sample: 0,
         command: tc.command,
     }
@@ -180,8 +192,8 @@ fn readme(
          Bring-up, in order:\n\n\
          1. Build the bitstream ({part}); the build fails when timing is not met, reports go to `out/`:\n\n       {cmd}\n\n\
          2. Load it:\n\n       {program}\n\n\
-         3. Check the board before a campaign (its identity, a known-answer set, the units and clock \
-         that answer; exit status 0 when healthy):\n\n       queens board check {link} --n {n}\n\n\
+         3. Check the board before a campaign (that it is this design, a known-answer set, the units \
+         and clock that answer; exit status 0 when healthy):\n\n       queens board check {link} --design design.json\n\n\
          4. Count:\n\n       queens run {n} --link {link} --solvers {k}\n\n\
          Files: {list}.\n",
         cmd = tc.command,

@@ -38,6 +38,9 @@ pub struct CheckOptions {
     pub frame_time: Option<Duration>,
     /// Result frames per second the link carries at most, where it is bounded (serial).
     pub link_rate: Option<f64>,
+    /// The identity of the design the user built (its design.json), to compare the board's
+    /// answer with.
+    pub expected: Option<Ident>,
 }
 
 /// One check's failure: what, its likely cause, and what to do next.
@@ -119,6 +122,40 @@ fn fail(what: impl Into<String>, cause: &str, next: &str) -> Failure {
     }
 }
 
+/// The board's answer against the identity of the design the user built.
+fn compare_identity(got: Option<Ident>, want: Ident) -> Option<Failure> {
+    let Some(got) = got else {
+        return Some(fail(
+            format!("the board does not identify itself; the design is {:08x}", want.design_hash),
+            "a bitstream built before identification, a Queens@TUD one, or no bitstream",
+            "program the board with the bitstream built next to that design.json",
+        ));
+    };
+    if got == want {
+        return None;
+    }
+    let mut differ = Vec::new();
+    let mut field = |name: &str, g: String, w: String| {
+        if g != w {
+            differ.push(format!("{name} {g} (built: {w})"));
+        }
+    };
+    field("N", got.n.to_string(), want.n.to_string());
+    field("units", got.units.to_string(), want.units.to_string());
+    field("clock", format!("{} Hz", got.clock_hz), format!("{} Hz", want.clock_hz));
+    field("cycle counters", got.with_cycles.to_string(), want.with_cycles.to_string());
+    field(
+        "design",
+        format!("{:08x}", got.design_hash),
+        format!("{:08x}", want.design_hash),
+    );
+    Some(fail(
+        format!("the board is another design: {}", differ.join(", ")),
+        "another bitstream is loaded, or the design was built again with other settings since",
+        "program the board with the bitstream built next to that design.json",
+    ))
+}
+
 /// Checks the board on `conn`.
 pub fn check(conn: Connection, o: &CheckOptions) -> BoardReport {
     let start = Instant::now();
@@ -163,6 +200,11 @@ pub fn check(conn: Connection, o: &CheckOptions) -> BoardReport {
             ),
         ));
         return BoardReport::only(size, Some(id), failures, start);
+    }
+    if let Some(want) = o.expected {
+        if let Some(f) = compare_identity(ident, want) {
+            failures.push(f);
+        }
     }
     let units_hint = ident.map_or(o.units_hint, |i| i.units as usize).max(1);
 

@@ -1,7 +1,8 @@
 //! `queens board check`: a board on the bench, asked whether it is healthy.
 
 use crate::cmd::board as board_size;
-use anyhow::bail;
+use anyhow::{bail, Context};
+use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::word;
 use queens_host::bringup::{check, BoardReport, CheckOptions};
@@ -16,6 +17,7 @@ pub enum Command {
     /// 0 only when every check passes. Guide: docs/bring-up.md.
     #[command(after_help = "Examples:\n  \
         queens board check serial:/dev/ttyUSB0@115200 --n 27\n  \
+        queens board check serial:/dev/ttyUSB0@115200 --design build/design.json\n  \
         queens board check tcp:127.0.0.1:7027 --n 12 --json")]
     Check(CheckArgs),
 }
@@ -24,9 +26,13 @@ pub enum Command {
 pub struct CheckArgs {
     /// The board: serial:PATH[@BAUD], pcie:PATH, tcp:HOST:PORT or sim[:UNITS].
     link: LinkSpec,
-    /// The N the board was built for.
-    #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
-    n: u32,
+    /// The N the board was built for (default: the design's with --design, else 27).
+    #[arg(long, value_parser = crate::cmd::parse_n)]
+    n: Option<u32>,
+    /// The design.json that `queens hdl emit` wrote with the bitstream's sources: the board
+    /// must answer with that design's identity (N, units, clock, design hash).
+    #[arg(long)]
+    design: Option<std::path::PathBuf>,
     /// Units to keep busy when the board does not say how many it has.
     #[arg(long, default_value_t = 16, value_parser = crate::cmd::units())]
     units: usize,
@@ -45,8 +51,30 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
+/// The identity recorded in a design.json.
+fn design_ident(path: &std::path::Path) -> anyhow::Result<Ident> {
+    #[derive(serde::Deserialize)]
+    struct Design {
+        ident: Ident,
+    }
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let d: Design = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: no design identity in it (field `ident`; written by `queens hdl emit` since identification)",
+            path.display()
+        )
+    })?;
+    Ok(d.ident)
+}
+
 fn run_check(a: CheckArgs) -> anyhow::Result<()> {
-    let size = board_size(a.n)?;
+    let expected = a.design.as_deref().map(design_ident).transpose()?;
+    let n = match (a.n, expected) {
+        (Some(n), _) => n,
+        (None, Some(e)) => e.n,
+        (None, None) => 27,
+    };
+    let size = board_size(n)?;
     if !(0.1..=86_400.0).contains(&a.quiet) {
         bail!("--quiet {}: expected 0.1 to 86400 seconds", a.quiet);
     }
@@ -80,8 +108,9 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         quiet: Duration::from_secs_f64(a.quiet),
         frame_time,
         link_rate,
+        expected,
     };
-    eprintln!("checking the board on {} for N = {} ...", a.link, a.n);
+    eprintln!("checking the board on {} for N = {n} ...", a.link);
     let r = check(conn, &o);
     if a.json {
         println!("{}", serde_json::to_string(&r)?);

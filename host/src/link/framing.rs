@@ -48,6 +48,8 @@ impl Received {
             Deframed::Frame(p) => self.frames.push((p, with_cycles)),
             Deframed::BadCrc { .. } => self.bad_crc += 1,
             Deframed::Skipped(n) => self.skipped += n as u64,
+            // Not asked for by this deframer.
+            Deframed::Ident(_) => {}
         }
     }
 }

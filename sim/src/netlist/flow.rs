@@ -137,7 +137,7 @@ pub fn make(
     Ok(BoardNetlist {
         board: b.clone(),
         flow,
-        core,
+        core: d.core,
         clock,
         cycles_per_sample: d.uart_cycles_per_sample,
         verilog,

@@ -70,6 +70,9 @@ struct DesignJson<'a> {
     result_cycles: bool,
     top: &'static str,
     files: Vec<&'a str>,
+    /// What the board answers an identification request with (`queens board check
+    /// --design` compares the two).
+    ident: queens_core::ident::Ident,
 }
 
 fn on_board(a: EmitArgs) -> anyhow::Result<()> {
@@ -117,6 +120,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
             "queens_board"
         },
         files: dir.files.iter().map(|f| f.0.as_str()).collect(),
+        ident: dir.core.ident(),
     };
     write_dir(
         &a.out,
@@ -142,8 +146,9 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     let arbiter = a.arbiter.unwrap_or(generic::ARBITER);
     let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
     let size = board(n)?;
-    let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;
+    let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?
+        .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
     let files = [
         ("queens_core.v", core_verilog(&cfg, "queens_core")),
         ("queens_top.v", uart_top_verilog(cps, "queens_top", "queens_core")),
@@ -159,6 +164,7 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
         result_cycles: cfg.with_cycles,
         top: "queens_top",
         files: files.iter().map(|f| f.0).collect(),
+        ident: cfg.ident(),
     };
     write_dir(&a.out, files.iter().map(|(n, t)| (*n, t.as_str())), &design)?;
     println!(
