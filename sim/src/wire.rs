@@ -204,3 +204,35 @@ pub fn run_stepped(
     }
     Ok(driver.into_runs())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use queens_core::enumerate::canonical;
+
+    fn id(units: u32) -> Ident {
+        Ident {
+            n: 8,
+            units,
+            clock_hz: 0,
+            design_hash: 7,
+            with_cycles: true,
+        }
+    }
+
+    #[test]
+    fn the_request_goes_out_after_the_first_window_and_a_wrong_answer_is_named() {
+        let size = BoardSize::new(8).unwrap();
+        let subs: Vec<_> = canonical(size).take(3).collect();
+        let mut d = WireDriver::new(size, &subs, 2).expect_ident(id(2));
+        let mut out = VecDeque::new();
+        d.frames_to_send(&mut out);
+        let out: Vec<u8> = out.into();
+        assert!(out.ends_with(&ident::request(size)));
+        assert_eq!(out.len(), 2 * (word::wire_bytes(size) + 2) + ident::request(size).len());
+        let e = d.receive(&id(3).encode()).unwrap_err();
+        assert!(matches!(e, WireError::Ident { .. }), "{e}");
+        assert!(d.receive(&id(2).encode()).is_ok());
+        assert!(matches!(d.receive(&id(2).encode()), Err(WireError::IdentTwice)));
+    }
+}

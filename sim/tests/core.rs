@@ -26,3 +26,31 @@ fn core_counts_every_subproblem_of_n8_like_software_and_model() {
         assert_eq!(a, b, "subproblem {i}");
     }
 }
+
+#[test]
+fn core_answers_a_request_once_and_ignores_one_with_the_wrong_crc() {
+    use queens_core::frame::{Deframed, Deframer};
+    use queens_core::ident;
+    // N = 8: M = 4, D = 7, W = 24.
+    let size = BoardSize::new(8).unwrap();
+    let mut core = queens_hdl::rtl::RtlCore::<4, 5, 7, 24, 2>::new(queens_hdl::ArbiterKind::Adder, true);
+    let good = ident::request(size);
+    let mut bad = good.clone();
+    *bad.last_mut().unwrap() ^= 0x0F;
+    let mut input: std::collections::VecDeque<u8> = bad.into_iter().chain(good).collect();
+    let mut out = Vec::new();
+    for _ in 0..2_000 {
+        let (taken, tx) = core.step(input.front().copied());
+        if taken {
+            input.pop_front();
+        }
+        out.extend(tx);
+    }
+    assert!(input.is_empty() && core.idle());
+    let mut seen = Vec::new();
+    Deframer::new(queens_core::result::ResultRecord::payload_len(size, true))
+        .with_ident()
+        .push(&out, |d| seen.push(d));
+    assert_eq!(seen, vec![Deframed::Ident(core.ident())], "{out:02x?}");
+    assert_eq!(out, core.ident().encode());
+}
