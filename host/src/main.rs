@@ -1,5 +1,5 @@
-//! `queens`: counts N-Queens solutions in software, and (with later subcommands) on FPGA
-//! boards or their simulation.
+//! `queens`: counts N-Queens solutions in software and on FPGA boards, and makes and checks
+//! the circuits and the boards that do it.
 
 // Printing in this binary never panics: these shadow std's macros in every module below
 // (see output.rs).
@@ -21,6 +21,8 @@ macro_rules! eprint {
 }
 
 mod cmd;
+#[cfg(test)]
+mod docs;
 mod output;
 mod progress;
 
@@ -30,33 +32,72 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "queens",
     version,
-    about = "Count all solutions of the N-Queens puzzle"
+    about = "Count all solutions of the N-Queens puzzle, in software or on FPGA boards",
+    after_help = "Examples:
+  queens count 14                              # Q(14) in software
+  queens sim check 10                          # the circuits against software
+  queens hdl emit --board ulx3s --out build    # a board's bitstream project
+  queens board check serial:/dev/ttyUSB0       # a board on the bench
+  queens run 14                                # the main job, on a simulated board
+
+Guides: README.md and docs/ in the repository."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// The tasks in the order a user meets them: software, simulation, a bitstream, the bench,
+/// the campaign, and the campaign's store.
 #[derive(Subcommand)]
 enum Command {
-    /// Count Q(N) on boards (a simulated one by default): the main job; resumes a campaign.
-    Run(cmd::run::Args),
-    /// Campaign files: statistics, verification, plots.
-    #[command(subcommand)]
-    Db(cmd::db::Command),
     /// Count Q(N) in software through the canonical coronal pre-placements.
+    #[command(after_help = "Examples:
+  queens count 14                      # Q(14) on all cores
+  queens count 17 --threads 1 --json   # one thread, the report as JSON")]
     Count(cmd::count::Args),
     /// Enumerate the canonical pre-placements (subproblems) of N.
+    #[command(after_help = "Examples:
+  queens subproblems 27 --stats            # how many per symmetry class
+  queens subproblems 16 --out q16.campaign # a fresh campaign file")]
     Subproblems(cmd::subproblems::Args),
-    /// The circuits: Verilog and its cost.
-    #[command(subcommand)]
-    Hdl(cmd::hdl::Command),
-    /// Simulate the circuits: check them against software.
-    #[command(subcommand)]
+    /// Simulate the circuits: check them against software, predict a board's hours, play a
+    /// board.
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  queens sim check 10                          # the cycle model against software
+  queens sim estimate --board vc707 --n 27     # hours of Q(27) on a VC707"
+    )]
     Sim(cmd::sim::Command),
+    /// The circuits: Verilog, board projects, and what they cost.
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  queens hdl emit --board ulx3s --out ulx3s-build   # a ULX3S project and build.sh
+  queens hdl fit --board kc705                      # units that fit a KC705"
+    )]
+    Hdl(cmd::hdl::Command),
     /// A board on the bench: check it before a campaign.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:
+  queens board check serial:/dev/ttyUSB0@115200 --n 27"
+    )]
     Board(cmd::board::Command),
+    /// Count Q(N) on boards (a simulated one by default): the main job; resumes a campaign.
+    #[command(after_help = "Examples:
+  queens run 14                                # one simulated board, q14.campaign
+  queens run 27 --link serial:/dev/ttyUSB0 --link serial:/dev/ttyUSB1 --solvers 360")]
+    Run(cmd::run::Args),
+    /// Campaigns, in a file or shared in PostgreSQL: statistics, verification, plots, moves.
+    #[command(
+        subcommand,
+        after_help = "Examples:
+  queens db stats q14.campaign                 # progress, per class and per session
+  queens db verify q14.campaign --sample 100   # recompute 100 solved entries"
+    )]
+    Db(cmd::db::Command),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -74,13 +115,13 @@ fn main() -> anyhow::Result<()> {
         .name("queens".into())
         .stack_size(1 << 30)
         .spawn(move || match cli.command {
-            Command::Run(a) => cmd::run::run_cmd(a),
-            Command::Db(c) => cmd::db::run(c),
             Command::Count(a) => cmd::count::run(a),
             Command::Subproblems(a) => cmd::subproblems::run(a),
-            Command::Hdl(c) => cmd::hdl::run(c),
             Command::Sim(c) => cmd::sim::run(c),
+            Command::Hdl(c) => cmd::hdl::run(c),
             Command::Board(c) => cmd::board::run(c),
+            Command::Run(a) => cmd::run::run_cmd(a),
+            Command::Db(c) => cmd::db::run(c),
         })?
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -127,3 +127,31 @@ impl Progress for RunBars {
         }
     }
 }
+
+/// The spinners of the routed reports (`hdl report --pnr`, an ECP5 board's fit): one per
+/// step, named by the step, its message the tool's phase.
+#[derive(Default)]
+pub struct Steps(std::sync::Mutex<Option<ProgressBar>>);
+
+impl Steps {
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<ProgressBar>> {
+        // A bar is only drawn: one a panicking thread left behind is still good to draw.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl queens_host::pnr::Show for Steps {
+    fn begin(&self, what: &str) {
+        *self.bar() = Some(spinner(what, ""));
+    }
+    fn phase(&self, phase: &str) {
+        if let Some(b) = &*self.bar() {
+            b.set_message(phase.to_string());
+        }
+    }
+    fn end(&self) {
+        if let Some(b) = self.bar().take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -3,7 +3,6 @@ pub mod count;
 pub mod db;
 pub mod hdl;
 pub mod pg_bench;
-pub mod pnr;
 pub mod run;
 pub mod sim;
 pub mod subproblems;

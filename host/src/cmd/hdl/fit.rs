@@ -1,11 +1,12 @@
 //! `queens hdl fit`: how many solver units fit a board, and the fit other commands use.
 
 use super::{parse_kind, CostJson};
-use crate::cmd::pnr;
+use crate::progress::Steps;
 use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit};
 use queens_hdl::board::{Board, Family};
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
+use queens_host::pnr;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -32,7 +33,7 @@ pub(in crate::cmd) fn fit_board(
     arbiter: ArbiterKind,
 ) -> anyhow::Result<(Fit, Cost, Cost)> {
     if b.family == Family::Ecp5 {
-        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter)?;
+        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter, &Steps::default())?;
         return Ok((f, pnr::cost(&stage), pnr::cost(&front)));
     }
     Ok(synthesized(b, n, arbiter)?)

@@ -1,25 +1,28 @@
 //! `queens hdl`: the circuits as Verilog, and what they cost. One file per subcommand:
-//! [`emit`], [`fit`], [`report`].
+//! [`emit`], [`fit`], [`report`] (its routed figures in [`pnr`]).
 
 mod emit;
 mod fit;
+mod pnr;
 mod report;
 
 pub(super) use fit::{estimate_units, fit_board};
-pub use report::Units;
 
 use emit::EmitArgs;
 use fit::FitArgs;
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
-pub use report::ReportArgs;
+use report::ReportArgs;
 use serde::Serialize;
 
 #[derive(clap::Subcommand)]
 pub enum Command {
     /// Synthesize the bare solver unit and one solver stage with yosys (synth_xilinx -family xc7
     /// -flatten) and print LUTs, flip-flops, CARRY4 cells and the longest flip-flop-to-flip-flop
-    /// path in cells.
+    /// path in cells. With --pnr: placed and routed on an ECP5 with the open tools.
+    #[command(after_help = "Examples:
+  queens hdl report                              # xc7 cells of the unit and the stage
+  queens hdl report --pnr --solvers 8 --seeds 3  # routed on the ULX3S's ECP5, minutes")]
     Report(ReportArgs),
     /// Write the Verilog of a design: the board-independent core (byte streams in and out)
     /// and the top for a board, with a design.json that records what was built. For a board
@@ -28,6 +31,9 @@ pub enum Command {
     Emit(EmitArgs),
     /// How many solver units fit a board's device (yosys figures of one stage and of the
     /// front end, the device capacity and the board's fill factor), and the clock to ask for.
+    #[command(after_help = "Examples:
+  queens hdl fit --board kc705
+  queens hdl fit --board ulx3s --n 27 --json    # placed and routed: minutes")]
     Fit(FitArgs),
 }
 

@@ -1,10 +1,12 @@
-//! `queens hdl report`: yosys figures of the unit and the stage, or routed ECP5 figures.
+//! `queens hdl report`: yosys figures of the unit and the stage, or routed ECP5 figures
+//! ([`super::pnr`]).
 
 use super::{parse_kind, CostJson};
 use crate::cmd::board;
 use anyhow::Context;
 use queens_hdl::report::synthesize;
 use queens_hdl::ArbiterKind;
+use queens_host::pnr::Units;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -54,13 +56,6 @@ pub struct ReportArgs {
     pub(in crate::cmd) json: bool,
 }
 
-/// An array size for `report --pnr`.
-#[derive(Debug, Clone, Copy)]
-pub enum Units {
-    Count(usize),
-    Fit,
-}
-
 fn parse_units(s: &str) -> Result<Units, String> {
     match s {
         "fit" => Ok(Units::Fit),
@@ -89,7 +84,7 @@ struct Report {
 
 pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     if a.pnr {
-        return crate::cmd::pnr::report(&a);
+        return super::pnr::report(&a);
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     // The xc7 figures are of a Kintex-7: a form has to build there.

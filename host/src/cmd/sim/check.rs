@@ -1,10 +1,10 @@
 //! `queens sim check`: subproblems through a simulated circuit, every count compared with
 //! the software counter.
 
+use super::engines;
 use crate::cmd::{board, grouped, pool};
-use anyhow::{bail, Context};
+use anyhow::bail;
 use queens_hdl::ArbiterKind;
-use queens_sim::check::VerilatorEngine;
 use queens_sim::{check, select, CheckReport, Engine, ModelEngine, RtlEngine, Selection};
 use serde::Serialize;
 use std::time::Instant;
@@ -99,7 +99,6 @@ struct Report {
 pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     let size = board(a.n)?;
     let pool = pool(a.threads)?;
-    let arbiter = a.arbiter;
     let verilator = matches!(a.engine, EngineName::Verilator);
     let netlist = matches!(a.engine, EngineName::Netlist);
     if !verilator && a.vcd.is_some() {
@@ -140,9 +139,11 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     let mut netlist_path = None;
     let engine: Box<dyn Engine> = match a.engine {
         EngineName::Model => Box::new(ModelEngine),
-        EngineName::Rtl => Box::new(RtlEngine { arbiter }),
+        EngineName::Rtl => Box::new(RtlEngine { arbiter: a.arbiter }),
         EngineName::Netlist => {
-            let e = netlist_engine(&a)?;
+            let board = a.board.as_deref().expect("checked with the engine");
+            let units = a.solvers.unwrap_or(2);
+            let e = engines::netlist(board, a.n, units, a.synthesized, a.design.as_deref())?;
             netlist_path = Some(match &a.design {
                 Some(p) => p.display().to_string(),
                 None => e.netlist.dir.join("netlist.v").display().to_string(),
@@ -150,22 +151,19 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             Box::new(e)
         }
         EngineName::Verilator => {
-            let mut e = VerilatorEngine::new(arbiter, a.solvers.unwrap_or(16));
-            if let Some(p) = &a.design {
-                e.design = Some(
-                    std::fs::read_to_string(p)
-                        .with_context(|| format!("reading the design {}", p.display()))?,
-                );
-            }
-            e.vcd = a.vcd.clone();
-            Box::new(e)
+            let units = a.solvers.unwrap_or(16);
+            Box::new(engines::verilator(
+                a.arbiter,
+                units,
+                a.design.as_deref(),
+                a.vcd.clone(),
+            )?)
         }
     };
     let start = Instant::now();
     let r: CheckReport = pool
         .install(|| check(engine.as_ref(), size, &subs))
         .map_err(anyhow::Error::msg)?;
-    let seconds = start.elapsed().as_secs_f64();
     let board_cycles = engine.board_cycles();
     let report = Report {
         n: a.n,
@@ -180,7 +178,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
         netlist: netlist_path,
         board_cycles: board_cycles.map(|b| b.0),
         board_cycles_per_second: board_cycles.map(|(c, s)| c as f64 / s.max(1e-9)),
-        seconds,
+        seconds: start.elapsed().as_secs_f64(),
     };
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -197,7 +195,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             grouped(report.subproblems as u128),
             grouped(report.total),
             grouped(report.cycles as u128),
-            seconds
+            report.seconds
         );
         if let Some(c) = report.board_cycles {
             println!(
@@ -225,22 +223,20 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             );
         }
     }
-    if report.mismatches > 0 {
-        bail!(
-            "{} of {} subproblems disagree with the software counter (the first: #{})",
-            report.mismatches,
-            report.subproblems,
-            report.first_mismatches[0].index
-        );
-    }
-    if report.cycle_mismatches > 0 {
-        bail!(
-            "{} of {} subproblems took other unit cycles than the cycle model (the first: #{})",
-            report.cycle_mismatches,
-            report.subproblems,
-            report.first_cycle_mismatches[0].index
-        );
-    }
+    anyhow::ensure!(
+        report.mismatches == 0,
+        "{} of {} subproblems disagree with the software counter (the first: #{})",
+        report.mismatches,
+        report.subproblems,
+        report.first_mismatches[0].index
+    );
+    anyhow::ensure!(
+        report.cycle_mismatches == 0,
+        "{} of {} subproblems took other unit cycles than the cycle model (the first: #{})",
+        report.cycle_mismatches,
+        report.subproblems,
+        report.first_cycle_mismatches[0].index
+    );
     Ok(())
 }
 
@@ -251,23 +247,4 @@ fn mismatch_json(m: &queens_sim::Mismatch) -> MismatchJson {
         expected: m.expected,
         got: m.got,
     }
-}
-
-/// The netlist engine of `--board`: the board's netlist made (or found in the cache), or the
-/// one given with --design, compiled for the simulator.
-fn netlist_engine(a: &CheckArgs) -> anyhow::Result<queens_sim::netlist::NetlistEngine> {
-    use queens_sim::netlist::{make, Flow, NetlistEngine};
-    let name = a.board.as_deref().expect("checked with the engine");
-    let b = queens_hdl::board::Board::load(name)?;
-    let flow = Flow::for_board(&b, a.synthesized)?;
-    let units = a.solvers.unwrap_or(2);
-    let mut net = make(&b, a.n as usize, units, flow, &|p| eprintln!("{}: {p}", b.name))?;
-    if let Some(p) = &a.design {
-        net.verilog =
-            std::fs::read_to_string(p).with_context(|| format!("reading the netlist {}", p.display()))?;
-    }
-    let engine = NetlistEngine::new(net);
-    eprintln!("{}: compiling the netlist with Verilator", b.name);
-    engine.build().map_err(anyhow::Error::msg)?;
-    Ok(engine)
 }

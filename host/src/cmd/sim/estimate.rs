@@ -5,6 +5,7 @@ use crate::cmd::{board, grouped, pool};
 use queens_hdl::board::generic;
 use queens_sim::estimate::Method;
 use serde::Serialize;
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 #[derive(clap::Args)]
@@ -51,10 +52,19 @@ pub struct EstimateArgs {
     json: bool,
 }
 
+/// `work` on the pool's threads, with a bar of `len` steps once it has taken a second.
+fn barred<T: Send>(
+    pool: &rayon::ThreadPool,
+    what: &str,
+    len: u64,
+    work: impl FnOnce(&AtomicU64) -> T + Send,
+) -> T {
+    let done = AtomicU64::new(0);
+    crate::progress::with_bar(what, &done, || len, || pool.install(|| work(&done)))
+}
+
 pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
-    use crate::progress::with_bar;
     use queens_sim::estimate::{self as est, BoardSpeed, Sampler};
-    use std::sync::atomic::AtomicU64;
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
     // A board without a device has fixed figures; a board file has its own N and clock,
     // and our fit's units.
@@ -70,7 +80,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     let n = a.n.unwrap_or(board_n);
     let clock = a.clock.unwrap_or(board_clock);
     let size = board(n)?;
-    let pool = pool(a.threads)?;
+    let pool = &pool(a.threads)?;
     let start = Instant::now();
     std::thread::scope(|scope| -> anyhow::Result<()> {
         // The unit count: given, the fixed board's, or our fit of the board (from the cache,
@@ -90,22 +100,10 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
 
         let mut sampler = Sampler::new(size);
         let prefixes = sampler.prefix_count();
-        let done = AtomicU64::new(0);
-        let total = with_bar(
-            "counting subproblems (prefixes)",
-            &done,
-            move || prefixes,
-            || pool.install(|| sampler.count(&done)),
-        );
-        let pick = |s: u64| {
-            let done = AtomicU64::new(0);
-            with_bar(
-                "picking the sample",
-                &done,
-                || s.min(total),
-                || pool.install(|| sampler.evenly(s, &done)),
-            )
-        };
+        let what = "counting subproblems (prefixes)";
+        let total = barred(pool, what, prefixes, |d| sampler.count(d));
+        let what = "picking the sample";
+        let pick = |s: u64| barred(pool, what, s.min(total), |d| sampler.evenly(s, d));
         let (method, subs) = match a.method {
             Method::Sampled => (Method::Sampled, pick(a.sample.unwrap_or(est::SAMPLED_DEFAULT))),
             Method::Probe => (Method::Probe, pick(a.sample.unwrap_or(est::PROBE_SAMPLE_DEFAULT))),
@@ -122,28 +120,14 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
                 }
             }
         };
-        let done = AtomicU64::new(0);
-        let len = subs.len() as u64;
-        let (cycles, probes) = match method {
-            Method::Probe => (
-                with_bar(
-                    "probing subproblems",
-                    &done,
-                    || len,
-                    || pool.install(|| est::probe_cycles(&subs, a.probes, a.seed, &done)),
-                ),
-                a.probes,
-            ),
-            _ => (
-                with_bar(
-                    "running the cycle model on subproblems",
-                    &done,
-                    || len,
-                    || pool.install(|| est::model_cycles(&subs, &done)),
-                ),
-                0,
-            ),
+        let (what, probes) = match method {
+            Method::Probe => ("probing subproblems", a.probes),
+            _ => ("running the cycle model on subproblems", 0),
         };
+        let cycles = barred(pool, what, subs.len() as u64, |d| match method {
+            Method::Probe => est::probe_cycles(&subs, probes, a.seed, d),
+            _ => est::model_cycles(&subs, d),
+        });
 
         let (solvers, units_source) = match (units, fitting) {
             (Some(u), _) => u,

@@ -1,8 +1,9 @@
-//! `queens sim`: the circuits in simulation. One file per subcommand: [`check`], [`board`],
-//! [`estimate`]; the unit-cycle benchmark here.
+//! `queens sim`: the circuits in simulation. One file per subcommand: [`check`] (the
+//! engines it builds in [`engines`]), [`board`], [`estimate`]; the unit-cycle benchmark here.
 
 mod board;
 mod check;
+mod engines;
 mod estimate;
 
 use super::{grouped, pool};
@@ -14,16 +15,29 @@ use estimate::EstimateArgs;
 pub enum Command {
     /// Run canonical pre-placements through a simulated circuit and compare every count with
     /// the software counter; exits non-zero on any mismatch.
+    #[command(after_help = "Examples:
+  queens sim check 10                                 # every subproblem, the cycle model
+  queens sim check 9 --engine verilator --solvers 4   # the emitted core under Verilator
+  queens sim check 10 --engine netlist --board ulx3s  # the routed ULX3S netlist")]
     Check(CheckArgs),
     /// Serve the wire protocol as a board would, on a TCP port or a pseudo-terminal, with the
     /// solver array played by the cycle model.
+    #[command(after_help = "Examples:
+  queens sim board --n 12                            # then: queens run 12 --link tcp:127.0.0.1:7027
+  queens sim board --n 12 --pty --faults drop=0.01   # a flaky board on a pseudo-terminal")]
     Board(BoardArgs),
     /// Predict the hours a board needs for the whole of Q(N), from the cycle counts of a
     /// sample of its subproblems and the board's units, clock and link.
+    #[command(after_help = "Examples:
+  queens sim estimate --board vc707 --n 27     # our fit of a VC707, by random probes
+  queens sim estimate --board ulx3s --n 20 --json")]
     Estimate(EstimateArgs),
     /// Unit cycles of fixed sets of subproblems (all of N = 12 and 13, the first 1,337 of
     /// N = 17, a sample of N = 20), against the Queens@TUD unit and a left-to-right walk: the
     /// benchmark to run after changing the unit or the walk.
+    #[command(after_help = "Examples:
+  queens sim cycles           # the totals as a table
+  queens sim cycles --json")]
     Cycles(CyclesArgs),
 }
 
