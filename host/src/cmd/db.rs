@@ -1,5 +1,7 @@
 //! `queens db`: look into a campaign file (ours or a Queens@TUD database).
 
+mod init;
+
 use super::{classes_json, grouped, pool};
 use queens_core::Symmetry;
 use queens_host::plot;
@@ -19,6 +21,9 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Draw solutions (and cycles, where known) per subproblem in canonical order as SVG.
     Plot(PlotArgs),
+    /// Set up a PostgreSQL database for shared campaigns (or upgrade an older version's):
+    /// tables owned by an owner role, and a host role that may only do a host's work.
+    Init(init::InitArgs),
     /// Copy a campaign file into a PostgreSQL database, where several hosts can share it.
     Import(super::transfer::ImportArgs),
     /// Copy a campaign from a PostgreSQL database into a file.
@@ -51,6 +56,10 @@ pub struct VerifyArgs {
     sample: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Recompute every count that host role ROLE gave in a shared campaign (all of them,
+    /// instead of a sample).
+    #[arg(long, value_name = "ROLE", conflicts_with = "sample")]
+    host: Option<String>,
     #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
@@ -77,6 +86,7 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Stats(a) => stats(a),
         Command::Verify(a) => verify(a),
         Command::Plot(a) => plot_cmd(a),
+        Command::Init(a) => init::init(a),
         Command::Import(a) => super::transfer::import(a),
         Command::Export(a) => super::transfer::export(a),
         Command::Bench(a) => super::pg_bench::bench(a),
@@ -96,6 +106,34 @@ struct StatsJson {
     sessions: Vec<Session>,
     leases: Vec<pg::Lease>,
     disputes: Vec<pg::Dispute>,
+    hosts: Vec<pg::HostStanding>,
+    cross_checked: CrossJson,
+}
+
+/// How much of a shared campaign's total another host recomputed.
+#[derive(Serialize)]
+struct CrossJson {
+    /// Counts confirmed by a host of another role.
+    agreed: u64,
+    /// Counts chosen for a recomputation that has not come yet.
+    pending: u64,
+    /// Three hosts, three counts.
+    unsettled: u64,
+    /// Roles quarantined, outvoted by two others.
+    quarantined: Vec<String>,
+}
+
+fn cross(hosts: &[pg::HostStanding]) -> CrossJson {
+    CrossJson {
+        agreed: hosts.iter().map(|h| h.checks_agreed).sum(),
+        pending: hosts.iter().map(|h| h.checks_pending).sum(),
+        unsettled: hosts.iter().map(|h| h.checks_unsettled).sum(),
+        quarantined: hosts
+            .iter()
+            .filter(|h| h.quarantined.is_some())
+            .map(|h| h.role.clone())
+            .collect(),
+    }
 }
 
 fn stats(a: StatsArgs) -> anyhow::Result<()> {
@@ -115,8 +153,10 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
                 .map(|c| (c.name(), s.solved.preplacements[c.slot()]))
                 .collect(),
             sessions: v.sessions,
+            cross_checked: cross(&v.hosts),
             leases: v.leases,
             disputes: v.disputes,
+            hosts: v.hosts,
         };
         println!("{}", serde_json::to_string(&j)?);
         return Ok(());
@@ -133,10 +173,28 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
         100.0 * s.solved.subproblems() as f64 / s.subproblems as f64,
         grouped(s.pending() as u128)
     );
-    if s.complete() {
+    let x = cross(&v.hosts);
+    if s.complete() && x.pending == 0 {
         println!("Q({}) = {}", v.n, grouped(s.solved.total()));
+    } else if s.complete() {
+        println!(
+            "Q({}) = {} once {} counts chosen for another host's recomputation are confirmed",
+            v.n,
+            grouped(s.solved.total()),
+            grouped(x.pending as u128)
+        );
     } else {
         println!("running total {}", grouped(s.solved.total()));
+    }
+    if !v.hosts.is_empty() {
+        println!(
+            "cross-checked: {} of {} solved counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting, {} unsettled",
+            grouped(x.agreed as u128),
+            grouped(s.solved.subproblems() as u128),
+            100.0 * x.agreed as f64 / s.solved.subproblems().max(1) as f64,
+            grouped(x.pending as u128),
+            x.unsettled
+        );
     }
     for c in Symmetry::ALL {
         let i = c.slot();
@@ -169,6 +227,21 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
             l.holder, l.blocks, l.expires_in
         );
     }
+    for h in &v.hosts {
+        println!(
+            "host {}: gave {}, of them {} confirmed by another host, {} waiting, {} unsettled; confirmed {} of others'{}",
+            h.role,
+            grouped(h.given as u128),
+            grouped(h.checks_agreed as u128),
+            grouped(h.checks_pending as u128),
+            h.checks_unsettled,
+            grouped(h.confirmed_others as u128),
+            match &h.quarantined {
+                Some(why) => format!("; QUARANTINED, every count it gave withdrawn: {why}"),
+                None => String::new(),
+            }
+        );
+    }
     for d in &v.disputes {
         println!(
             "DISPUTE entry {}: kept {} (solver {}), {} returned {} (solver {})",
@@ -181,7 +254,18 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
 fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     let mut store = Campaign::open(&a.campaign, a.n)?;
     anyhow::ensure!(a.sample > 0, "--sample must be at least 1");
-    let v = pool(a.threads)?.install(|| verify::verify(&mut store, a.sample, a.seed))?;
+    let v = match &a.host {
+        Some(role) => {
+            let ids = store.solvers_of(role)?;
+            anyhow::ensure!(
+                !ids.is_empty(),
+                "--host {role}: no solver of that role in {} (roles are those of a shared campaign; see `queens db stats`)",
+                store.name()
+            );
+            pool(a.threads)?.install(|| verify::verify_solvers(&mut store, &ids))?
+        }
+        None => pool(a.threads)?.install(|| verify::verify(&mut store, a.sample, a.seed))?,
+    };
     let (checked, solved, disagreements) = (v.checked, v.solved, &v.disagreements);
     if a.json {
         println!("{}", serde_json::to_string(&v)?);

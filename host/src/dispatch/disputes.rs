@@ -1,5 +1,6 @@
 //! Disputes and quarantine: counts that disagree are settled when two independent sources
-//! agree, and a board caught giving a wrong count loses every count it gave this session.
+//! agree, and a board caught giving a wrong count loses every count it ever gave, in this
+//! session and the earlier ones.
 
 use super::jobs::{Counted, Job, Mask, Purpose, Source};
 use super::trust::SoftWhy;
@@ -164,8 +165,9 @@ impl<S: Store> Dispatcher<S> {
         Ok(true)
     }
 
-    /// A board caught lying: its link is dropped, every count it gave this session withdrawn
-    /// from the store and computed again elsewhere.
+    /// A board caught lying: its link is dropped, every count it gave withdrawn from the
+    /// store (this session's one by one, the earlier sessions' by its solver id) and computed
+    /// again elsewhere.
     pub(super) fn quarantine(&mut self, l: usize, why: String) -> Result<(), DispatchError> {
         if !self.links[l].live() {
             return Ok(());
@@ -203,6 +205,11 @@ impl<S: Store> Dispatcher<S> {
                 }
             }
         }
+        // And every count it gave in earlier sessions: the store hands those out again.
+        let solver = self.links[l].solver;
+        self.store
+            .withdraw_solver(solver, &format!("{label} quarantined: {why}"))?;
+        self.store_exhausted = false;
         Ok(())
     }
 

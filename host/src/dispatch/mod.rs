@@ -16,7 +16,7 @@
 //!   the frame). A disagreement is settled only when two independent sources (two boards, or a
 //!   board and software) agree; a board whose count differs from the settled one, or from
 //!   software, or from its own earlier count, is quarantined: its link is dropped and every
-//!   result it gave in this session is withdrawn and computed again elsewhere.
+//!   result it ever gave (in any session) is withdrawn and computed again elsewhere.
 //! - A link that sends no valid frame (another protocol, another N, garbage) is dropped; the
 //!   others go on.
 //!

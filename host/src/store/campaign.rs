@@ -48,6 +48,14 @@ impl Campaign {
         })
     }
 
+    /// The solver ids of host role `role` (a shared campaign's; a file has no roles).
+    pub fn solvers_of(&mut self, role: &str) -> Result<Vec<u16>, StoreError> {
+        match self {
+            Campaign::File(_) => Ok(Vec::new()),
+            Campaign::Shared { reader, .. } => reader.solvers_of(role),
+        }
+    }
+
     /// The file or the database, as it is shown.
     pub fn name(&self) -> String {
         match self {

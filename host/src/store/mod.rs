@@ -156,13 +156,18 @@ pub enum StoreError {
     Campaign { db: String, what: String },
 }
 
-/// Results a shared store found already solved by another host when it committed them.
+/// Results a shared store found already solved by another host when it committed them,
+/// and how much of the campaign's total hosts of another role have confirmed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CrossChecks {
     /// The other host's count was the same: nothing counted twice.
     pub agreed: u64,
     /// The counts differ: kept the first, recorded the dispute.
     pub disputed: u64,
+    /// Counts of the campaign recomputed and confirmed by a host of another role.
+    pub confirmed: u64,
+    /// Counts chosen for such a recomputation that has not come yet.
+    pub pending: u64,
 }
 
 /// What the dispatcher needs from a campaign store.
@@ -184,6 +189,11 @@ pub trait Store: Send {
     /// Makes a solved entry unsolved again, its count withdrawn from the totals: the results
     /// of a board caught lying are computed again elsewhere.
     fn retract(&mut self, index: u64) -> Result<(), StoreError>;
+
+    /// Withdraws every count `solver` gave in any session (a board caught lying): the
+    /// entries are unsolved again and handed out anew; the totals lose them. The counts of
+    /// this session were retracted one by one before; this finds the rest.
+    fn withdraw_solver(&mut self, solver: u16, reason: &str) -> Result<(), StoreError>;
 
     /// Makes everything recorded so far durable.
     fn sync(&mut self) -> Result<(), StoreError>;

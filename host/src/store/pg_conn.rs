@@ -186,6 +186,36 @@ impl Target {
     pub fn uses_tls(&self) -> bool {
         self.tls.is_some()
     }
+
+    /// Whether the server is on this machine (a Unix socket, or a loopback address).
+    pub fn is_local(&self) -> bool {
+        self.config.get_hosts().iter().all(|h| match h {
+            Host::Unix(_) => true,
+            Host::Tcp(name) => {
+                let bare = name.trim_start_matches('[').trim_end_matches(']');
+                bare.eq_ignore_ascii_case("localhost")
+                    || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            }
+        })
+    }
+
+    /// The warning for a server elsewhere reached without TLS, if it is one: its counts and
+    /// password would cross the network readable and changeable.
+    pub fn plain_warning(&self) -> Option<String> {
+        (!self.uses_tls() && !self.is_local()).then(|| {
+            format!(
+                "{} is not on this machine and the URL asks for no TLS: results and logins cross the network in clear; add sslmode=verify-full (with sslrootcert=CA.crt or PGSSLROOTCERT)",
+                self.shown
+            )
+        })
+    }
+
+    /// Logs [`Target::plain_warning`].
+    pub fn warn_if_plain(&self) {
+        if let Some(w) = self.plain_warning() {
+            tracing::warn!("{w}");
+        }
+    }
 }
 
 /// The URL without the query parameter `key`, and its value.
@@ -423,6 +453,24 @@ mod tests {
         assert!(t.password_in_url && !t.shown.contains("hunter2"), "{}", t.shown);
         assert_eq!(redact("postgres://bob:hunter2@h/q"), "postgres://bob:***@h/q");
         assert_eq!(redact("postgres://h/q"), "postgres://h/q");
+    }
+
+    #[test]
+    fn a_remote_server_without_tls_is_warned_about() {
+        let warned = |url: &str| parse(url, &[]).unwrap().plain_warning();
+        let w = warned("postgres://u@db.lab/q").expect("remote, no TLS");
+        assert!(w.contains("sslmode=verify-full") && w.contains("db.lab"), "{w}");
+        assert!(warned("postgres://u@db.lab/q?sslmode=prefer").is_some());
+        assert!(warned("postgres://u@db.lab/q?sslmode=disable").is_some());
+        for local in [
+            "postgres://u@localhost/q",
+            "postgres://u@127.0.0.1/q",
+            "postgres://u@127.0.0.2:5433/q",
+            "postgres://u@[::1]/q",
+            "postgres:///q?host=/var/run/postgresql&user=u",
+        ] {
+            assert_eq!(warned(local), None, "{local}");
+        }
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub struct Stats {
     pub leases: Vec<pg::Lease>,
     /// Results of two hosts that differ, recorded by a shared campaign.
     pub disputes: Vec<pg::Dispute>,
+    /// Each host role of a shared campaign: what it gave, what another host confirmed.
+    pub hosts: Vec<pg::HostStanding>,
 }
 
 /// A session of a run: when it began, how long it ran and what it solved.
@@ -51,6 +53,7 @@ impl Stats {
                 solvers: store.solvers(),
                 leases: Vec::new(),
                 disputes: Vec::new(),
+                hosts: Vec::new(),
             });
         }
         let target = pg_conn::Target::parse(campaign)?;
@@ -73,6 +76,7 @@ impl Stats {
             solvers: st.solvers,
             leases: st.leases,
             disputes: st.disputes,
+            hosts: st.hosts,
         })
     }
 }

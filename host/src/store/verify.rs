@@ -41,6 +41,23 @@ pub fn verify(campaign: &mut Campaign, sample_size: u64, seed: u64) -> Result<Ve
     })
 }
 
+/// Recomputes every solved entry whose solver is one of `solvers` (what one host gave).
+pub fn verify_solvers(campaign: &mut Campaign, solvers: &[u16]) -> Result<Verification, StoreError> {
+    let mut entries = Vec::new();
+    for i in 0..campaign.summary().subproblems {
+        let e = campaign.entry(i)?;
+        if e.solution.is_some_and(|s| solvers.contains(&s.solver)) {
+            entries.push((i, e));
+        }
+    }
+    Ok(Verification {
+        n: campaign.size().n(),
+        checked: entries.len() as u64,
+        solved: campaign.summary().solved.subproblems(),
+        disagreements: disagreements(&entries),
+    })
+}
+
 /// The solved entries to recompute, in index order: all of them when there are no more
 /// than `sample`, else `sample` of them drawn at random from `seed`.
 pub fn sample(campaign: &mut Campaign, sample: u64, seed: u64) -> Result<Vec<(u64, Entry)>, StoreError> {

@@ -42,6 +42,8 @@ pub struct FileStore {
     access: Access,
     /// Next entry to look at for `claim`.
     cursor: u64,
+    /// Entries behind the cursor whose counts were withdrawn, to be claimed again.
+    reopened: std::collections::VecDeque<u64>,
     summary: Summary,
     /// Cycle counts beside the entries (`<campaign>.cycles`, 8 bytes each, zero = unknown),
     /// created when the first one arrives.

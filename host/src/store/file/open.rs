@@ -140,6 +140,7 @@ impl FileStore {
             len,
             access,
             cursor: 0,
+            reopened: Default::default(),
             summary: Summary::default(),
             cycles,
             history: None,

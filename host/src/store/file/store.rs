@@ -16,9 +16,16 @@ impl Store for FileStore {
 
     fn claim(&mut self, max: usize, stamp: Stamp) -> Result<Vec<Claim>, StoreError> {
         let mut out = Vec::new();
-        while out.len() < max && self.cursor < self.len {
-            let index = self.cursor;
-            self.cursor += 1;
+        while out.len() < max {
+            // Entries behind the cursor withdrawn since go first.
+            let index = match self.reopened.pop_front() {
+                Some(i) => i,
+                None if self.cursor < self.len => {
+                    self.cursor += 1;
+                    self.cursor - 1
+                }
+                None => break,
+            };
             if self.word(index, 1) != 0 {
                 continue;
             }
@@ -82,6 +89,27 @@ impl Store for FileStore {
             self.summary.solved.preplacements[slot] -= 1;
             self.summary.solved.solutions[slot] -= old.whole();
         }
+        Ok(())
+    }
+
+    fn withdraw_solver(&mut self, solver: u16, reason: &str) -> Result<(), StoreError> {
+        let mut gone = 0u64;
+        for index in 0..self.len {
+            let w2 = self.word(index, 1);
+            if w2 != 0 && Solution::from_word(w2).solver == solver {
+                self.retract(index)?;
+                gone += 1;
+                // Ahead of the cursor it is claimed in its turn; behind it, first.
+                if index < self.cursor {
+                    self.reopened.push_back(index);
+                }
+            }
+        }
+        tracing::error!(
+            solver,
+            entries = gone,
+            "every count this solver gave in earlier sessions withdrawn, to be computed again: {reason}"
+        );
         Ok(())
     }
 

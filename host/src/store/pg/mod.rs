@@ -12,19 +12,26 @@
 //! entry another host solved meanwhile (the lease had expired) is compared with that count,
 //! never added again; a different count is kept as a dispute and logged.
 //!
+//! All of a host's writes go through functions in the database (`functions.sql`) that run
+//! with the tables' owner's rights and decide what lands; a host role may call them and read
+//! the tables, nothing else (`roles.rs`, `queens db init`). The client proposes, the server
+//! checks whose lease, whose solver and whose count it is.
+//!
 //! Lost connections are not fatal: results stay buffered until the database is back (they
 //! are the same transaction, redone), and the host waits rather than finishing early.
 //!
-//! In parts: the tables (`schema.rs`), writing a campaign (`create.rs`) and reading one out
-//! (`export.rs`), what its rows say (`rows.rs`), where it stands (`status.rs`), the store the
-//! dispatcher leases from (`store.rs`) with its block merge (`merge.rs`), random access to
-//! its entries (`reader.rs`) and the benchmark of a server (`bench.rs`).
+//! In parts: connecting (`schema.rs`); the tables and functions (`install.rs`, `tables.sql`,
+//! `functions.sql`) and the roles (`roles.rs`); writing a campaign (`create.rs`) and reading
+//! one out (`export.rs`); what its rows say (`rows.rs`); where it stands (`status.rs`); the
+//! store the dispatcher leases from (`store.rs`); random access to its entries (`reader.rs`);
+//! the benchmark of a server (`bench.rs`).
 
 pub mod bench;
 pub mod create;
 pub mod export;
-pub mod merge;
+pub mod install;
 pub mod reader;
+pub mod roles;
 mod rows;
 pub mod schema;
 pub mod status;
@@ -34,7 +41,7 @@ pub use create::{create, Import};
 pub use export::export;
 pub use reader::Reader;
 pub use schema::{campaigns, connect, disk_bytes, drop_campaign, which};
-pub use status::{status, Dispute, Lease, Status};
+pub use status::{solvers_of, status, Dispute, HostStanding, Lease, Status};
 pub use store::PgStore;
 
 use super::pg_conn::Target;

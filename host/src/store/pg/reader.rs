@@ -59,6 +59,11 @@ impl Reader {
         self.has_cycles
     }
 
+    /// The solver ids of host role `role`.
+    pub fn solvers_of(&mut self, role: &str) -> Result<Vec<u16>, StoreError> {
+        super::solvers_of(&mut self.client, &self.target, self.size, role)
+    }
+
     /// The block holding `index`, read when it is not the one at hand; the offset in it.
     fn load(&mut self, index: u64) -> Result<usize, StoreError> {
         if index >= self.summary.subproblems {

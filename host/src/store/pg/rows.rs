@@ -64,10 +64,15 @@ pub(super) fn check_block(
 
 /// A campaign row (subproblems, census, solved, solutions) as a summary.
 pub(super) fn summary_of(row: &postgres::Row) -> Summary {
-    let census: Vec<i64> = row.get(1);
+    summary_at(row, 0)
+}
+
+/// The summary in the columns of a row from `at` on (subproblems, census, solved, solutions).
+pub(super) fn summary_at(row: &postgres::Row, at: usize) -> Summary {
+    let census: Vec<i64> = row.get(at + 1);
     Summary {
-        subproblems: row.get::<_, i64>(0) as u64,
-        solved: tally_of(&row.get::<_, Vec<i64>>(2), &row.get::<_, Vec<i64>>(3)),
+        subproblems: row.get::<_, i64>(at) as u64,
+        solved: tally_of(&row.get::<_, Vec<i64>>(at + 2), &row.get::<_, Vec<i64>>(at + 3)),
         census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
     }
 }

@@ -1,81 +1,59 @@
-//! The tables of the shared store, made on connecting, and what concerns a database's
-//! campaigns as a whole: which there are, deleting one, the room they take.
+//! Connecting to a shared store (its tables made or upgraded when the role may, see
+//! `install.rs`), and what concerns a database's campaigns as a whole: which there are,
+//! deleting one, the room they take.
 
-use super::db_err;
+use super::{db_err, install};
 use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 use queens_core::BoardSize;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS queens_campaign (
-    n           integer  PRIMARY KEY,
-    subproblems bigint   NOT NULL,
-    block_size  integer  NOT NULL,
-    census      bigint[] NOT NULL,  -- entries per class (none, point, rotate)
-    solved      bigint[] NOT NULL,  -- solved entries per class
-    solutions   bigint[] NOT NULL,  -- summed counts per class
-    created     timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS queens_block (
-    n           integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
-    block       integer NOT NULL,
-    first       bigint  NOT NULL,   -- index of its first entry
-    len         integer NOT NULL,
-    solved      integer NOT NULL,
-    entries     bytea   NOT NULL,   -- len 16-byte entries
-    cycles      bytea,              -- len little-endian u64 (0 = unknown), once one is known
-    lease       bigint,
-    holder      text,
-    lease_until timestamptz,
-    PRIMARY KEY (n, block)
-);
-CREATE INDEX IF NOT EXISTS queens_block_open ON queens_block (n, block) WHERE solved < len;
-CREATE SEQUENCE IF NOT EXISTS queens_lease;
-CREATE TABLE IF NOT EXISTS queens_solver (
-    n    integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
-    id   integer NOT NULL,
-    link text    NOT NULL,
-    PRIMARY KEY (n, id),
-    UNIQUE (n, link)
-);
-CREATE TABLE IF NOT EXISTS queens_event (
-    n     integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
-    t     timestamptz NOT NULL DEFAULT now(),
-    host  text  NOT NULL,
-    event jsonb NOT NULL
-);
-CREATE TABLE IF NOT EXISTS queens_dispute (
-    n      integer NOT NULL REFERENCES queens_campaign ON DELETE CASCADE,
-    entry  bigint  NOT NULL,
-    kept   bigint  NOT NULL,        -- word 2 stored first
-    other  bigint  NOT NULL,        -- word 2 of the differing result
-    host   text    NOT NULL,
-    t      timestamptz NOT NULL DEFAULT now()
-);
-";
 
 /// Advisory lock keys: schema creation, and one per N for creating a campaign or a solver id.
-const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
-const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
+pub(super) const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
+pub(super) const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
 
-/// Connects and makes sure the tables exist (several hosts may start at once).
+/// Connects, and makes or upgrades the tables and functions when they are not this
+/// version's (several hosts may start at once). A host role, which may not, is told who can.
 pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
     if target.password_in_url {
         tracing::warn!(
             "the campaign URL carries a password, which the shell history and `ps` keep; prefer PGPASSWORD or ~/.pgpass"
         );
     }
+    target.warn_if_plain();
     let mut client = target.connect().map_err(db_err(target, "connecting"))?;
+    if install::current(&mut client, target)? {
+        return Ok(client);
+    }
     let mut tx = client
         .transaction()
         .map_err(db_err(target, "starting a transaction"))?;
     tx.execute("SELECT pg_advisory_xact_lock($1::bigint)", &[&LOCK_SCHEMA])
         .map_err(db_err(target, "locking the schema"))?;
-    tx.batch_execute(SCHEMA)
-        .map_err(db_err(target, "creating the campaign tables"))?;
+    if !install::current(&mut tx, target)? {
+        install::install(&mut tx, target).map_err(|e| refused_install(target, e))?;
+    }
     tx.commit()
         .map_err(db_err(target, "creating the campaign tables"))?;
     Ok(client)
+}
+
+/// A role that may not make or upgrade the tables: the administrator's command named.
+fn refused_install(target: &Target, e: StoreError) -> StoreError {
+    match &e {
+        StoreError::Db { source, .. }
+            if source.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) =>
+        {
+            StoreError::Campaign {
+                db: target.shown.clone(),
+                what: format!(
+                    "its campaign tables are missing or of an older version, and this role may not change them ({e}); the administrator sets them up with `queens db init {} --hosts ROLE`",
+                    target.shown
+                ),
+            }
+        }
+        _ => e,
+    }
 }
 
 /// The N of every campaign in the database.

@@ -1,5 +1,6 @@
 //! Where a shared campaign stands, for `queens db stats`: its totals, the history of every
-//! host process, its solver ids, the live leases and the recorded disputes.
+//! host process, its solver ids, the live leases, the recorded disputes, and each host
+//! role's standing (what it gave, how much of it another host confirmed, its quarantine).
 
 use super::db_err;
 use super::rows::{read_solvers, read_summary};
@@ -18,6 +19,25 @@ pub struct Status {
     pub leases: Vec<Lease>,
     /// Recorded disputes, oldest first.
     pub disputes: Vec<Dispute>,
+    /// Each host role, by name.
+    pub hosts: Vec<HostStanding>,
+}
+
+/// A host role's standing in a shared campaign.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HostStanding {
+    pub role: String,
+    /// Counts it committed that landed (withdrawn ones included).
+    pub given: u64,
+    /// Its counts chosen for another host to recompute: confirmed by another role's count,
+    /// still waiting, or left unsettled (three different counts).
+    pub checks_agreed: u64,
+    pub checks_pending: u64,
+    pub checks_unsettled: u64,
+    /// Counts of other roles it confirmed.
+    pub confirmed_others: u64,
+    /// Why it was quarantined, if it was (every count it gave withdrawn).
+    pub quarantined: Option<String>,
 }
 
 /// The history events one host process recorded, in order.
@@ -107,11 +127,58 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
             }
         })
         .collect();
+    let hosts = client
+        .query(
+            "SELECT h.role, h.given, h.reason,
+                    count(c.entry) FILTER (WHERE c.state IN ('agreed', 'settled')),
+                    count(c.entry) FILTER (WHERE c.state IN ('open', 'disputed')),
+                    count(c.entry) FILTER (WHERE c.state = 'unsettled'),
+                    (SELECT count(*) FROM queens_check x
+                     WHERE x.n = h.n AND x.confirmer = h.role AND x.state IN ('agreed', 'settled')),
+                    h.quarantined IS NOT NULL
+             FROM queens_host h LEFT JOIN queens_check c ON c.n = h.n AND c.giver = h.role
+             WHERE h.n = $1
+             GROUP BY h.n, h.role, h.given, h.reason, h.quarantined ORDER BY h.role",
+            &[&n],
+        )
+        .map_err(e(target, "reading the hosts"))?
+        .iter()
+        .map(|r| HostStanding {
+            role: r.get(0),
+            given: r.get::<_, i64>(1) as u64,
+            checks_agreed: r.get::<_, i64>(3) as u64,
+            checks_pending: r.get::<_, i64>(4) as u64,
+            checks_unsettled: r.get::<_, i64>(5) as u64,
+            confirmed_others: r.get::<_, i64>(6) as u64,
+            quarantined: r
+                .get::<_, bool>(7)
+                .then(|| r.get::<_, Option<String>>(2).unwrap_or_default()),
+        })
+        .collect();
     Ok(Status {
         summary,
         histories,
         solvers,
         leases,
         disputes,
+        hosts,
     })
+}
+
+/// The solver ids of host role `role` in the campaign of `size` (for `db verify --host`).
+pub fn solvers_of(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: BoardSize,
+    role: &str,
+) -> Result<Vec<u16>, StoreError> {
+    Ok(client
+        .query(
+            "SELECT id FROM queens_solver WHERE n = $1 AND role = $2 ORDER BY id",
+            &[&(size.n() as i32), &role],
+        )
+        .map_err(db_err(target, "reading solver ids"))?
+        .iter()
+        .map(|r| r.get::<_, i32>(0) as u16)
+        .collect())
 }

@@ -1,10 +1,9 @@
 //! The store the dispatcher leases blocks from and commits results to (see the module
 //! above for how hosts share a campaign).
 
-use super::merge::{self, Correction, Gain, Returned};
-use super::rows::{check_block, read_solvers, read_summary, summary_of};
-use super::schema::{campaigns, connect, lock_campaign};
-use super::{block_of, create, db_err, Rows, BLOCK};
+use super::rows::{check_block, read_solvers, read_summary, summary_at, summary_of};
+use super::schema::{campaigns, connect};
+use super::{block_of, create, db_err};
 use crate::store::history::Event;
 use crate::store::pg_conn::Target;
 use crate::store::{Claim, CrossChecks, Store, StoreError, Summary};
@@ -17,8 +16,11 @@ use std::time::Duration;
 /// Stores opened by this process, to tell their leases apart.
 static STORES: AtomicU32 = AtomicU32::new(0);
 
-/// Results waiting for the next sync, by block.
-type Pending = BTreeMap<i32, Vec<Returned>>;
+/// The block of a queued claim that is another host's count to check (no lease of ours).
+const CHECK: i32 = -1;
+
+/// A result waiting for the next sync: entry, word 2, cycles.
+type Returned = (u64, u64, Option<u64>);
 
 pub struct PgStore {
     target: Target,
@@ -36,9 +38,14 @@ pub struct PgStore {
     leases: BTreeMap<i32, i64>,
     /// Unsolved entries of leased blocks not yet handed out.
     queue: VecDeque<(i32, Claim)>,
-    results: Pending,
-    /// Settled disputes, by block, replacing what is stored.
-    corrections: Vec<(i32, Correction)>,
+    results: Vec<Returned>,
+    /// Settled disputes (entry, word 2; 0 withdraws), replacing what is stored.
+    corrections: Vec<(u64, u64)>,
+    /// Solvers of this host caught lying, whose counts of every session are to be withdrawn
+    /// (with why), after the next commit.
+    withdrawals: Vec<(u16, String)>,
+    /// Other hosts' counts taken to check, not yet committed (each is taken once).
+    checking: HashSet<u64>,
     /// Entries with a result in `results` (so a re-leased block does not hand them out).
     buffered: HashSet<u64>,
     events: Vec<String>,
@@ -72,6 +79,18 @@ impl PgStore {
                 Ok(_) => created = true,
                 // Another host created it meanwhile.
                 Err(StoreError::Campaign { .. }) => {}
+                // A host role: campaigns are the administrator's to make.
+                Err(StoreError::Db { source, .. })
+                    if source.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) =>
+                {
+                    return Err(StoreError::Campaign {
+                        db: target.shown.clone(),
+                        what: format!(
+                            "holds no campaign of N = {n}, and this role may not make one: the administrator makes it with `queens db init {} --hosts ROLE --n {n}`",
+                            target.shown
+                        ),
+                    });
+                }
                 Err(x) => return Err(x),
             }
         }
@@ -91,9 +110,11 @@ impl PgStore {
             summary: Summary::default(),
             leases: BTreeMap::new(),
             queue: VecDeque::new(),
-            results: Pending::new(),
+            results: Vec::new(),
             corrections: Vec::new(),
+            withdrawals: Vec::new(),
             buffered: HashSet::new(),
+            checking: HashSet::new(),
             events: Vec::new(),
             solvers: HashMap::new(),
             checks: CrossChecks::default(),
@@ -130,14 +151,11 @@ impl PgStore {
             })
             .collect();
         if !dead.is_empty() {
-            let freed = self
+            let freed: i64 = self
                 .client
-                .execute(
-                    "UPDATE queens_block SET lease_until = now() - interval '1 second'
-                     WHERE n = $1 AND holder = ANY($2) AND lease_until > now()",
-                    &[&self.n, &dead],
-                )
-                .map_err(self.err("releasing leases"))?;
+                .query_one("SELECT queens_release($1, $2)", &[&self.n, &dead])
+                .map_err(self.err("releasing leases"))?
+                .get(0);
             tracing::info!(
                 blocks = freed,
                 "leases of ended processes on this workstation released: {dead:?}"
@@ -159,12 +177,22 @@ impl PgStore {
     /// A failed database call: a lost connection is waited out (reconnecting at the next
     /// call), anything else is fatal.
     fn transient(&mut self, e: StoreError) -> Result<(), StoreError> {
+        use postgres::error::SqlState;
         let lost = match &e {
             StoreError::Db { source, .. } => {
                 source.is_closed() || self.client.is_closed() || source.code().is_none()
             }
             _ => false,
         };
+        // Two commits that met (a quarantine locks every block): one is undone whole, and
+        // simply redone at the next sync.
+        let retry = matches!(&e, StoreError::Db { source, .. }
+            if source.code() == Some(&SqlState::T_R_DEADLOCK_DETECTED)
+                || source.code() == Some(&SqlState::T_R_SERIALIZATION_FAILURE));
+        if retry {
+            tracing::info!("{e}; committed again at the next sync");
+            return Ok(());
+        }
         if !lost {
             return Err(e);
         }
@@ -202,19 +230,7 @@ impl PgStore {
         let row = self
             .client
             .query_opt(
-                "WITH free AS (
-                     SELECT block FROM queens_block
-                     WHERE n = $1 AND solved < len
-                       AND (lease_until IS NULL OR lease_until < now()
-                            -- ours, but the answer that granted it was lost with the connection
-                            OR (holder = $2 AND lease <> ALL($4)))
-                     ORDER BY block LIMIT 1
-                     FOR UPDATE SKIP LOCKED)
-                 UPDATE queens_block b
-                 SET lease = nextval('queens_lease'), holder = $2,
-                     lease_until = now() + make_interval(secs => $3)
-                 FROM free WHERE b.n = $1 AND b.block = free.block
-                 RETURNING b.block, b.first, b.lease, b.entries, b.solved",
+                "SELECT * FROM queens_lease($1, $2, $3, $4)",
                 &[&self.n, &self.who, &self.lease_ttl.as_secs_f64(), &held],
             )
             .map_err(self.err("leasing a block"))?;
@@ -252,120 +268,91 @@ impl PgStore {
         Ok(true)
     }
 
-    /// One transaction: buffered results merged into their blocks, leases renewed, totals
-    /// added to, history and disputes written.
-    fn commit(&mut self) -> Result<(), StoreError> {
-        let n = self.n;
-        let target = self.target.clone();
-        let e = |what| db_err(&target, what);
-        let mut touched: Vec<i32> = self.results.keys().copied().collect();
-        touched.extend(self.corrections.iter().map(|c| c.0));
-        touched.sort_unstable();
-        touched.dedup();
-        let lease_ids: Vec<i64> = self.leases.values().copied().collect();
-        let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
-        // Locked in block order, so two hosts committing at once never deadlock.
-        let rows = if touched.is_empty() {
-            Vec::new()
-        } else {
-            tx.query(
-                "SELECT block, len, solved, entries, cycles FROM queens_block
-                 WHERE n = $1 AND block = ANY($2) ORDER BY block FOR UPDATE",
-                &[&n, &touched],
-            )
-            .map_err(e("locking blocks"))?
-        };
-        let mut gain = Gain::default();
-        let mut upd: Rows = Default::default();
-        for r in &rows {
-            let block: i32 = r.get(0);
-            let mut b = merge::Block {
-                first: block as u64 * BLOCK as u64,
-                len: r.get::<_, i32>(1) as usize,
-                solved: r.get(2),
-                entries: r.get(3),
-                cycles: r.get(4),
-            };
-            let results = self.results.get(&block).map_or(&[][..], Vec::as_slice);
-            let corrections = self
-                .corrections
-                .iter()
-                .filter(|(b, _)| *b == block)
-                .map(|&(_, c)| c);
-            merge::merge(self.size, &mut b, results, corrections, &mut gain).map_err(|x| {
-                StoreError::Campaign {
-                    db: target.shown.clone(),
-                    what: x.to_string(),
-                }
-            })?;
-            upd.push(block, b.solved, b.entries, b.cycles);
-        }
-        if !upd.0.is_empty() {
-            tx.execute(
-                "UPDATE queens_block b
-             SET solved = u.s, entries = u.e, cycles = u.c,
-                 lease = CASE WHEN u.s = b.len THEN NULL ELSE b.lease END,
-                 holder = CASE WHEN u.s = b.len THEN NULL ELSE b.holder END,
-                 lease_until = CASE WHEN u.s = b.len THEN NULL ELSE b.lease_until END
-             FROM unnest($2::int[], $3::int[], $4::bytea[], $5::bytea[]) AS u(b, s, e, c)
-             WHERE b.n = $1 AND b.block = u.b",
-                &[&n, &upd.0, &upd.1, &upd.2, &upd.3],
-            )
-            .map_err(e("writing results"))?;
-        }
-        let kept: Vec<i64> = tx
+    /// Takes up to `max` counts of other hosts chosen for recomputation and queues them
+    /// (no block lease: their results are compared at the commit, never counted again).
+    /// False when there are none for this host now.
+    fn lease_checks(&mut self, max: usize) -> Result<bool, StoreError> {
+        let rows = self
+            .client
             .query(
-                "UPDATE queens_block SET lease_until = now() + make_interval(secs => $3)
-                 WHERE n = $1 AND lease = ANY($2) AND solved < len RETURNING lease",
-                &[&n, &lease_ids, &self.lease_ttl.as_secs_f64()],
-            )
-            .map_err(e("renewing leases"))?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        // Nothing to add: read the totals without writing (and locking) the campaign's row.
-        let row = if gain.is_nothing() {
-            tx.query_one(
-                "SELECT subproblems, census, solved, solutions FROM queens_campaign WHERE n = $1",
-                &[&n],
-            )
-        } else {
-            tx.query_one(
-                "UPDATE queens_campaign
-                 SET solved = ARRAY[solved[1] + ($2::bigint[])[1], solved[2] + ($2::bigint[])[2],
-                                    solved[3] + ($2::bigint[])[3]],
-                     solutions = ARRAY[solutions[1] + ($3::bigint[])[1], solutions[2] + ($3::bigint[])[2],
-                                       solutions[3] + ($3::bigint[])[3]]
-                 WHERE n = $1 RETURNING subproblems, census, solved, solutions",
-                &[&n, &&gain.solved[..], &&gain.sums[..]],
-            )
-        }
-        .map_err(e("adding to the totals"))?;
-        if !self.events.is_empty() {
-            tx.execute(
-                "INSERT INTO queens_event (n, host, event) SELECT $1, $2, v::jsonb FROM unnest($3::text[]) AS v",
-                &[&n, &self.who, &self.events],
-            )
-            .map_err(e("writing the history"))?;
-        }
-        for c in &gain.conflicts {
-            tx.execute(
-                "INSERT INTO queens_dispute (n, entry, kept, other, host) VALUES ($1, $2, $3, $4, $5)",
+                "SELECT o_entry, o_w1 FROM queens_lease_checks($1, $2, $3, $4)",
                 &[
-                    &n,
-                    &(c.index as i64),
-                    &(c.kept as i64),
-                    &(c.other as i64),
+                    &self.n,
                     &self.who,
+                    &self.lease_ttl.as_secs_f64(),
+                    &(max.min(1 << 20) as i32),
                 ],
             )
-            .map_err(e("recording a dispute"))?;
+            .map_err(self.err("taking counts to check"))?;
+        let mut queued = false;
+        for r in rows {
+            let index = r.get::<_, i64>(0) as u64;
+            if self.buffered.contains(&index) || !self.checking.insert(index) {
+                continue;
+            }
+            let mut raw = [0u8; ENTRY_BYTES];
+            raw[..8].copy_from_slice(&r.get::<_, i64>(1).to_be_bytes());
+            let entry = Entry::decode(self.size, &raw).map_err(|x| StoreError::Campaign {
+                db: self.target.shown.clone(),
+                what: format!("entry {index} is corrupted: {x}"),
+            })?;
+            let sub = Subproblem {
+                pre: entry.pre,
+                sym: entry.sym,
+            };
+            self.queue.push_back((CHECK, Claim { index, sub }));
+            queued = true;
         }
-        tx.commit().map_err(e("committing results"))?;
+        Ok(queued)
+    }
+
+    /// One call, one transaction on the server: buffered results merged into their blocks,
+    /// leases renewed, totals added to, history and disputes written (`queens_commit`, which
+    /// decides what lands: the host only proposes).
+    fn commit(&mut self) -> Result<(), StoreError> {
+        let lease_ids: Vec<i64> = self.leases.values().copied().collect();
+        let r_entry: Vec<i64> = self.results.iter().map(|r| r.0 as i64).collect();
+        let r_word: Vec<i64> = self.results.iter().map(|r| r.1 as i64).collect();
+        let r_cycles: Vec<Option<Vec<u8>>> = self
+            .results
+            .iter()
+            .map(|r| r.2.map(|c| c.max(1).to_le_bytes().to_vec()))
+            .collect();
+        let c_entry: Vec<i64> = self.corrections.iter().map(|c| c.0 as i64).collect();
+        let c_word: Vec<i64> = self.corrections.iter().map(|c| c.1 as i64).collect();
+        let row = self
+            .client
+            .query_one(
+                "SELECT * FROM queens_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                &[
+                    &self.n,
+                    &self.who,
+                    &self.lease_ttl.as_secs_f64(),
+                    &lease_ids,
+                    &r_entry,
+                    &r_word,
+                    &r_cycles,
+                    &c_entry,
+                    &c_word,
+                    &self.events,
+                ],
+            )
+            .map_err(db_err(&self.target, "committing results"))?;
+        let kept: Vec<i64> = row.get(0);
+        let refused: i64 = row.get(7);
+        if refused > 0 {
+            tracing::warn!(
+                refused,
+                "results for entries of blocks another host holds now (our lease had lapsed) were not counted"
+            );
+        }
         // Committed: only now is the buffer let go (a failed commit is simply redone).
-        self.summary = summary_of(&row);
-        self.checks.agreed += gain.checks.agreed;
-        self.checks.disputed += gain.checks.disputed;
+        self.summary = summary_at(&row, 1);
+        self.checks.agreed += row.get::<_, i64>(5) as u64;
+        self.checks.disputed += row.get::<_, i64>(6) as u64;
+        for (index, _, _) in &self.results {
+            self.checking.remove(index);
+        }
         self.results.clear();
         self.buffered.clear();
         self.corrections.clear();
@@ -392,6 +379,47 @@ impl PgStore {
         }
         Ok(())
     }
+
+    /// Withdraws every count of each solver caught lying, in every session (one transaction
+    /// each, after the commit of this session's own retractions). Withdrawn entries of blocks
+    /// this store leases are queued again; the others' blocks are open to every host.
+    fn withdraw(&mut self) -> Result<(), StoreError> {
+        while let Some((solver, reason)) = self.withdrawals.first().cloned() {
+            let rows = self
+                .client
+                .query(
+                    "SELECT o_entry, o_w1 FROM queens_withdraw($1, $2, $3, $4)",
+                    &[&self.n, &self.who, &(solver as i32), &reason],
+                )
+                .map_err(db_err(&self.target, "withdrawing a solver's counts"))?;
+            self.withdrawals.remove(0);
+            tracing::error!(
+                solver,
+                entries = rows.len(),
+                "every count this solver gave in earlier sessions withdrawn, to be computed again"
+            );
+            for r in rows {
+                let index = r.get::<_, i64>(0) as u64;
+                let (block, _) = block_of(index);
+                if !self.leases.contains_key(&block) {
+                    continue;
+                }
+                let mut raw = [0u8; ENTRY_BYTES];
+                raw[..8].copy_from_slice(&r.get::<_, i64>(1).to_be_bytes());
+                let entry = Entry::decode(self.size, &raw).map_err(|x| StoreError::Campaign {
+                    db: self.target.shown.clone(),
+                    what: format!("entry {index} (block {block}) is corrupted: {x}"),
+                })?;
+                let sub = Subproblem {
+                    pre: entry.pre,
+                    sym: entry.sym,
+                };
+                self.queue.push_back((block, Claim { index, sub }));
+            }
+            self.refresh()?;
+        }
+        Ok(())
+    }
 }
 
 impl Store for PgStore {
@@ -413,6 +441,14 @@ impl Store for PgStore {
             if !self.online() {
                 break;
             }
+            match self.lease_checks(max - out.len()) {
+                Ok(true) => continue,
+                Ok(false) => {}
+                Err(e) => {
+                    self.transient(e)?;
+                    break;
+                }
+            }
             match self.lease_block() {
                 Ok(true) => {}
                 Ok(false) => break,
@@ -433,32 +469,24 @@ impl Store for PgStore {
             });
         }
         // The totals learn of it at the commit, which is where counting happens.
-        let (block, off) = block_of(index);
-        self.results.entry(block).or_default().push(Returned {
-            off,
-            word: solution.word(),
-            cycles,
-        });
+        self.results.push((index, solution.word(), cycles));
         self.buffered.insert(index);
         Ok(())
     }
 
     fn correct(&mut self, index: u64, solution: Solution) -> Result<(), StoreError> {
-        let (block, off) = block_of(index);
-        self.corrections.push((
-            block,
-            Correction {
-                off,
-                word: solution.word(),
-            },
-        ));
+        self.corrections.push((index, solution.word()));
         Ok(())
     }
 
     fn retract(&mut self, index: u64) -> Result<(), StoreError> {
         // A correction to no solution: merged like the others, at the next commit.
-        let (block, off) = block_of(index);
-        self.corrections.push((block, Correction { off, word: 0 }));
+        self.corrections.push((index, 0));
+        Ok(())
+    }
+
+    fn withdraw_solver(&mut self, solver: u16, reason: &str) -> Result<(), StoreError> {
+        self.withdrawals.push((solver, reason.to_owned()));
         Ok(())
     }
 
@@ -466,7 +494,7 @@ impl Store for PgStore {
         if !self.online() {
             return Ok(());
         }
-        let r = self.commit();
+        let r = self.commit().and_then(|_| self.withdraw());
         if let Err(e) = r {
             self.transient(e)?;
         }
@@ -478,38 +506,11 @@ impl Store for PgStore {
         if let Some(&id) = self.solvers.get(&name) {
             return Ok(id);
         }
-        let target = self.target.clone();
-        let e = |what| db_err(&target, what);
-        let mut tx = self.client.transaction().map_err(e("starting a transaction"))?;
-        lock_campaign(&mut tx, &target, self.n)?;
-        let id: i32 = match tx
-            .query_opt(
-                "SELECT id FROM queens_solver WHERE n = $1 AND link = $2",
-                &[&self.n, &name],
-            )
-            .map_err(e("reading solver ids"))?
-        {
-            Some(r) => r.get(0),
-            None => {
-                let id: i32 = tx
-                    .query_one(
-                        "SELECT coalesce(max(id), 0) + 1 FROM queens_solver WHERE n = $1",
-                        &[&self.n],
-                    )
-                    .map_err(e("reading solver ids"))?
-                    .get(0);
-                if id > 0xFFF {
-                    return Err(StoreError::Solvers);
-                }
-                tx.execute(
-                    "INSERT INTO queens_solver (n, id, link) VALUES ($1, $2, $3)",
-                    &[&self.n, &id, &name],
-                )
-                .map_err(e("writing a solver id"))?;
-                id
-            }
-        };
-        tx.commit().map_err(e("writing a solver id"))?;
+        let id: i32 = self
+            .client
+            .query_one("SELECT queens_solver_id($1, $2)", &[&self.n, &name])
+            .map_err(db_err(&self.target, "getting a solver id"))?
+            .get(0);
         self.solvers.insert(name, id as u16);
         Ok(id as u16)
     }
@@ -523,7 +524,11 @@ impl Store for PgStore {
 
     fn more_later(&mut self) -> Result<bool, StoreError> {
         // Results not yet committed are work still to land.
-        if !self.results.is_empty() || !self.corrections.is_empty() || !self.online() {
+        if !self.results.is_empty()
+            || !self.corrections.is_empty()
+            || !self.withdrawals.is_empty()
+            || !self.online()
+        {
             return Ok(true);
         }
         // One statement, one snapshot: the totals read with the answer, so that a host that
@@ -533,6 +538,20 @@ impl Store for PgStore {
             .query_one(
                 "SELECT subproblems, census, solved, solutions,
                         EXISTS (SELECT 1 FROM queens_block WHERE n = $1 AND solved < len)
+                        -- counts waiting for a recomputation that a live host of another
+                        -- role (this one, or one heard lately) can give
+                        OR EXISTS (SELECT 1 FROM queens_check c
+                                   WHERE c.n = $1 AND c.state IN ('open', 'disputed')
+                                     AND EXISTS (SELECT 1 FROM queens_host h
+                                                 WHERE h.n = $1 AND h.quarantined IS NULL
+                                                   AND h.role <> c.giver
+                                                   AND h.role IS DISTINCT FROM c.second
+                                                   AND (h.role = session_user
+                                                        OR h.seen > now() - interval '15 seconds'))),
+                        (SELECT count(*) FROM queens_check
+                         WHERE n = $1 AND state IN ('agreed', 'settled')),
+                        (SELECT count(*) FROM queens_check
+                         WHERE n = $1 AND state IN ('open', 'disputed'))
                  FROM queens_campaign WHERE n = $1",
                 &[&self.n],
             )
@@ -540,6 +559,8 @@ impl Store for PgStore {
         match r {
             Ok(row) => {
                 self.summary = summary_of(&row);
+                self.checks.confirmed = row.get::<_, i64>(5) as u64;
+                self.checks.pending = row.get::<_, i64>(6) as u64;
                 Ok(row.get(4))
             }
             Err(e) => self.transient(e).map(|_| true),

@@ -1,0 +1,570 @@
+-- A host's work on a shared campaign, as functions that run with the tables' owner's rights
+-- (SECURITY DEFINER, search path fixed to the campaign's schema): a host role may call these
+-- and read the tables, nothing else. Each one acts as the role that logged in
+-- (session_user), which a client cannot choose. @schema@ is the campaign's schema.
+
+-- Word k (0: pre-placement, 1: solution) of the entry at `off` of a block's entries.
+CREATE OR REPLACE FUNCTION queens_word(e bytea, off integer, k integer) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT ('x' || encode(substring(e FROM off * 16 + k * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint
+$$;
+
+-- The whole count of a word 2: its 44 bits plus the wraps its digits mod 13 and mod 15 reveal
+-- (2^44 = 61 mod 195, 61 * 16 = 1 mod 195); the 44 bits alone when the digits are out of range,
+-- as the host reads an entry.
+CREATE OR REPLACE FUNCTION queens_whole(w bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT CASE WHEN m13 > 12 OR m15 > 14 THEN c
+           ELSE c + (((((m13 * 105 + m15 * 91) % 195) - c % 195 + 195) % 195 * 16) % 195) * 17592186044416
+           END
+    FROM (SELECT w & 17592186044415 AS c, (w >> 48) & 15 AS m13, (w >> 44) & 15 AS m15) v
+$$;
+
+-- The slot (1: none, 2: point, 3: rotate) of the class in a word 1; NULL for no class.
+CREATE OR REPLACE FUNCTION queens_slot(w1 bigint) RETURNS integer
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT CASE WHEN ((w1 >> 23) & 3) = 0 THEN NULL ELSE 4 - ((w1 >> 23) & 3)::integer END
+$$;
+
+-- A block's entries with word 2 replaced where `nw` holds one (NULL: unchanged).
+CREATE OR REPLACE FUNCTION queens_rebuild(e bytea, nw bigint[]) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT string_agg(CASE WHEN t.w IS NULL THEN substring(e FROM (t.i::integer - 1) * 16 + 1 FOR 16)
+                      ELSE substring(e FROM (t.i::integer - 1) * 16 + 1 FOR 8) || int8send(t.w) END,
+                      ''::bytea ORDER BY t.i)
+    FROM unnest(nw) WITH ORDINALITY AS t(w, i)
+$$;
+
+-- A block's cycle counts with those of `nc` put in (NULL: unchanged, or 0 when none known).
+CREATE OR REPLACE FUNCTION queens_rebuild_cycles(old bytea, nc bytea[]) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT string_agg(coalesce(t.c, CASE WHEN old IS NULL THEN '\x0000000000000000'::bytea
+                                    ELSE substring(old FROM (t.i::integer - 1) * 8 + 1 FOR 8) END),
+                      ''::bytea ORDER BY t.i)
+    FROM unnest(nc) WITH ORDINALITY AS t(c, i)
+$$;
+
+-- Seconds a lease may last: at least one, at most a day (a host cannot hoard blocks).
+CREATE OR REPLACE FUNCTION queens_ttl(secs float8) RETURNS interval
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = @schema@, pg_temp AS $$
+    SELECT make_interval(secs => least(greatest(coalesce(secs, 1), 1), 86400))
+$$;
+
+-- Refuses a campaign that does not exist, and a role quarantined in it.
+CREATE OR REPLACE FUNCTION queens_admit(p_n integer) RETURNS void
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    why text;
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM queens_campaign c WHERE c.n = p_n) THEN
+        RAISE EXCEPTION 'no campaign of N = %', p_n USING ERRCODE = 'no_data_found';
+    END IF;
+    SELECT h.reason INTO why FROM queens_host h
+    WHERE h.n = p_n AND h.role = session_user AND h.quarantined IS NOT NULL;
+    IF FOUND THEN
+        RAISE EXCEPTION 'role % is quarantined in the campaign of N = %, every count it gave withdrawn: %',
+            session_user, p_n, why USING ERRCODE = 'insufficient_privilege';
+    END IF;
+END
+$$;
+
+-- Whether the solver of word 2 `w` is one of role `who`'s.
+CREATE OR REPLACE FUNCTION queens_owns(p_n integer, w bigint, who text) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+    SELECT EXISTS (SELECT 1 FROM queens_solver s
+                   WHERE s.n = p_n AND s.id = ((w >> 52) & 4095)::integer AND s.role = who)
+$$;
+
+-- Leases the first open block (unleased, lapsed, or this holder's own whose grant was lost
+-- with a connection) to `p_who` of this role.
+CREATE OR REPLACE FUNCTION queens_lease(p_n integer, p_who text, p_ttl float8, p_held bigint[])
+RETURNS TABLE (o_block integer, o_first bigint, o_lease bigint, o_entries bytea, o_solved integer)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+BEGIN
+    PERFORM queens_admit(p_n);
+    RETURN QUERY
+    WITH free AS (
+        SELECT k.block FROM queens_block k
+        WHERE k.n = p_n AND k.solved < k.len
+          AND (k.lease_until IS NULL OR k.lease_until < now()
+               OR (k.holder = p_who AND k.role = session_user
+                   AND k.lease <> ALL (coalesce(p_held, '{}'))))
+        ORDER BY k.block LIMIT 1
+        FOR UPDATE SKIP LOCKED)
+    UPDATE queens_block b
+    SET lease = nextval('queens_lease'), holder = p_who, role = session_user,
+        lease_until = now() + queens_ttl(p_ttl)
+    FROM free WHERE b.n = p_n AND b.block = free.block
+    RETURNING b.block, b.first, b.lease, b.entries, b.solved;
+END
+$$;
+
+-- Ends the live leases of this role's holders `p_holders` (processes known to be gone).
+CREATE OR REPLACE FUNCTION queens_release(p_n integer, p_holders text[]) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    freed bigint;
+BEGIN
+    UPDATE queens_block k SET lease_until = now() - interval '1 second'
+    WHERE k.n = p_n AND k.holder = ANY (p_holders) AND k.role = session_user
+      AND k.lease_until > now();
+    GET DIAGNOSTICS freed = ROW_COUNT;
+    RETURN freed;
+END
+$$;
+
+-- The solver id of board `p_link` ("host link") of this role, given out when new. A name
+-- another role holds (hosts of one machine, logged in as different roles) becomes
+-- "host link (role)"; one an older version recorded without a role is taken over only
+-- while the campaign has no host role (everyone was trusted then).
+CREATE OR REPLACE FUNCTION queens_solver_id(p_n integer, p_link text) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    r record;
+    nid integer;
+    name text := p_link;
+BEGIN
+    PERFORM queens_admit(p_n);
+    PERFORM pg_advisory_xact_lock(@lock_campaign@::bigint + p_n);
+    SELECT s.id, s.role INTO r FROM queens_solver s WHERE s.n = p_n AND s.link = name;
+    IF FOUND AND r.role IS NULL AND NOT EXISTS (SELECT 1 FROM queens_meta m WHERE m.key = 'hosts') THEN
+        UPDATE queens_solver s SET role = session_user WHERE s.n = p_n AND s.id = r.id;
+        RETURN r.id;
+    END IF;
+    IF FOUND AND r.role IS DISTINCT FROM session_user THEN
+        name := p_link || ' (' || session_user || ')';
+        SELECT s.id, s.role INTO r FROM queens_solver s WHERE s.n = p_n AND s.link = name;
+    END IF;
+    IF FOUND THEN
+        IF r.role IS DISTINCT FROM session_user THEN
+            RAISE EXCEPTION 'solver % (%) is recorded for role %, not %', r.id, name,
+                coalesce(r.role, 'unknown (an older version)'), session_user
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN r.id;
+    END IF;
+    SELECT coalesce(max(s.id), 0) + 1 INTO nid FROM queens_solver s WHERE s.n = p_n;
+    IF nid > 4095 THEN
+        RAISE EXCEPTION 'the campaign has more than 4095 solvers; their ids do not fit the entry'
+            USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    INSERT INTO queens_solver (n, id, link, role) VALUES (p_n, nid, name, session_user);
+    RETURN nid;
+END
+$$;
+
+-- Commits a host's results (entry, word 2, cycles as 8 little-endian bytes or NULL),
+-- corrections (entry, word 2; 0 withdraws), and history events, renews its leases
+-- `p_leases`, and returns the leases kept and the campaign's totals.
+-- A result lands on an unsolved entry of a block this role leases under one of `p_leases`,
+-- or that no one else holds a live lease on; for a solved entry it is compared, never
+-- counted again (a different count is a recorded dispute). A correction applies only to a
+-- count of this role's own solvers; any other is recorded as a dispute, not applied. Every
+-- count must name a solver id of this role. The totals change only here, by what landed.
+CREATE OR REPLACE FUNCTION queens_commit(
+    p_n integer, p_who text, p_ttl float8, p_leases bigint[],
+    r_entry bigint[], r_word bigint[], r_cycles bytea[],
+    c_entry bigint[], c_word bigint[], p_events text[],
+    OUT o_kept bigint[], OUT o_subproblems bigint, OUT o_census bigint[],
+    OUT o_solved bigint[], OUT o_solutions bigint[],
+    OUT o_agreed bigint, OUT o_disputed bigint, OUT o_refused bigint)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    me text := session_user;
+    bs integer;
+    total bigint;
+    g_solved bigint[] := '{0,0,0}';
+    g_sums bigint[] := '{0,0,0}';
+    b record;
+    x record;
+    nw bigint[];
+    nc bytea[];
+    stored bigint;
+    slot integer;
+    d_solved integer;
+    ck record;
+    share float8;
+    h_first integer;
+    v_given bigint := 0;
+    outvoted text[] := '{}';
+    reasons text[] := '{}';
+    j integer;
+    q_now boolean;
+    q_why text;
+BEGIN
+    PERFORM queens_admit(p_n);
+    -- This role's row stays locked to the end: a quarantine (which updates it) waits for
+    -- this commit and then withdraws what it landed, or this commit sees the quarantine.
+    INSERT INTO queens_host AS h (n, role) VALUES (p_n, me)
+    ON CONFLICT (n, role) DO UPDATE SET seen = now()
+    RETURNING h.first_block, h.quarantined IS NOT NULL, h.reason INTO h_first, q_now, q_why;
+    IF q_now THEN
+        RAISE EXCEPTION 'role % is quarantined in the campaign of N = %, every count it gave withdrawn: %',
+            me, p_n, q_why USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    share := coalesce((SELECT m.value::float8 FROM queens_meta m WHERE m.key = 'cross_verify'), 0.02);
+    o_agreed := 0;
+    o_disputed := 0;
+    o_refused := 0;
+    r_entry := coalesce(r_entry, '{}');
+    r_word := coalesce(r_word, '{}');
+    c_entry := coalesce(c_entry, '{}');
+    c_word := coalesce(c_word, '{}');
+    IF cardinality(r_entry) <> cardinality(r_word)
+       OR (r_cycles IS NOT NULL AND cardinality(r_cycles) <> cardinality(r_entry))
+       OR cardinality(c_entry) <> cardinality(c_word) THEN
+        RAISE EXCEPTION 'results and corrections need as many words as entries'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT c.block_size, c.subproblems INTO bs, total FROM queens_campaign c WHERE c.n = p_n;
+    IF EXISTS (SELECT 1 FROM unnest(r_entry || c_entry) e WHERE e IS NULL OR e < 0 OR e >= total) THEN
+        RAISE EXCEPTION 'an entry outside the campaign of N = % (% entries)', p_n, total
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(r_word) w WHERE w IS NULL OR w = 0)
+       OR EXISTS (SELECT 1 FROM unnest(r_cycles) c WHERE c IS NOT NULL AND length(c) <> 8) THEN
+        RAISE EXCEPTION 'a result without a count, or with a cycle count that is not 8 bytes'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(r_word || c_word) w
+               WHERE w IS NULL OR (w <> 0 AND NOT queens_owns(p_n, w, me))) THEN
+        RAISE EXCEPTION 'a count names a solver id that is not one of role %''s', me
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    -- Blocks locked in order, so that two hosts committing at once never deadlock.
+    FOR b IN
+        SELECT k.block, k.first, k.len, k.entries, k.cycles,
+               (k.role = me AND k.lease = ANY (coalesce(p_leases, '{}')))
+               OR k.lease_until IS NULL OR k.lease_until < now() AS ours
+        FROM queens_block k
+        WHERE k.n = p_n
+          AND k.block IN (SELECT DISTINCT (e / bs)::integer FROM unnest(r_entry || c_entry) e)
+        ORDER BY k.block
+        FOR UPDATE
+    LOOP
+        nw := NULL;
+        nc := NULL;
+        d_solved := 0;
+        FOR x IN
+            SELECT (u.e - b.first)::integer AS off, u.w, u.c
+            FROM unnest(r_entry, r_word, coalesce(r_cycles, array_fill(NULL::bytea, ARRAY[cardinality(r_entry)])))
+                 WITH ORDINALITY AS u(e, w, c, i)
+            WHERE u.e >= b.first AND u.e < b.first + b.len
+            ORDER BY u.i
+        LOOP
+            stored := coalesce(nw[x.off + 1], queens_word(b.entries, x.off, 1));
+            IF stored = 0 THEN
+                IF NOT b.ours THEN
+                    o_refused := o_refused + 1;
+                    CONTINUE;
+                END IF;
+                slot := queens_slot(queens_word(b.entries, x.off, 0));
+                IF slot IS NULL THEN
+                    RAISE EXCEPTION 'entry % has no symmetry class: the block is damaged', b.first + x.off
+                        USING ERRCODE = 'data_corrupted';
+                END IF;
+                IF nw IS NULL THEN
+                    nw := array_fill(NULL::bigint, ARRAY[b.len]);
+                END IF;
+                nw[x.off + 1] := x.w;
+                g_solved[slot] := g_solved[slot] + 1;
+                g_sums[slot] := g_sums[slot] + queens_whole(x.w);
+                d_solved := d_solved + 1;
+                v_given := v_given + 1;
+                -- Chosen for another host to recompute: all of this role's first block, then
+                -- a random share.
+                IF h_first IS NULL THEN
+                    h_first := b.block;
+                    UPDATE queens_host h SET first_block = b.block WHERE h.n = p_n AND h.role = me;
+                END IF;
+                IF b.block = h_first OR random() < share THEN
+                    INSERT INTO queens_check AS c (n, entry, giver, word)
+                    VALUES (p_n, b.first + x.off, me, x.w)
+                    ON CONFLICT (n, entry) DO UPDATE
+                    SET giver = me, word = x.w, state = 'open', second = NULL, second_word = NULL,
+                        confirmer = NULL, checker = NULL, holder = NULL, until = NULL, t = now();
+                END IF;
+                IF x.c IS NOT NULL THEN
+                    IF nc IS NULL THEN
+                        nc := array_fill(NULL::bytea, ARRAY[b.len]);
+                    END IF;
+                    nc[x.off + 1] := x.c;
+                END IF;
+            ELSE
+                -- A recomputation of a count chosen for checking, by a role it is not yet
+                -- from: agreement confirms it; the first disagreement asks a third role,
+                -- whose count outvotes one of the two.
+                SELECT * INTO ck FROM queens_check c
+                WHERE c.n = p_n AND c.entry = b.first + x.off FOR UPDATE;
+                IF FOUND AND ck.word = stored AND ck.giver <> me AND ck.second IS DISTINCT FROM me
+                   AND ck.state IN ('open', 'disputed') THEN
+                    IF ck.state = 'open' AND queens_whole(x.w) = queens_whole(ck.word) THEN
+                        UPDATE queens_check c SET state = 'agreed', confirmer = me,
+                            checker = NULL, holder = NULL, until = NULL
+                        WHERE c.n = p_n AND c.entry = ck.entry;
+                    ELSIF ck.state = 'open' THEN
+                        UPDATE queens_check c SET state = 'disputed', second = me, second_word = x.w,
+                            checker = NULL, holder = NULL, until = NULL
+                        WHERE c.n = p_n AND c.entry = ck.entry;
+                    ELSE
+                        UPDATE queens_check c
+                        SET state = CASE WHEN queens_whole(x.w) IN (queens_whole(ck.word), queens_whole(ck.second_word))
+                                         THEN 'settled' ELSE 'unsettled' END,
+                            confirmer = me, checker = NULL, holder = NULL, until = NULL
+                        WHERE c.n = p_n AND c.entry = ck.entry;
+                        IF queens_whole(x.w) = queens_whole(ck.word) THEN
+                            outvoted := outvoted || ck.second;
+                            reasons := reasons || format('its count %s of entry %s was outvoted by %s and %s (%s)',
+                                queens_whole(ck.second_word), ck.entry, ck.giver, me, queens_whole(x.w));
+                        ELSIF queens_whole(x.w) = queens_whole(ck.second_word) THEN
+                            outvoted := outvoted || ck.giver;
+                            reasons := reasons || format('its count %s of entry %s was outvoted by %s and %s (%s)',
+                                queens_whole(ck.word), ck.entry, ck.second, me, queens_whole(x.w));
+                        END IF;
+                    END IF;
+                END IF;
+                IF queens_whole(stored) = queens_whole(x.w) THEN
+                    o_agreed := o_agreed + 1;
+                ELSE
+                    o_disputed := o_disputed + 1;
+                    INSERT INTO queens_dispute (n, entry, kept, other, host, role)
+                    VALUES (p_n, b.first + x.off, stored, x.w, p_who, me);
+                END IF;
+            END IF;
+        END LOOP;
+        FOR x IN
+            SELECT (u.e - b.first)::integer AS off, u.w
+            FROM unnest(c_entry, c_word) WITH ORDINALITY AS u(e, w, i)
+            WHERE u.e >= b.first AND u.e < b.first + b.len
+            ORDER BY u.i
+        LOOP
+            stored := coalesce(nw[x.off + 1], queens_word(b.entries, x.off, 1));
+            CONTINUE WHEN stored = x.w;
+            IF (stored = 0 AND NOT b.ours) OR (stored <> 0 AND NOT queens_owns(p_n, stored, me))
+               OR (x.w <> 0 AND EXISTS (SELECT 1 FROM queens_check c WHERE c.n = p_n
+                                        AND c.entry = b.first + x.off AND c.state = 'disputed')) THEN
+                IF x.w <> 0 THEN
+                    o_disputed := o_disputed + 1;
+                    INSERT INTO queens_dispute (n, entry, kept, other, host, role)
+                    VALUES (p_n, b.first + x.off, stored, x.w, p_who, me);
+                END IF;
+                o_refused := o_refused + 1;
+                CONTINUE;
+            END IF;
+            slot := queens_slot(queens_word(b.entries, x.off, 0));
+            IF slot IS NULL THEN
+                RAISE EXCEPTION 'entry % has no symmetry class: the block is damaged', b.first + x.off
+                    USING ERRCODE = 'data_corrupted';
+            END IF;
+            IF stored <> 0 THEN
+                g_sums[slot] := g_sums[slot] - queens_whole(stored);
+                IF x.w = 0 THEN
+                    g_solved[slot] := g_solved[slot] - 1;
+                    d_solved := d_solved - 1;
+                END IF;
+            ELSE
+                g_solved[slot] := g_solved[slot] + 1;
+                d_solved := d_solved + 1;
+            END IF;
+            IF x.w <> 0 THEN
+                g_sums[slot] := g_sums[slot] + queens_whole(x.w);
+            END IF;
+            IF nw IS NULL THEN
+                nw := array_fill(NULL::bigint, ARRAY[b.len]);
+            END IF;
+            nw[x.off + 1] := x.w;
+            -- A count of its own it replaced is checked anew; one withdrawn is not.
+            UPDATE queens_check c
+            SET state = CASE WHEN x.w = 0 THEN 'void' ELSE 'open' END,
+                word = CASE WHEN x.w = 0 THEN c.word ELSE x.w END,
+                second = NULL, second_word = NULL, confirmer = NULL
+            WHERE c.n = p_n AND c.entry = b.first + x.off AND c.giver = me AND c.state <> 'void';
+        END LOOP;
+        IF nw IS NOT NULL THEN
+            UPDATE queens_block k
+            SET entries = queens_rebuild(b.entries, nw),
+                cycles = CASE WHEN nc IS NULL THEN k.cycles ELSE queens_rebuild_cycles(b.cycles, nc) END,
+                solved = k.solved + d_solved,
+                lease = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease END,
+                holder = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.holder END,
+                role = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.role END,
+                lease_until = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease_until END
+            WHERE k.n = p_n AND k.block = b.block;
+        END IF;
+    END LOOP;
+    WITH renewed AS (
+        UPDATE queens_block k SET lease_until = now() + queens_ttl(p_ttl)
+        WHERE k.n = p_n AND k.lease = ANY (coalesce(p_leases, '{}')) AND k.role = me
+          AND k.solved < k.len
+        RETURNING k.lease)
+    SELECT coalesce(array_agg(renewed.lease), '{}') INTO o_kept FROM renewed;
+    IF g_solved <> '{0,0,0}' OR g_sums <> '{0,0,0}' THEN
+        UPDATE queens_campaign c
+        SET solved = ARRAY[c.solved[1] + g_solved[1], c.solved[2] + g_solved[2], c.solved[3] + g_solved[3]],
+            solutions = ARRAY[c.solutions[1] + g_sums[1], c.solutions[2] + g_sums[2],
+                              c.solutions[3] + g_sums[3]]
+        WHERE c.n = p_n;
+    END IF;
+    IF v_given > 0 THEN
+        UPDATE queens_host h SET given = h.given + v_given WHERE h.n = p_n AND h.role = me;
+    END IF;
+    FOR j IN 1 .. cardinality(outvoted) LOOP
+        PERFORM queens_quarantine(p_n, outvoted[j], reasons[j], p_who);
+    END LOOP;
+    SELECT c.subproblems, c.census, c.solved, c.solutions
+    INTO o_subproblems, o_census, o_solved, o_solutions
+    FROM queens_campaign c WHERE c.n = p_n;
+    INSERT INTO queens_event (n, host, role, event)
+    SELECT p_n, p_who, me, v::jsonb FROM unnest(coalesce(p_events, '{}')) AS v;
+END
+$$;
+
+-- Zeroes every count of solvers `ids` in the campaign (blocks locked in order); the totals
+-- lose them, their checks are void. Returns the entries, with word 1 and the solver.
+CREATE OR REPLACE FUNCTION queens_zero(p_n integer, ids integer[])
+RETURNS TABLE (o_entry bigint, o_w1 bigint, o_solver integer)
+LANGUAGE plpgsql
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    b record;
+    hits integer[];
+    nw bigint[];
+    j integer;
+    w1 bigint;
+    slot integer;
+    g_solved bigint[] := '{0,0,0}';
+    g_sums bigint[] := '{0,0,0}';
+BEGIN
+    FOR b IN
+        SELECT k.block, k.first, k.len, k.entries FROM queens_block k
+        WHERE k.n = p_n AND k.solved > 0 ORDER BY k.block FOR UPDATE
+    LOOP
+        SELECT array_agg(i ORDER BY i) INTO hits FROM generate_series(0, b.len - 1) AS i
+        WHERE ((get_byte(b.entries, i * 16 + 8) << 4) | (get_byte(b.entries, i * 16 + 9) >> 4)) = ANY (ids);
+        CONTINUE WHEN hits IS NULL;
+        nw := array_fill(NULL::bigint, ARRAY[b.len]);
+        FOREACH j IN ARRAY hits LOOP
+            w1 := queens_word(b.entries, j, 0);
+            slot := queens_slot(w1);
+            g_solved[slot] := g_solved[slot] - 1;
+            g_sums[slot] := g_sums[slot] - queens_whole(queens_word(b.entries, j, 1));
+            nw[j + 1] := 0;
+            o_entry := b.first + j;
+            o_w1 := w1;
+            o_solver := ((queens_word(b.entries, j, 1) >> 52) & 4095)::integer;
+            RETURN NEXT;
+        END LOOP;
+        UPDATE queens_block k SET entries = queens_rebuild(b.entries, nw),
+                                  solved = k.solved - cardinality(hits)
+        WHERE k.n = p_n AND k.block = b.block;
+        UPDATE queens_check c SET state = 'void'
+        WHERE c.n = p_n AND c.entry IN (SELECT b.first + h FROM unnest(hits) h)
+          AND c.state IN ('open', 'disputed', 'agreed');
+    END LOOP;
+    UPDATE queens_campaign c
+    SET solved = ARRAY[c.solved[1] + g_solved[1], c.solved[2] + g_solved[2], c.solved[3] + g_solved[3]],
+        solutions = ARRAY[c.solutions[1] + g_sums[1], c.solutions[2] + g_sums[2], c.solutions[3] + g_sums[3]]
+    WHERE c.n = p_n;
+END
+$$;
+
+-- Withdraws every count solver `p_solver` of this role ever gave, in every session: the
+-- entries are unsolved again (their blocks open for any host), the totals lose them, the
+-- withdrawal is recorded. Returns the entries withdrawn, with their word 1.
+CREATE OR REPLACE FUNCTION queens_withdraw(p_n integer, p_who text, p_solver integer, p_reason text)
+RETURNS TABLE (o_entry bigint, o_w1 bigint)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    gone bigint;
+BEGIN
+    PERFORM queens_admit(p_n);
+    IF NOT EXISTS (SELECT 1 FROM queens_solver s
+                   WHERE s.n = p_n AND s.id = p_solver AND s.role = session_user) THEN
+        RAISE EXCEPTION 'solver % of N = % is not one of role %''s', p_solver, p_n, session_user
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN QUERY SELECT z.o_entry, z.o_w1 FROM queens_zero(p_n, ARRAY[p_solver]) z;
+    GET DIAGNOSTICS gone = ROW_COUNT;
+    INSERT INTO queens_withdrawal (n, solver, role, host, entries, reason)
+    VALUES (p_n, p_solver, session_user, p_who, gone, p_reason);
+END
+$$;
+
+-- Quarantines role `r` in the campaign, outvoted by two other sources: it may lease and
+-- commit no more, its leases end, and every count of its solvers in every session is
+-- withdrawn and reopened for the others; its votes still pending are void. Recorded in the
+-- events (by `p_who` of the role that cast the deciding vote) and the withdrawals.
+CREATE OR REPLACE FUNCTION queens_quarantine(p_n integer, r text, p_reason text, p_who text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    ids integer[];
+    gone bigint;
+BEGIN
+    INSERT INTO queens_host AS h (n, role, quarantined, reason) VALUES (p_n, r, now(), p_reason)
+    ON CONFLICT (n, role) DO UPDATE SET quarantined = now(), reason = p_reason
+    WHERE h.quarantined IS NULL;
+    IF NOT FOUND THEN
+        RETURN 0;  -- quarantined already
+    END IF;
+    UPDATE queens_block k SET lease_until = now() - interval '1 second'
+    WHERE k.n = p_n AND k.role = r AND k.lease_until > now();
+    UPDATE queens_check c SET checker = NULL, holder = NULL, until = NULL
+    WHERE c.n = p_n AND c.checker = r;
+    UPDATE queens_check c SET state = 'open', second = NULL, second_word = NULL
+    WHERE c.n = p_n AND c.second = r AND c.state = 'disputed';
+    SELECT coalesce(array_agg(s.id), '{}') INTO ids FROM queens_solver s WHERE s.n = p_n AND s.role = r;
+    WITH z AS (SELECT * FROM queens_zero(p_n, ids)),
+    recorded AS (
+        INSERT INTO queens_withdrawal (n, solver, role, host, entries, reason)
+        SELECT p_n, z.o_solver, r, p_who, count(*), 'role quarantined: ' || p_reason
+        FROM z GROUP BY z.o_solver
+        RETURNING entries)
+    SELECT coalesce(sum(recorded.entries), 0) INTO gone FROM recorded;
+    INSERT INTO queens_event (n, host, role, event)
+    VALUES (p_n, p_who, session_user,
+            jsonb_build_object('event', 'quarantined_role', 'role', r, 'reason', p_reason,
+                               'withdrawn', gone, 't', extract(epoch FROM now())));
+    RETURN gone;
+END
+$$;
+
+-- Up to `p_max` chosen counts of other roles for this role to recompute (each held for a
+-- lease's time): entry and word 1. Its results come back through queens_commit.
+CREATE OR REPLACE FUNCTION queens_lease_checks(p_n integer, p_who text, p_ttl float8, p_max integer)
+RETURNS TABLE (o_entry bigint, o_w1 bigint)
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = @schema@, pg_temp AS $$
+DECLARE
+    bs integer;
+BEGIN
+    PERFORM queens_admit(p_n);
+    SELECT c.block_size INTO bs FROM queens_campaign c WHERE c.n = p_n;
+    RETURN QUERY
+    WITH pick AS (
+        SELECT c.entry FROM queens_check c
+        WHERE c.n = p_n AND c.state IN ('open', 'disputed') AND c.giver <> session_user
+          AND c.second IS DISTINCT FROM session_user AND (c.until IS NULL OR c.until < now())
+        ORDER BY c.entry LIMIT greatest(p_max, 0)
+        FOR UPDATE SKIP LOCKED)
+    UPDATE queens_check c SET checker = session_user, holder = p_who, until = now() + queens_ttl(p_ttl)
+    FROM pick WHERE c.n = p_n AND c.entry = pick.entry
+    RETURNING c.entry,
+        (SELECT queens_word(k.entries, (c.entry - k.first)::integer, 0) FROM queens_block k
+         WHERE k.n = p_n AND k.block = (c.entry / bs)::integer);
+END
+$$;

@@ -1,0 +1,162 @@
+//! Cross-host agreement against the throwaway server of `./scripts/test.sh`: hosts of their
+//! own roles recompute a share of each other's counts (all of a host's first block), and a
+//! host whose board lies, with its own checks off (`--verify 0`), is outvoted, quarantined
+//! campaign-wide and loses every count: the others finish Q(14) exact and `db stats` names it.
+
+use queens_host::store::file::{Access, FileStore};
+use queens_host::store::pg_conn::Target;
+use queens_host::store::Store;
+use std::process::{Child, Output, Stdio};
+
+mod common;
+use common::queens;
+
+const Q14: u128 = 365_596;
+
+fn server() -> String {
+    std::env::var("QUEENS_TEST_POSTGRES").unwrap_or_else(|_| {
+        panic!(
+            "QUEENS_TEST_POSTGRES is not set: these tests need a PostgreSQL server; \
+             ./scripts/test.sh starts one (scripts/test-postgres.sh)"
+        )
+    })
+}
+
+fn client(url: &str) -> postgres::Client {
+    let t = Target::parse(url).unwrap();
+    t.connect().unwrap_or_else(|e| panic!("{}: {e}", t.shown))
+}
+
+fn database(name: &str) -> String {
+    let url = server();
+    let mut c = client(&url);
+    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .unwrap();
+    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let (base, _) = url.rsplit_once('/').unwrap();
+    format!("{base}/{name}")
+}
+
+fn ok(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
+}
+
+const PW: &str = "cross-pw-3";
+
+/// A host process logged in as its own role.
+fn host(url: &str, role: &str, extra: &[&str]) -> Child {
+    queens()
+        .args(["run", "14", "--json", "--link", "sim:16", "--lease", "5", "--campaign"])
+        .arg(url.replacen("queens@", &format!("{role}@"), 1))
+        .args(extra)
+        .env("PGPASSWORD", PW)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Three honest hosts and one whose board lies as `faults` says, its own checks off.
+fn liar_among_three(db: &str, faults: &str) {
+    let url = database(db);
+    let group = format!("{db}_hosts");
+    ok(&queens()
+        .args(["db", "init", &url, "--hosts", &group, "--owner", &format!("{db}_owner")])
+        .args(["--n", "14"])
+        .output()
+        .unwrap());
+    let mut admin = client(&url);
+    let roles: Vec<String> = (1..=4).map(|k| format!("{db}_h{k}")).collect();
+    for r in &roles {
+        admin
+            .batch_execute(&format!(
+                "DO $$ BEGIN CREATE ROLE {r}; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+                 ALTER ROLE {r} LOGIN PASSWORD '{PW}'; GRANT {group} TO {r};"
+            ))
+            .unwrap();
+    }
+    let liar = &roles[3];
+    let mut hosts: Vec<Child> = roles[..3].iter().map(|r| host(&url, r, &[])).collect();
+    hosts.push(host(&url, liar, &["--verify", "0", "--sim-faults", faults]));
+    let outs: Vec<Output> = hosts.into_iter().map(|h| h.wait_with_output().unwrap()).collect();
+    for (r, out) in roles[..3].iter().zip(&outs) {
+        let j = ok(out);
+        assert_eq!(j["total"].as_u64().unwrap() as u128, Q14, "{r}: {j}");
+        assert_eq!(j["complete"], true, "{r}: {j}");
+    }
+    let log = String::from_utf8_lossy(&outs[3].stderr);
+    assert!(
+        !outs[3].status.success() && log.contains("quarantined"),
+        "the liar was stopped: {log}"
+    );
+    let st = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
+    assert_eq!(st["complete"], true, "{st}");
+    assert_eq!(st["total"].as_u64().unwrap() as u128, Q14, "{st}");
+    let x = &st["cross_checked"];
+    assert_eq!(x["quarantined"], serde_json::json!([liar]), "{st}");
+    assert_eq!(x["pending"], 0, "every chosen count recomputed: {st}");
+    assert!(x["agreed"].as_u64().unwrap() >= 3 * 4096, "three first blocks: {st}");
+    let standing = st["hosts"].as_array().unwrap();
+    for h in standing {
+        if h["role"] == liar.as_str() {
+            assert!(h["quarantined"].as_str().unwrap().contains("outvoted"), "{h}");
+        } else {
+            assert!(h["quarantined"].is_null(), "{h}");
+            assert!(h["checks_agreed"].as_u64().unwrap() >= 4096, "{h}");
+        }
+    }
+    let text = String::from_utf8_lossy(
+        &queens().args(["db", "stats", &url]).output().unwrap().stdout,
+    )
+    .into_owned();
+    assert!(
+        text.contains(&format!("host {liar}")) && text.contains("QUARANTINED"),
+        "{text}"
+    );
+    // Recounted from the entries: exact, and not one count is the liar's.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("q14");
+    ok(&queens().args(["db", "export", &url]).arg(&f).output().unwrap());
+    let s = FileStore::open(&f, None, Access::Read).unwrap();
+    assert_eq!(s.summary().solved.total(), Q14);
+    let liar_ids: Vec<i32> = admin
+        .query("SELECT id FROM queens_solver WHERE n = 14 AND role = $1", &[liar])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    for i in 0..s.len() {
+        let sol = s.entry(i).unwrap().solution.unwrap();
+        assert!(!liar_ids.contains(&(sol.solver as i32)), "entry {i} is the liar's");
+    }
+    let events: i64 = admin
+        .query_one(
+            "SELECT count(*) FROM queens_event WHERE n = 14 AND event->>'event' = 'quarantined_role' AND event->>'role' = $1",
+            &[liar],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(events, 1);
+    // Everything one host gave, recomputed.
+    let v = ok(&queens()
+        .args(["db", "verify", "--json", "--host", &roles[0], &url])
+        .output()
+        .unwrap());
+    assert!(v["checked"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["disagreements"].as_array().unwrap().len(), 0, "{v}");
+}
+
+#[test]
+fn a_host_whose_board_lies_one_in_fifty_is_outvoted_and_quarantined() {
+    liar_among_three("q_cross_sometimes", "lie=0.02");
+}
+
+#[test]
+fn a_host_whose_board_always_lies_is_outvoted_and_quarantined() {
+    liar_among_three("q_cross_always", "lie=1");
+}
