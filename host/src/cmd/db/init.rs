@@ -6,6 +6,11 @@ use queens_host::store::pg::{self, roles};
 use queens_host::store::pg_conn::Target;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  queens db init postgres://admin@db.lab/queens --hosts queens_hosts --n 27
+  queens db init postgres://admin@db.lab/queens --hosts queens_hosts --cross-verify 0.05
+Then a host: CREATE ROLE lab1 LOGIN PASSWORD '…' IN ROLE queens_hosts, and
+  queens run 27 --campaign 'postgres://lab1@db.lab/queens?sslmode=verify-full'")]
 pub struct InitArgs {
     /// postgres://[user@]host[:port]/database, as a role that may create roles and own the
     /// tables (a superuser, or one with CREATEROLE that owns the database).
