@@ -174,9 +174,9 @@ fn a_board_is_checked_against_the_design_json_it_was_built_from() {
 #[test]
 fn the_routed_ulx3s_netlist_answers_as_a_board() {
     // The netlist engine under the simulated board, answering through its UART pins: it says
-    // what it was built as, and every known answer is right to the cycle. Its clock, seen
-    // through a UART simulated cycle by cycle, is the simulator's pace: the one failure is
-    // that it runs slower than built.
+    // what it was built as, and every known answer is right to the cycle. Its answers come
+    // one at a time, paced by a UART simulated cycle by cycle behind a TCP port: a stream,
+    // so its units and clock are taken as answered, not inferred.
     let b = SimBoard::start(&[
         "--n",
         "10",
@@ -188,7 +188,7 @@ fn the_routed_ulx3s_netlist_answers_as_a_board() {
         "127.0.0.1:0",
     ]);
     let (v, ok) = check(&b, 10);
-    assert!(!ok, "{v}");
+    assert!(ok, "{v}");
     assert_eq!(v["ident"]["n"], 10, "{v}");
     assert_eq!(v["ident"]["units"], 2, "{v}");
     assert_eq!(v["ident"]["with_cycles"], true, "{v}");
@@ -197,7 +197,4 @@ fn the_routed_ulx3s_netlist_answers_as_a_board() {
     assert_eq!(v["known_answered"], v["known_sent"]);
     assert_eq!(v["wrong_counts"].as_array().unwrap().len(), 0, "{v}");
     assert_eq!(v["wrong_cycles"].as_array().unwrap().len(), 0, "{v}");
-    let f = v["failures"].as_array().unwrap();
-    assert_eq!(f.len(), 1, "{v}");
-    assert!(f[0]["what"].as_str().unwrap().contains("the design was built for"), "{v}");
 }

@@ -13,9 +13,9 @@ pub enum Inferred {
         clock_hz: f64,
         waves: usize,
     },
-    /// The answers came as a stream, not in waves: the link delivers them slower than the
-    /// units finish (a UART-bound board), a single unit answers them, or the units finish
-    /// faster than the link's timing shows.
+    /// The answers came as a stream, not in waves (or in waves of one answer): the link
+    /// delivers them slower than the units finish (a UART-bound board), a single unit answers
+    /// them, or the units finish faster than the link's timing shows.
     NoWaves { answered: usize },
 }
 
@@ -65,8 +65,16 @@ pub fn infer(arrivals: &[Duration], cycles: u64, frame_time: Option<Duration>) -
     // Every wave but the last is full.
     let mut full: Vec<usize> = sizes[..waves.saturating_sub(1).max(1)].to_vec();
     full.sort_unstable();
+    let units = full[full.len() / 2];
+    // Waves of one answer each are a stream with uneven gaps: a link that paces the answers
+    // (a UART behind a TCP port, unseen from here) looks just like a single unit.
+    if units == 1 {
+        return Inferred::NoWaves {
+            answered: arrivals.len(),
+        };
+    }
     Inferred::Waves {
-        units: full[full.len() / 2],
+        units,
         clock_hz: cycles as f64 / round.as_secs_f64().max(1e-9),
         waves,
     }
@@ -99,6 +107,12 @@ mod tests {
         assert!(matches!(
             infer(&ms(&[1, 1, 2, 2, 3]), 1000, None),
             Inferred::NoWaves { answered: 5 }
+        ));
+        // One answer at a time with uneven gaps (a UART behind TCP, the host's scheduling):
+        // a stream, not one unit.
+        assert!(matches!(
+            infer(&ms(&[20, 45, 61, 90, 104, 140]), 1000, None),
+            Inferred::NoWaves { answered: 6 }
         ));
         // A slow serial line: one answer every 17 ms, each taking the line that long.
         let line = Some(Duration::from_millis(17));

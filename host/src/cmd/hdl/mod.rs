@@ -28,6 +28,10 @@ pub enum Command {
     /// and the top for a board, with a design.json that records what was built. For a board
     /// (vc707, kc705, ml605, de4, ulx3s, or a board file) the directory also holds the constraints,
     /// the vendor build script and a README: a complete bitstream project.
+    #[command(after_help = "Examples:
+  queens hdl emit --board ulx3s --out ulx3s-build         # then: cd ulx3s-build && sh build.sh
+  queens hdl emit --board kc705 --n 27 --out kc705-build  # Vivado project, units as fit
+  queens hdl emit --board vc707 --link pcie --out vc707-pcie")]
     Emit(EmitArgs),
     /// How many solver units fit a board's device (yosys figures of one stage and of the
     /// front end, the device capacity and the board's fill factor), and the clock to ask for.

@@ -101,22 +101,17 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             })
         }
         BoardEngine::Netlist => {
-            use queens_sim::netlist::{make, Flow, NetlistEngine};
             anyhow::ensure!(
                 a.clock.is_none() && !cfg.faults.has_any(),
                 "--clock and --faults: the netlist board runs at the simulator's pace, fault-free"
             );
-            let b = queens_hdl::board::Board::load(a.board.as_deref().expect("checked above"))?;
-            let net = make(&b, a.n as usize, units, Flow::for_board(&b, false)?, &|p| {
-                eprintln!("{}: {p}", b.name)
-            })?;
-            let engine = NetlistEngine::new(net);
-            eprintln!("{}: compiling the netlist with Verilator", b.name);
+            let board = a.board.as_deref().expect("checked above");
+            let engine = super::engines::netlist(board, a.n, units, false, None)?;
             let design = engine.verilated().map_err(anyhow::Error::msg)?;
             serve_board(
                 &a,
                 units,
-                &format!("{} netlist under Verilator", b.name),
+                &format!("{} netlist under Verilator", engine.netlist.board.name),
                 |input, out| {
                     Ok(queens_sim::board::serve_verilated(
                         &design, cfg.faults, cfg.seed, input, out,
