@@ -54,6 +54,16 @@ impl Ident {
         f
     }
 
+    /// This identity as the wire carries it (and [`Ident::decode`] returns it): the clock to
+    /// whole kHz below, the units at most 65,535.
+    pub fn on_wire(self) -> Ident {
+        Ident {
+            clock_hz: self.clock_hz / 1000 * 1000,
+            units: self.units.min(u16::MAX as u32),
+            ..self
+        }
+    }
+
     /// The answer's payload (what a framer sends between the sentinel and the CRC).
     pub fn payload(&self) -> Vec<u8> {
         let mut p = Vec::with_capacity(ANSWER_PAYLOAD);
@@ -132,6 +142,13 @@ mod tests {
         let mut stream = vec![1, 2, 3];
         stream.extend(id.encode());
         assert_eq!(Ident::find(&stream), Some(id));
+        // A clock of no whole kHz reads back as the wire carries it.
+        let odd = Ident {
+            clock_hz: 284_444_444,
+            ..id
+        };
+        assert_eq!(Ident::find(&odd.encode()), Some(odd.on_wire()));
+        assert_eq!(odd.on_wire().clock_hz, 284_444_000);
         // A plain receiver never takes the request for a pre-placement.
         let mut d = Deframer::new(word::wire_bytes(size));
         let mut frames = 0;

@@ -229,6 +229,7 @@ impl CoreConfig {
             design_hash: queens_core::ident::design_hash(&what),
             with_cycles: self.with_cycles,
         }
+        .on_wire()
     }
 }
 

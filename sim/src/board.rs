@@ -113,6 +113,7 @@ impl BoardConfig {
             )),
             with_cycles: self.with_cycles,
         }
+        .on_wire()
     }
 }
 
