@@ -203,6 +203,8 @@ DECLARE
     j integer;
     q_now boolean;
     q_why text;
+    ents bytea;
+    mine integer[];
 BEGIN
     PERFORM queens_admit(p_n);
     -- This role's row stays locked to the end: a quarantine (which updates it) waits for
@@ -238,8 +240,9 @@ BEGIN
         RAISE EXCEPTION 'a result without a count, or with a cycle count that is not 8 bytes'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    mine := ARRAY(SELECT s.id FROM queens_solver s WHERE s.n = p_n AND s.role = me);
     IF EXISTS (SELECT 1 FROM unnest(r_word || c_word) w
-               WHERE w IS NULL OR (w <> 0 AND NOT queens_owns(p_n, w, me))) THEN
+               WHERE w IS NULL OR (w <> 0 AND NOT ((w >> 52) & 4095)::integer = ANY (mine))) THEN
         RAISE EXCEPTION 'a count names a solver id that is not one of role %''s', me
             USING ERRCODE = 'insufficient_privilege';
     END IF;
@@ -257,6 +260,8 @@ BEGIN
         nw := NULL;
         nc := NULL;
         d_solved := 0;
+        -- Decompressed once: every entry read below is then a slice of plain bytes.
+        ents := b.entries || ''::bytea;
         FOR x IN
             SELECT (u.e - b.first)::integer AS off, u.w, u.c
             FROM unnest(r_entry, r_word, coalesce(r_cycles, array_fill(NULL::bytea, ARRAY[cardinality(r_entry)])))
@@ -264,13 +269,13 @@ BEGIN
             WHERE u.e >= b.first AND u.e < b.first + b.len
             ORDER BY u.i
         LOOP
-            stored := coalesce(nw[x.off + 1], queens_word(b.entries, x.off, 1));
+            stored := coalesce(nw[x.off + 1], queens_word(ents, x.off, 1));
             IF stored = 0 THEN
                 IF NOT b.ours THEN
                     o_refused := o_refused + 1;
                     CONTINUE;
                 END IF;
-                slot := queens_slot(queens_word(b.entries, x.off, 0));
+                slot := queens_slot(queens_word(ents, x.off, 0));
                 IF slot IS NULL THEN
                     RAISE EXCEPTION 'entry % has no symmetry class: the block is damaged', b.first + x.off
                         USING ERRCODE = 'data_corrupted';
@@ -350,7 +355,7 @@ BEGIN
             WHERE u.e >= b.first AND u.e < b.first + b.len
             ORDER BY u.i
         LOOP
-            stored := coalesce(nw[x.off + 1], queens_word(b.entries, x.off, 1));
+            stored := coalesce(nw[x.off + 1], queens_word(ents, x.off, 1));
             CONTINUE WHEN stored = x.w;
             IF (stored = 0 AND NOT b.ours) OR (stored <> 0 AND NOT queens_owns(p_n, stored, me))
                OR (x.w <> 0 AND EXISTS (SELECT 1 FROM queens_check c WHERE c.n = p_n
@@ -363,7 +368,7 @@ BEGIN
                 o_refused := o_refused + 1;
                 CONTINUE;
             END IF;
-            slot := queens_slot(queens_word(b.entries, x.off, 0));
+            slot := queens_slot(queens_word(ents, x.off, 0));
             IF slot IS NULL THEN
                 RAISE EXCEPTION 'entry % has no symmetry class: the block is damaged', b.first + x.off
                     USING ERRCODE = 'data_corrupted';
@@ -394,8 +399,8 @@ BEGIN
         END LOOP;
         IF nw IS NOT NULL THEN
             UPDATE queens_block k
-            SET entries = queens_rebuild(b.entries, nw),
-                cycles = CASE WHEN nc IS NULL THEN k.cycles ELSE queens_rebuild_cycles(b.cycles, nc) END,
+            SET entries = queens_rebuild(ents, nw),
+                cycles = CASE WHEN nc IS NULL THEN k.cycles ELSE queens_rebuild_cycles(b.cycles || ''::bytea, nc) END,
                 solved = k.solved + d_solved,
                 lease = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease END,
                 holder = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.holder END,
@@ -446,27 +451,29 @@ DECLARE
     slot integer;
     g_solved bigint[] := '{0,0,0}';
     g_sums bigint[] := '{0,0,0}';
+    ents bytea;
 BEGIN
     FOR b IN
         SELECT k.block, k.first, k.len, k.entries FROM queens_block k
         WHERE k.n = p_n AND k.solved > 0 ORDER BY k.block FOR UPDATE
     LOOP
+        ents := b.entries || ''::bytea;
         SELECT array_agg(i ORDER BY i) INTO hits FROM generate_series(0, b.len - 1) AS i
-        WHERE ((get_byte(b.entries, i * 16 + 8) << 4) | (get_byte(b.entries, i * 16 + 9) >> 4)) = ANY (ids);
+        WHERE ((get_byte(ents, i * 16 + 8) << 4) | (get_byte(ents, i * 16 + 9) >> 4)) = ANY (ids);
         CONTINUE WHEN hits IS NULL;
         nw := array_fill(NULL::bigint, ARRAY[b.len]);
         FOREACH j IN ARRAY hits LOOP
-            w1 := queens_word(b.entries, j, 0);
+            w1 := queens_word(ents, j, 0);
             slot := queens_slot(w1);
             g_solved[slot] := g_solved[slot] - 1;
-            g_sums[slot] := g_sums[slot] - queens_whole(queens_word(b.entries, j, 1));
+            g_sums[slot] := g_sums[slot] - queens_whole(queens_word(ents, j, 1));
             nw[j + 1] := 0;
             o_entry := b.first + j;
             o_w1 := w1;
-            o_solver := ((queens_word(b.entries, j, 1) >> 52) & 4095)::integer;
+            o_solver := ((queens_word(ents, j, 1) >> 52) & 4095)::integer;
             RETURN NEXT;
         END LOOP;
-        UPDATE queens_block k SET entries = queens_rebuild(b.entries, nw),
+        UPDATE queens_block k SET entries = queens_rebuild(ents, nw),
                                   solved = k.solved - cardinality(hits)
         WHERE k.n = p_n AND k.block = b.block;
         UPDATE queens_check c SET state = 'void'

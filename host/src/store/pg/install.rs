@@ -65,9 +65,23 @@ pub fn current(client: &mut impl postgres::GenericClient, target: &Target) -> Re
                 "its campaign schema is version {v}, newer than this build's {VERSION}: update queens"
             ),
         }),
-        Some(v) => Ok(v == VERSION),
-        None => Ok(false),
+        Some(v) if v == VERSION => {
+            // The same tables, but functions of another build of this version: replaced.
+            let f = client
+                .query_opt("SELECT value FROM queens_meta WHERE key = 'functions'", &[])
+                .map_err(db_err(target, "reading the schema version"))?;
+            Ok(f.is_some_and(|r| r.get::<_, String>(0) == functions_hash()))
+        }
+        _ => Ok(false),
     }
+}
+
+/// A fingerprint of this build's functions (FNV-1a), to replace those of another build.
+fn functions_hash() -> String {
+    let h = FUNCTIONS.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{h:016x}")
 }
 
 /// The schema the tables live in (the first of the search path that exists).
@@ -103,6 +117,12 @@ pub fn install(tx: &mut postgres::Transaction, target: &Target) -> Result<(), St
         "INSERT INTO queens_meta (key, value) VALUES ('schema', $1)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",
         &[&VERSION.to_string()],
+    )
+    .map_err(db_err(target, "recording the schema version"))?;
+    tx.execute(
+        "INSERT INTO queens_meta (key, value) VALUES ('functions', $1)
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        &[&functions_hash()],
     )
     .map_err(db_err(target, "recording the schema version"))?;
     Ok(())
