@@ -98,13 +98,31 @@ fn liar_among_three(db: &str, faults: &str) {
     assert_eq!(st["complete"], true, "{st}");
     assert_eq!(st["total"].as_u64().unwrap() as u128, Q14, "{st}");
     let x = &st["cross_checked"];
-    assert_eq!(x["quarantined"], serde_json::json!([liar]), "{st}");
+    // Outvoted by the others, as a rule; now and then its own host catches the board first
+    // (a subproblem sent twice, answered twice differently) and withdraws its counts itself.
+    let mut admin2 = client(&url);
+    let self_withdrawn: i64 = admin2
+        .query_one(
+            "SELECT count(*) FROM queens_withdrawal WHERE n = 14 AND role = $1 AND reason NOT LIKE 'role quarantined%'",
+            &[liar],
+        )
+        .unwrap()
+        .get(0);
+    if self_withdrawn > 0 && x["quarantined"] == serde_json::json!([]) {
+        eprintln!("{liar}'s own host caught its board before the others outvoted it");
+        assert!(log.contains("earlier sessions withdrawn"), "{log}");
+    } else {
+        assert_eq!(x["quarantined"], serde_json::json!([liar]), "{st}");
+    }
+    let quarantined = x["quarantined"] == serde_json::json!([liar]);
     assert_eq!(x["pending"], 0, "every chosen count recomputed: {st}");
     assert!(x["agreed"].as_u64().unwrap() >= 3 * 4096, "three first blocks: {st}");
     let standing = st["hosts"].as_array().unwrap();
     for h in standing {
         if h["role"] == liar.as_str() {
-            assert!(h["quarantined"].as_str().unwrap().contains("outvoted"), "{h}");
+            if quarantined {
+                assert!(h["quarantined"].as_str().unwrap().contains("outvoted"), "{h}");
+            }
         } else {
             assert!(h["quarantined"].is_null(), "{h}");
             assert!(h["checks_agreed"].as_u64().unwrap() >= 4096, "{h}");
@@ -115,7 +133,7 @@ fn liar_among_three(db: &str, faults: &str) {
     )
     .into_owned();
     assert!(
-        text.contains(&format!("host {liar}")) && text.contains("QUARANTINED"),
+        text.contains(&format!("host {liar}")) && (text.contains("QUARANTINED") || !quarantined),
         "{text}"
     );
     // Recounted from the entries: exact, and not one count is the liar's.
@@ -141,7 +159,7 @@ fn liar_among_three(db: &str, faults: &str) {
         )
         .unwrap()
         .get(0);
-    assert_eq!(events, 1);
+    assert_eq!(events, quarantined as i64);
     // Everything one host gave, recomputed.
     let v = ok(&queens()
         .args(["db", "verify", "--json", "--host", &roles[0], &url])

@@ -4,9 +4,10 @@
 -- (session_user), which a client cannot choose. @schema@ is the campaign's schema.
 
 -- Word k (0: pre-placement, 1: solution) of the entry at `off` of a block's entries.
+-- (These small helpers have no SET clause, so that the planner inlines them; they name only
+-- built-in functions, which pg_catalog, searched first, provides.)
 CREATE OR REPLACE FUNCTION queens_word(e bytea, off integer, k integer) RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = @schema@, pg_temp AS $$
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT ('x' || encode(substring(e FROM off * 16 + k * 8 + 1 FOR 8), 'hex'))::bit(64)::bigint
 $$;
 
@@ -14,18 +15,17 @@ $$;
 -- (2^44 = 61 mod 195, 61 * 16 = 1 mod 195); the 44 bits alone when the digits are out of range,
 -- as the host reads an entry.
 CREATE OR REPLACE FUNCTION queens_whole(w bigint) RETURNS bigint
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = @schema@, pg_temp AS $$
-    SELECT CASE WHEN m13 > 12 OR m15 > 14 THEN c
-           ELSE c + (((((m13 * 105 + m15 * 91) % 195) - c % 195 + 195) % 195 * 16) % 195) * 17592186044416
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE WHEN ((w >> 48) & 15) > 12 OR ((w >> 44) & 15) > 14 THEN w & 17592186044415
+           ELSE (w & 17592186044415)
+                + ((((((w >> 48) & 15) * 105 + ((w >> 44) & 15) * 91) % 195
+                     - (w & 17592186044415) % 195 + 195) % 195 * 16) % 195) * 17592186044416
            END
-    FROM (SELECT w & 17592186044415 AS c, (w >> 48) & 15 AS m13, (w >> 44) & 15 AS m15) v
 $$;
 
 -- The slot (1: none, 2: point, 3: rotate) of the class in a word 1; NULL for no class.
 CREATE OR REPLACE FUNCTION queens_slot(w1 bigint) RETURNS integer
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = @schema@, pg_temp AS $$
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN ((w1 >> 23) & 3) = 0 THEN NULL ELSE 4 - ((w1 >> 23) & 3)::integer END
 $$;
 
