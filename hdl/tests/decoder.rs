@@ -35,14 +35,17 @@ fn all(n: u32) -> Vec<Subproblem> {
 }
 
 #[test]
-fn decoder_matches_software_for_every_subproblem_of_6_to_12() {
+fn decoder_matches_software_for_every_subproblem_of_6_to_11_and_a_spread_quarter_of_12() {
     check::<2, 3, 24>(&all(6));
     check::<3, 5, 24>(&all(7));
     check::<4, 7, 24>(&all(8));
     check::<5, 9, 32>(&all(9));
     check::<6, 11, 32>(&all(10));
     check::<7, 13, 32>(&all(11));
-    check::<8, 15, 32>(&all(12));
+    // Every fourth of N = 12 (the suite's time; all of N = 12 is decoded by the whole core's
+    // checks, and its widths by these).
+    let twelve: Vec<_> = all(12).into_iter().step_by(4).collect();
+    check::<8, 15, 32>(&twelve);
 }
 
 #[test]
