@@ -16,20 +16,34 @@ use std::path::PathBuf;
 pub enum Command {
     /// Solved and pending subproblems, per class, the running total and the throughput of
     /// each session.
+    #[command(after_help = "Examples:
+  queens db stats q17.campaign
+  queens db stats postgres://queens@db.lab/q27 --json")]
     Stats(StatsArgs),
     /// Recompute a sample of solved entries in software and report every disagreement.
+    #[command(after_help = "Examples:
+  queens db verify q17.campaign --sample 5000
+  queens db verify postgres://queens@db.lab/q27 --host lab_host2")]
     Verify(VerifyArgs),
     /// Draw solutions (and cycles, where known) per subproblem in canonical order as SVG.
+    #[command(after_help = "Examples:
+  queens db plot q17.campaign --out q17.svg")]
     Plot(PlotArgs),
     /// Set up a PostgreSQL database for shared campaigns (or upgrade an older version's):
     /// tables owned by an owner role, and a host role that may only do a host's work.
     Init(init::InitArgs),
     /// Copy a campaign file into a PostgreSQL database, where several hosts can share it.
+    #[command(after_help = "Examples:
+  queens db import q17.campaign postgres://queens@db.lab/q17")]
     Import(super::transfer::ImportArgs),
     /// Copy a campaign from a PostgreSQL database into a file.
+    #[command(after_help = "Examples:
+  queens db export postgres://queens@db.lab/q17 q17.campaign")]
     Export(super::transfer::ExportArgs),
     /// Measure a PostgreSQL server as a shared store: leases and results per second, and
     /// size on disk, on a scratch campaign deleted afterwards.
+    #[command(after_help = "Examples:
+  queens db bench postgres://queens@db.lab/scratch --hosts 4 --batch 1000")]
     Bench(super::pg_bench::BenchArgs),
 }
 
