@@ -188,7 +188,11 @@ mod tests {
                     _ => other += 1,
                 });
             }
-            assert_eq!((frames, idents, other), (vec![1, 2, 3], vec![id], 0), "payload {len}");
+            assert_eq!(
+                (frames, idents, other),
+                (vec![1, 2, 3], vec![id], 0),
+                "payload {len}"
+            );
             // A plain deframer sees the answer as bytes that fail, and still every result.
             let mut plain = Deframer::new(len);
             let mut frames = vec![];

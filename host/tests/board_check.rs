@@ -158,7 +158,10 @@ fn a_board_is_checked_against_the_design_json_it_was_built_from() {
     let (v3, ok) = check_with(&b, &["--design", &other]);
     assert!(!ok);
     let f = failures(&v3);
-    assert!(f.contains("the board is another design: units 4 (built: 6), design"), "{f}");
+    assert!(
+        f.contains("the board is another design: units 4 (built: 6), design"),
+        "{f}"
+    );
     // A design.json from before identification: refused, naming the file and the field.
     let old = dir.path().join("old.json");
     std::fs::write(&old, r#"{"board": "ulx3s", "n": 12}"#).unwrap();

@@ -51,7 +51,16 @@ const PW: &str = "cross-pw-3";
 /// A host process logged in as its own role.
 fn host(url: &str, role: &str, extra: &[&str]) -> Child {
     queens()
-        .args(["run", "14", "--json", "--link", "sim:16", "--lease", "5", "--campaign"])
+        .args([
+            "run",
+            "14",
+            "--json",
+            "--link",
+            "sim:16",
+            "--lease",
+            "5",
+            "--campaign",
+        ])
         .arg(url.replacen("queens@", &format!("{role}@"), 1))
         .args(extra)
         .env("PGPASSWORD", PW)
@@ -66,7 +75,15 @@ fn liar_among_three(db: &str, faults: &str) {
     let url = database(db);
     let group = format!("{db}_hosts");
     ok(&queens()
-        .args(["db", "init", &url, "--hosts", &group, "--owner", &format!("{db}_owner")])
+        .args([
+            "db",
+            "init",
+            &url,
+            "--hosts",
+            &group,
+            "--owner",
+            &format!("{db}_owner"),
+        ])
         .args(["--n", "14"])
         .output()
         .unwrap());
@@ -116,7 +133,10 @@ fn liar_among_three(db: &str, faults: &str) {
     }
     let quarantined = x["quarantined"] == serde_json::json!([liar]);
     assert_eq!(x["pending"], 0, "every chosen count recomputed: {st}");
-    assert!(x["agreed"].as_u64().unwrap() >= 3 * 4096, "three first blocks: {st}");
+    assert!(
+        x["agreed"].as_u64().unwrap() >= 3 * 4096,
+        "three first blocks: {st}"
+    );
     let standing = st["hosts"].as_array().unwrap();
     for h in standing {
         if h["role"] == liar.as_str() {
@@ -128,10 +148,8 @@ fn liar_among_three(db: &str, faults: &str) {
             assert!(h["checks_agreed"].as_u64().unwrap() >= 4096, "{h}");
         }
     }
-    let text = String::from_utf8_lossy(
-        &queens().args(["db", "stats", &url]).output().unwrap().stdout,
-    )
-    .into_owned();
+    let text =
+        String::from_utf8_lossy(&queens().args(["db", "stats", &url]).output().unwrap().stdout).into_owned();
     assert!(
         text.contains(&format!("host {liar}")) && (text.contains("QUARANTINED") || !quarantined),
         "{text}"
@@ -150,7 +168,10 @@ fn liar_among_three(db: &str, faults: &str) {
         .collect();
     for i in 0..s.len() {
         let sol = s.entry(i).unwrap().solution.unwrap();
-        assert!(!liar_ids.contains(&(sol.solver as i32)), "entry {i} is the liar's");
+        assert!(
+            !liar_ids.contains(&(sol.solver as i32)),
+            "entry {i} is the liar's"
+        );
     }
     let events: i64 = admin
         .query_one(

@@ -113,17 +113,16 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     let url = database("q_roles");
     let (owner, hosts) = ("q_roles_owner", "q_roles_hosts");
     let j = ok(&queens()
-        .args(["db", "init", &url, "--hosts", hosts, "--owner", owner, "--n", "10", "--json"])
+        .args([
+            "db", "init", &url, "--hosts", hosts, "--owner", owner, "--n", "10", "--json",
+        ])
         .output()
         .unwrap());
     assert_eq!(j["created"][0][0], 10, "{j}");
     let mut admin = client(&url);
     let pw = login(&mut admin, "q_roles_h1", hosts);
     login(&mut admin, "q_roles_h2", hosts);
-    let (u1, u2) = (
-        as_user(&url, "q_roles_h1", pw),
-        as_user(&url, "q_roles_h2", pw),
-    );
+    let (u1, u2) = (as_user(&url, "q_roles_h1", pw), as_user(&url, "q_roles_h2", pw));
     let size = BoardSize::new(10).unwrap();
     let ttl = Duration::from_secs(60);
     // Host 2 leases the campaign's one block and solves a few entries of it.
@@ -133,7 +132,8 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     let id2 = h2.solver_id("sim:b").unwrap();
     for c in &got[..3] {
         let count = queens_core::completions(&c.sub.pre);
-        h2.solve(c.index, Solution::new(id2, count).unwrap(), Some(7)).unwrap();
+        h2.solve(c.index, Solution::new(id2, count).unwrap(), Some(7))
+            .unwrap();
     }
     h2.sync().unwrap();
     let before = totals(&mut admin, 10);
@@ -141,7 +141,8 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
 
     let mut c = client(&u1);
     // Reading is allowed.
-    c.batch_execute("SELECT * FROM queens_block; SELECT * FROM queens_campaign").unwrap();
+    c.batch_execute("SELECT * FROM queens_block; SELECT * FROM queens_campaign")
+        .unwrap();
     // Another host's entries, leases, the totals, events and disputes, the tables: refused.
     for sql in [
         "UPDATE queens_block SET entries = entries || '\\x00'::bytea WHERE n = 10",
@@ -189,7 +190,10 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     // Host 2's board name gives host 1 a solver id of its own, never host 2's; host 2's
     // solver id is not host 1's to count under.
     let name2: String = admin
-        .query_one("SELECT link FROM queens_solver WHERE n = 10 AND id = $1", &[&(id2 as i32)])
+        .query_one(
+            "SELECT link FROM queens_solver WHERE n = 10 AND id = $1",
+            &[&(id2 as i32)],
+        )
         .unwrap()
         .get(0);
     let same_name: i32 = c
@@ -205,7 +209,10 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
             got[4].index
         ),
     );
-    refused(&mut c, &format!("SELECT * FROM queens_withdraw(10, 'x', {id2}, 'lies')"));
+    refused(
+        &mut c,
+        &format!("SELECT * FROM queens_withdraw(10, 'x', {id2}, 'lies')"),
+    );
     // With its own solver id: a result into host 2's leased block does not land, a correction
     // of host 2's count is not applied (a dispute is recorded), and its lease id, named as
     // its own, renews nothing.
@@ -242,7 +249,8 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     let rest = h2.claim(100_000, Stamp::now()).unwrap();
     for cl in got[3..].iter().chain(&rest) {
         let count = queens_core::completions(&cl.sub.pre);
-        h2.solve(cl.index, Solution::new(id2, count).unwrap(), None).unwrap();
+        h2.solve(cl.index, Solution::new(id2, count).unwrap(), None)
+            .unwrap();
     }
     h2.sync().unwrap();
     assert!(h2.summary().complete());
@@ -251,7 +259,9 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     // `queens run` as a host role works as ever, over TLS too (verified against the test CA),
     // on a campaign the administrator made.
     ok(&queens()
-        .args(["db", "init", &url, "--hosts", hosts, "--owner", owner, "--n", "11"])
+        .args([
+            "db", "init", &url, "--hosts", hosts, "--owner", owner, "--n", "11",
+        ])
         .output()
         .unwrap());
     let ca = std::env::var("QUEENS_TEST_POSTGRES_CA").expect("set with QUEENS_TEST_POSTGRES");
@@ -269,12 +279,20 @@ fn a_host_role_does_a_hosts_work_and_nothing_else() {
     assert_eq!(recount(&url, 11).solved.total(), Q[11]);
     // A host role cannot make a campaign; it is told who can.
     let out = queens()
-        .args(["run", "9", "--campaign", &url.replacen("queens@", "q_roles_h1@", 1)])
+        .args([
+            "run",
+            "9",
+            "--campaign",
+            &url.replacen("queens@", "q_roles_h1@", 1),
+        ])
         .env("PGPASSWORD", pw)
         .output()
         .unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && e.contains("db init") && e.contains("--n 9"), "{e}");
+    assert!(
+        !out.status.success() && e.contains("db init") && e.contains("--n 9"),
+        "{e}"
+    );
 }
 
 /// The tables as a version before roles made them.
@@ -349,7 +367,16 @@ fn an_older_versions_campaign_is_upgraded_and_finished() {
     old_campaign(&url, 11, 5000);
     let hosts = "q_upgrade_hosts";
     let j = ok(&queens()
-        .args(["db", "init", &url, "--hosts", hosts, "--owner", "q_upgrade_owner", "--json"])
+        .args([
+            "db",
+            "init",
+            &url,
+            "--hosts",
+            hosts,
+            "--owner",
+            "q_upgrade_owner",
+            "--json",
+        ])
         .output()
         .unwrap());
     assert_eq!(j["upgraded"], true, "{j}");
@@ -394,7 +421,10 @@ fn a_remote_server_without_tls_is_warned_about() {
         .unwrap();
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{e}");
-    assert!(e.contains("sslmode=verify-full") && e.contains("db.invalid"), "{e}");
+    assert!(
+        e.contains("sslmode=verify-full") && e.contains("db.invalid"),
+        "{e}"
+    );
     let url = database("q_warn");
     let out = queens()
         .args(["db", "stats", &format!("{url}?sslmode=disable")])

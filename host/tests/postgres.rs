@@ -233,7 +233,11 @@ fn an_expired_lease_result_is_checked_not_counted_twice() {
     let checks = a.cross_checks();
     assert_eq!((checks.agreed, checks.disputed), (2, 1));
     let s = a.summary();
-    assert_eq!(s.solved.subproblems(), 3, "three entries, each counted once; w is B's now");
+    assert_eq!(
+        s.solved.subproblems(),
+        3,
+        "three entries, each counted once; w is B's now"
+    );
     let expected: u64 = [x, y, z].iter().map(count).sum();
     assert_eq!(
         s.solved.solutions.iter().sum::<u64>(),

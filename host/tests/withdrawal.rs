@@ -55,7 +55,10 @@ fn caught_then_finished(campaign: &str, summary: impl Fn() -> queens_host::store
     let out = run(campaign, "sim:4", "lie=1");
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "the liar was the only board: {log}");
-    assert!(log.contains("quarantined") && log.contains("earlier sessions withdrawn"), "{log}");
+    assert!(
+        log.contains("quarantined") && log.contains("earlier sessions withdrawn"),
+        "{log}"
+    );
     let after = summary();
     assert_eq!(after.solved.subproblems(), 0, "nothing of sim:4's is left: {log}");
     assert_eq!(after.solved.total(), 0);
@@ -83,9 +86,8 @@ fn a_liar_loses_its_earlier_sessions_counts_in_a_file() {
 
 #[test]
 fn a_liar_loses_its_earlier_sessions_counts_in_postgres() {
-    let url = std::env::var("QUEENS_TEST_POSTGRES").expect(
-        "QUEENS_TEST_POSTGRES is not set: ./scripts/test.sh starts a PostgreSQL server",
-    );
+    let url = std::env::var("QUEENS_TEST_POSTGRES")
+        .expect("QUEENS_TEST_POSTGRES is not set: ./scripts/test.sh starts a PostgreSQL server");
     let mut c = Target::parse(&url).unwrap().connect().unwrap();
     c.batch_execute("DROP DATABASE IF EXISTS q_withdraw_sessions WITH (FORCE)")
         .unwrap();
@@ -107,7 +109,10 @@ fn a_liar_loses_its_earlier_sessions_counts_in_postgres() {
     caught_then_finished(&url, summary);
     let mut c = target.connect().unwrap();
     let gone: i64 = c
-        .query_one("SELECT sum(entries)::bigint FROM queens_withdrawal WHERE n = 10", &[])
+        .query_one(
+            "SELECT sum(entries)::bigint FROM queens_withdrawal WHERE n = 10",
+            &[],
+        )
         .unwrap()
         .get(0);
     assert_eq!(gone, 3739 - 500, "every count of the earlier session, recorded");

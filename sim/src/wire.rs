@@ -229,7 +229,10 @@ mod tests {
         d.frames_to_send(&mut out);
         let out: Vec<u8> = out.into();
         assert!(out.ends_with(&ident::request(size)));
-        assert_eq!(out.len(), 2 * (word::wire_bytes(size) + 2) + ident::request(size).len());
+        assert_eq!(
+            out.len(),
+            2 * (word::wire_bytes(size) + 2) + ident::request(size).len()
+        );
         let e = d.receive(&id(3).encode()).unwrap_err();
         assert!(matches!(e, WireError::Ident { .. }), "{e}");
         assert!(d.receive(&id(2).encode()).is_ok());

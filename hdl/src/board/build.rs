@@ -70,9 +70,10 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
     }
     let fout = o.clock.output_hz(b.clock.hz as f64);
     let cps = cycles_per_sample(fout.round() as u64, o.baud)?;
-    let core = o
-        .core
-        .built(&format!("board={} link=uart baud={}", b.name, o.baud), fout.round() as u64);
+    let core = o.core.built(
+        &format!("board={} link=uart baud={}", b.name, o.baud),
+        fout.round() as u64,
+    );
     let ps = ports(b);
     let tc = toolchain::files(b, &ps, fout);
     let mut files = vec![
@@ -129,7 +130,9 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
     use super::top::{pcie_ports, pcie_top_verilog};
     let ps = pcie_ports(b);
     let tc = toolchain::vivado::pcie_files(b, &ps, &PCIE_SOURCES);
-    let core = o.core.built(&format!("board={} link=pcie", b.name), PCIE_CLOCK_HZ);
+    let core = o
+        .core
+        .built(&format!("board={} link=pcie", b.name), PCIE_CLOCK_HZ);
     let mut files = vec![
         (PCIE_SOURCES[0].to_string(), core_verilog(&core, "queens_core")),
         (

@@ -126,7 +126,10 @@ fn fail(what: impl Into<String>, cause: &str, next: &str) -> Failure {
 fn compare_identity(got: Option<Ident>, want: Ident) -> Option<Failure> {
     let Some(got) = got else {
         return Some(fail(
-            format!("the board does not identify itself; the design is {:08x}", want.design_hash),
+            format!(
+                "the board does not identify itself; the design is {:08x}",
+                want.design_hash
+            ),
             "a bitstream built before identification, a Queens@TUD one, or no bitstream",
             "program the board with the bitstream built next to that design.json",
         ));
@@ -142,8 +145,16 @@ fn compare_identity(got: Option<Ident>, want: Ident) -> Option<Failure> {
     };
     field("N", got.n.to_string(), want.n.to_string());
     field("units", got.units.to_string(), want.units.to_string());
-    field("clock", format!("{} Hz", got.clock_hz), format!("{} Hz", want.clock_hz));
-    field("cycle counters", got.with_cycles.to_string(), want.with_cycles.to_string());
+    field(
+        "clock",
+        format!("{} Hz", got.clock_hz),
+        format!("{} Hz", want.clock_hz),
+    );
+    field(
+        "cycle counters",
+        got.with_cycles.to_string(),
+        want.with_cycles.to_string(),
+    );
     field(
         "design",
         format!("{:08x}", got.design_hash),

@@ -47,7 +47,10 @@ struct InitJson {
 }
 
 pub fn init(a: InitArgs) -> anyhow::Result<()> {
-    let sizes = a.ns.iter().map(|&n| board(n)).collect::<anyhow::Result<Vec<_>>>()?;
+    let sizes =
+        a.ns.iter()
+            .map(|&n| board(n))
+            .collect::<anyhow::Result<Vec<_>>>()?;
     let target = Target::parse(&a.url)?;
     let mut client = pg::connect(&target)?;
     let report = roles::init(
@@ -89,7 +92,10 @@ pub fn init(a: InitArgs) -> anyhow::Result<()> {
         println!("created role {r} (NOLOGIN)");
     }
     for (n, entries) in &created {
-        println!("new campaign of N = {n}: {} subproblems", grouped(*entries as u128));
+        println!(
+            "new campaign of N = {n}: {} subproblems",
+            grouped(*entries as u128)
+        );
     }
     Ok(())
 }

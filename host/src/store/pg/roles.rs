@@ -3,9 +3,9 @@
 //! host's work, nothing else: no DDL, no direct write to any table. The database enforces
 //! it, whatever a host's client does. An older version's tables are upgraded in place.
 
+use super::db_err;
 use super::install::{self, quote_ident, HOST_FUNCTIONS, TABLE_NAMES};
 use super::schema::LOCK_SCHEMA;
-use super::db_err;
 use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 
@@ -61,7 +61,10 @@ pub fn init(client: &mut postgres::Client, target: &Target, roles: &Roles) -> Re
     if roles.owner == roles.hosts {
         return Err(refused(
             target,
-            format!("--hosts {0}: the owner role {0} cannot be the host role too", roles.hosts),
+            format!(
+                "--hosts {0}: the owner role {0} cannot be the host role too",
+                roles.hosts
+            ),
         ));
     }
     let e = |what| db_err(target, what);
@@ -78,7 +81,10 @@ pub fn init(client: &mut postgres::Client, target: &Target, roles: &Roles) -> Re
     };
     for name in [&roles.owner, &roles.hosts] {
         let exists: bool = tx
-            .query_one("SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)", &[name])
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)",
+                &[name],
+            )
             .map_err(e("reading roles"))?
             .get(0);
         if !exists {
@@ -159,7 +165,8 @@ pub fn init(client: &mut postgres::Client, target: &Target, roles: &Roles) -> Re
     for f in HOST_FUNCTIONS {
         sql += &format!("GRANT EXECUTE ON FUNCTION {f} TO {hosts};\n");
     }
-    tx.batch_execute(&sql).map_err(e("granting the roles their rights"))?;
+    tx.batch_execute(&sql)
+        .map_err(e("granting the roles their rights"))?;
     tx.execute(
         "INSERT INTO queens_meta (key, value) VALUES ('owner', $1), ('hosts', $2), ('cross_verify', $3)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value",

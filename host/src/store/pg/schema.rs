@@ -7,7 +7,6 @@ use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 use queens_core::BoardSize;
 
-
 /// Advisory lock keys: schema creation, and one per N for creating a campaign or a solver id.
 pub(super) const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
 pub(super) const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
