@@ -4,47 +4,14 @@
 //! campaign-wide and loses every count: the others finish Q(14) exact and `db stats` names it.
 
 use queens_host::store::file::{Access, FileStore};
-use queens_host::store::pg_conn::Target;
 use queens_host::store::Store;
 use std::process::{Child, Output, Stdio};
 
 mod common;
-use common::queens;
+use common::pg::{client, database};
+use common::{ok_json as ok, queens};
 
 const Q14: u128 = 365_596;
-
-fn server() -> String {
-    std::env::var("QUEENS_TEST_POSTGRES").unwrap_or_else(|_| {
-        panic!(
-            "QUEENS_TEST_POSTGRES is not set: these tests need a PostgreSQL server; \
-             ./scripts/test.sh starts one (scripts/test-postgres.sh)"
-        )
-    })
-}
-
-fn client(url: &str) -> postgres::Client {
-    let t = Target::parse(url).unwrap();
-    t.connect().unwrap_or_else(|e| panic!("{}: {e}", t.shown))
-}
-
-fn database(name: &str) -> String {
-    let url = server();
-    let mut c = client(&url);
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-    let (base, _) = url.rsplit_once('/').unwrap();
-    format!("{base}/{name}")
-}
-
-fn ok(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
-}
 
 const PW: &str = "cross-pw-3";
 

@@ -10,40 +10,15 @@ use queens_host::store::file::{Access, FileStore};
 use queens_host::store::pg::{self, Import, PgStore};
 use queens_host::store::pg_conn::Target;
 use queens_host::store::Store;
-use std::process::Output;
 use std::time::Duration;
 
 mod common;
-use common::queens;
+use common::pg::{client, database};
+use common::{ok_json as ok, queens};
 
 const Q: [u128; 15] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
 ];
-
-fn server() -> String {
-    std::env::var("QUEENS_TEST_POSTGRES").unwrap_or_else(|_| {
-        panic!(
-            "QUEENS_TEST_POSTGRES is not set: these tests need a PostgreSQL server; \
-             ./scripts/test.sh starts one (scripts/test-postgres.sh)"
-        )
-    })
-}
-
-fn client(url: &str) -> postgres::Client {
-    let t = Target::parse(url).unwrap();
-    t.connect().unwrap_or_else(|e| panic!("{}: {e}", t.shown))
-}
-
-/// A fresh database of its own for one test.
-fn database(name: &str) -> String {
-    let url = server();
-    let mut c = client(&url);
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-    let (base, _) = url.rsplit_once('/').unwrap();
-    format!("{base}/{name}")
-}
 
 /// A login role that is a member of `group` (roles are the cluster's, so made idempotently).
 fn login(admin: &mut postgres::Client, name: &str, group: &str) -> &'static str {
@@ -61,15 +36,6 @@ fn login(admin: &mut postgres::Client, name: &str, group: &str) -> &'static str 
 /// `url` logged in as `user` (the password in the URL, for this process's own connections).
 fn as_user(url: &str, user: &str, pw: &str) -> String {
     url.replacen("queens@", &format!("{user}:{pw}@"), 1)
-}
-
-fn ok(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
 }
 
 /// The database refused `sql` for lack of privilege.

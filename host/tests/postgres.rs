@@ -13,45 +13,12 @@ use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::queens;
+use common::pg::{client, database, server};
+use common::{ok_json as ok, queens};
 
 const Q: [u128; 15] = [
     1, 1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596,
 ];
-
-fn server() -> String {
-    std::env::var("QUEENS_TEST_POSTGRES").unwrap_or_else(|_| {
-        panic!(
-            "QUEENS_TEST_POSTGRES is not set: these tests need a PostgreSQL server; \
-             ./scripts/test.sh starts one (scripts/test-postgres.sh)"
-        )
-    })
-}
-
-fn client(url: &str) -> postgres::Client {
-    let t = Target::parse(url).unwrap();
-    t.connect().unwrap_or_else(|e| panic!("{}: {e}", t.shown))
-}
-
-/// A fresh database of its own for one test (tests run in parallel; campaigns are per N).
-fn database(name: &str) -> String {
-    let url = server();
-    let mut c = client(&url);
-    c.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        .unwrap();
-    c.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-    let (base, _) = url.rsplit_once('/').unwrap();
-    format!("{base}/{name}")
-}
-
-fn ok(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null)
-}
 
 fn err(out: &Output) -> String {
     assert!(

@@ -5,9 +5,8 @@
 mod common;
 
 use common::{fails_with, queens, SimBoard as Board};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 const Q: [u128; 15] = [

@@ -2,6 +2,8 @@
 //! show. Each test file uses some of them.
 #![allow(dead_code)]
 
+pub mod pg;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -18,6 +20,11 @@ pub fn ok(o: &Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Succeeded: its standard output as JSON (null when it printed none).
+pub fn ok_json(o: &Output) -> serde_json::Value {
+    serde_json::from_str(&ok(o)).unwrap_or(serde_json::Value::Null)
 }
 
 /// Failed, without a panic, and said each of `words` on standard error.
