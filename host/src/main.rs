@@ -59,7 +59,8 @@ enum Command {
     /// Enumerate the canonical pre-placements (subproblems) of N.
     #[command(after_help = "Examples:
   queens subproblems 27 --stats            # how many per symmetry class
-  queens subproblems 16 --out q16.campaign # a fresh campaign file")]
+  queens subproblems 16 --out q16.campaign # a fresh campaign file
+  queens subproblems 27 --spread 1000      # 1,000 spread evenly over the canonical order")]
     Subproblems(cmd::subproblems::Args),
     /// Simulate the circuits: check them against software, predict a board's hours, play a
     /// board.

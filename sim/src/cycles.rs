@@ -1,86 +1,216 @@
-//! The unit-cycle benchmark a designer runs after each change to the unit or to the walk:
-//! cycle totals of fixed sets of subproblems, against the Queens@TUD unit where its figure is
-//! known, and against a plain left-to-right walk of the columns (what every subproblem cost
-//! before the front end chose an orientation).
+//! The unit-cycle benchmark a designer runs after each change to the unit or to the walk: our
+//! unit's mean cycles per subproblem on sets of subproblems, against Queens@TUD's unit
+//! ([`crate::tud`]) and against our unit walking the columns left to right (what every
+//! subproblem cost before the front end chose an orientation).
+//!
+//! Small sets are run exactly; the sets that matter (spread over the whole canonical order of
+//! the N that boards are built for) are too large for that at N = 27 and 28 and are measured
+//! by Knuth's probes ([`crate::probe`]), each ratio with its 95% interval ([`Ratio`]).
 
-use crate::model::{run_subproblem, run_unit};
+use crate::estimate::Sampler;
+use crate::model::run_subproblem;
+use crate::probe;
+use crate::ratio::Ratio;
 use queens_core::enumerate::canonical;
-use queens_core::{Blocking, BoardSize, Enumerator, Subproblem};
+use queens_core::{Blocking, BoardSize, Preplacement, Subproblem};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-/// The cycle totals of one set.
-#[derive(Debug, Clone, Serialize)]
-pub struct CycleTotal {
-    pub set: String,
+/// One subproblem's cycles on the three walks compared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Walks {
+    /// Our unit as the array runs it (the board turned by the front end).
+    pub ours: f64,
+    /// Our unit walking the columns left to right.
+    pub columns: f64,
+    /// Queens@TUD's unit (which always walks the columns left to right).
+    pub tud: f64,
+}
+
+impl Walks {
+    /// Exact: the cycle model, and the unturned walk's tree priced for both units.
+    pub fn exact(pre: &Preplacement) -> Walks {
+        let unturned = probe::cycles(&Blocking::new(pre));
+        Walks {
+            ours: run_subproblem(pre).cycles as f64,
+            columns: unturned.ours as f64,
+            tud: unturned.tud as f64,
+        }
+    }
+
+    /// Knuth's estimate from `probes` random paths of the turned walk (ours) and as many of
+    /// the unturned one (the left-to-right walk and Queens@TUD's, priced on the same paths).
+    pub fn probed(pre: &Preplacement, probes: u32, rng: &mut fastrand::Rng) -> Walks {
+        let b = Blocking::new(pre);
+        let unturned = probe::probe_mean(&b, probes, rng);
+        Walks {
+            ours: probe::probe_mean(&b.oriented(), probes, rng).ours,
+            columns: unturned.ours,
+            tud: unturned.tud,
+        }
+    }
+}
+
+/// The generator of subproblem `i` of a sample: figures do not depend on the threads.
+pub fn rng_for(seed: u64, i: usize) -> fastrand::Rng {
+    fastrand::Rng::with_seed(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// Which subproblems of N a set holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pick {
+    /// Every canonical subproblem.
+    All,
+    /// The first k in canonical order: cheap, but not like the rest of the order.
+    First(usize),
+    /// k at the canonical indices i * total / k, spread over the whole order.
+    Spread(u64),
+}
+
+/// How a set's subproblems are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    Exact,
+    Probes(u32),
+}
+
+/// One set of the benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetSpec {
     pub n: u32,
-    pub subproblems: usize,
-    /// As the array runs them (oriented by the front end).
-    pub cycles: u64,
-    /// The same unit walking the columns left to right.
-    pub columns_cycles: u64,
-    /// Queens@TUD's unit on the same set (its VHDL, simulated; load cycles excluded).
-    pub reference_cycles: Option<u64>,
+    pub pick: Pick,
+    pub how: How,
 }
 
-impl CycleTotal {
-    pub fn vs_reference(&self) -> Option<f64> {
-        self.reference_cycles.map(|r| self.cycles as f64 / r as f64)
-    }
+/// Probes per subproblem of the probed sets.
+pub const PROBES: u32 = 256;
 
-    pub fn vs_columns(&self) -> f64 {
-        self.cycles as f64 / self.columns_cycles as f64
-    }
-}
-
-/// The fixed sets: all of N = 12 and 13, the first 1,337 canonical subproblems of N = 17,
-/// and the first subproblem of every 64th prefix of N = 20.
-pub fn sets() -> Vec<(String, u32, Vec<Subproblem>, Option<u64>)> {
-    let board = |n| BoardSize::new(n).expect("a board size");
-    let mut n20 = Vec::new();
-    let e = Enumerator::new(board(20));
-    for p in e.prefixes().into_iter().step_by(64) {
-        let mut first = None;
-        e.for_each_in(p, |sp| {
-            first.get_or_insert(sp);
-        });
-        n20.extend(first);
-    }
+/// The benchmark's sets: all of N = 12 and 13 and the first 1,337 of N = 17 (small and early;
+/// Queens@TUD's cycles on them were first measured by simulating its VHDL), spread samples of
+/// N = 17, 20 and 23 run exactly, and of N = 27 and 28 by probes.
+pub fn sets() -> Vec<SetSpec> {
+    use How::*;
+    use Pick::*;
+    let set = |n, pick, how| SetSpec { n, pick, how };
     vec![
-        ("all".into(), 12, canonical(board(12)).collect(), Some(1_086_846)),
-        ("all".into(), 13, canonical(board(13)).collect(), Some(6_608_013)),
-        (
-            "first 1,337".into(),
-            17,
-            canonical(board(17)).take(1_337).collect(),
-            Some(2_936_252),
-        ),
-        ("every 64th prefix".into(), 20, n20, None),
+        set(12, All, Exact),
+        set(13, All, Exact),
+        set(17, First(1_337), Exact),
+        set(17, Spread(2_000), Exact),
+        set(20, Spread(2_000), Exact),
+        set(23, Spread(200), Exact),
+        set(27, Spread(8_192), Probes(PROBES)),
+        set(28, Spread(8_192), Probes(PROBES)),
     ]
 }
 
-/// Runs every set through the cycle model, on the rayon pool.
-pub fn totals() -> Vec<CycleTotal> {
-    sets()
-        .into_iter()
-        .map(|(set, n, subs, reference_cycles)| {
-            let (cycles, columns_cycles) = subs
-                .par_iter()
-                .map(|sp| {
-                    (
-                        run_subproblem(&sp.pre).cycles,
-                        run_unit(&Blocking::new(&sp.pre)).cycles,
-                    )
-                })
-                .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-            CycleTotal {
-                set,
-                n,
-                subproblems: subs.len(),
-                cycles,
-                columns_cycles,
-                reference_cycles,
+/// The measured figures of one set.
+#[derive(Debug, Clone, Serialize)]
+pub struct CycleSet {
+    pub n: u32,
+    pub set: Pick,
+    pub subproblems: usize,
+    /// Canonical subproblems of N.
+    pub of: u64,
+    /// "exact" or "probes".
+    pub method: &'static str,
+    pub probes_per_subproblem: u32,
+    /// Mean cycles per subproblem of the three walks.
+    pub mean: Walks,
+    /// Our unit's cycles over Queens@TUD's, and over the left-to-right walk's; the interval
+    /// is that of the ratio over all of N (none for a set that is not a spread sample).
+    pub vs_tud: Ratio,
+    pub vs_columns: Ratio,
+    pub seconds: f64,
+}
+
+impl SetSpec {
+    /// The set's subproblems and the number of canonical subproblems of N.
+    pub fn subproblems(&self) -> (Vec<Subproblem>, u64) {
+        let size = BoardSize::new(self.n).expect("a set's N is a board size");
+        match self.pick {
+            Pick::All => {
+                let all: Vec<Subproblem> = canonical(size).collect();
+                let k = all.len() as u64;
+                (all, k)
             }
-        })
-        .collect()
+            Pick::First(k) => {
+                let mut s = Sampler::new(size);
+                let total = s.count(&AtomicU64::new(0));
+                (canonical(size).take(k).collect(), total)
+            }
+            Pick::Spread(k) => {
+                let mut s = Sampler::new(size);
+                let total = s.count(&AtomicU64::new(0));
+                (s.evenly(k, &AtomicU64::new(0)), total)
+            }
+        }
+    }
+
+    /// Measures the set on the rayon pool; `done` counts subproblems measured.
+    pub fn measure(&self, seed: u64, done: &AtomicU64) -> CycleSet {
+        let start = Instant::now();
+        let (subs, of) = self.subproblems();
+        let walks: Vec<Walks> = subs
+            .par_iter()
+            .enumerate()
+            .map(|(i, sp)| {
+                let w = match self.how {
+                    How::Exact => Walks::exact(&sp.pre),
+                    How::Probes(p) => Walks::probed(&sp.pre, p, &mut rng_for(seed, i)),
+                };
+                done.fetch_add(1, Ordering::Relaxed);
+                w
+            })
+            .collect();
+        let k = walks.len().max(1) as f64;
+        let sum = walks.iter().fold(Walks::default(), |s, w| Walks {
+            ours: s.ours + w.ours,
+            columns: s.columns + w.columns,
+            tud: s.tud + w.tud,
+        });
+        let population = matches!(self.pick, Pick::Spread(_)).then_some(of);
+        CycleSet {
+            n: self.n,
+            set: self.pick,
+            subproblems: walks.len(),
+            of,
+            method: match self.how {
+                How::Exact => "exact",
+                How::Probes(_) => "probes",
+            },
+            probes_per_subproblem: match self.how {
+                How::Exact => 0,
+                How::Probes(p) => p,
+            },
+            mean: Walks {
+                ours: sum.ours / k,
+                columns: sum.columns / k,
+                tud: sum.tud / k,
+            },
+            vs_tud: Ratio::of_pairs(walks.iter().map(|w| (w.ours, w.tud)), population),
+            vs_columns: Ratio::of_pairs(walks.iter().map(|w| (w.ours, w.columns)), population),
+            seconds: start.elapsed().as_secs_f64(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probed_walks_average_to_the_exact_ones() {
+        let size = BoardSize::new(13).unwrap();
+        for (i, sp) in canonical(size).step_by(8_191).take(10).enumerate() {
+            let exact = Walks::exact(&sp.pre);
+            let p = Walks::probed(&sp.pre, 20_000, &mut rng_for(11, i));
+            for (e, p) in [(exact.ours, p.ours), (exact.columns, p.columns), (exact.tud, p.tud)] {
+                assert!((p - e).abs() <= 0.08 * e + 2.0, "{}: probed {p}, exact {e}", sp.pre);
+            }
+        }
+    }
 }

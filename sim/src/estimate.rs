@@ -14,11 +14,11 @@
 //! [`Method::Auto`] runs a pilot of probes on part of the sample and takes *sampled* when the
 //! model would get through the whole sample within [`SAMPLED_BUDGET_SECONDS`].
 
-use crate::model::run_subproblem;
-use crate::probe;
+use crate::cycles::{rng_for, Walks};
+use crate::ratio::Ratio;
 use queens_core::enumerate::Prefix;
 use queens_core::result::ResultRecord;
-use queens_core::{frame, word, Blocking, BoardSize, Enumerator, Subproblem};
+use queens_core::{frame, word, BoardSize, Enumerator, Subproblem};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -65,8 +65,7 @@ pub const MODEL_CYCLES_PER_SECOND: f64 = 1.2e8;
 /// The pilot of [`Method::Auto`]: at most this many subproblems of the sample, and probes each.
 pub const PILOT_SUBPROBLEMS: usize = 64;
 pub const PILOT_PROBES: u32 = 32;
-/// The interval reported is the mean ± this many standard errors (95% for a normal mean).
-pub const Z95: f64 = 1.96;
+pub use crate::ratio::Z95;
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Estimate {
@@ -83,6 +82,10 @@ pub struct Estimate {
     pub mean_cycles_stderr: f64,
     /// The standard error over the mean.
     pub relative_stderr: f64,
+    /// Queens@TUD's unit on the same sample (its mean cycles per subproblem), and our mean
+    /// over its, with the 95% interval of that ratio over all of N.
+    pub tud_mean_cycles: f64,
+    pub vs_tud: Ratio,
     /// Hours if the units were the only limit, and if the link were.
     pub compute_hours: f64,
     pub link_hours: f64,
@@ -222,31 +225,30 @@ impl Sampler {
     }
 }
 
-/// Exact unit cycles of each subproblem, by the cycle model (`done` counts subproblems).
-pub fn model_cycles(sample: &[Subproblem], done: &AtomicU64) -> Vec<f64> {
+/// Exact cycles of each subproblem on the three walks ([`Walks::exact`]; `done` counts
+/// subproblems).
+pub fn model_cycles(sample: &[Subproblem], done: &AtomicU64) -> Vec<Walks> {
     sample
         .par_iter()
         .map(|sp| {
-            let c = run_subproblem(&sp.pre).cycles as f64;
+            let w = Walks::exact(&sp.pre);
             done.fetch_add(1, Ordering::Relaxed);
-            c
+            w
         })
         .collect()
 }
 
-/// Knuth's estimate of each subproblem's unit cycles, the mean of `probes` random probes of
-/// its walk as the array runs it (oriented). Subproblem i draws from its own generator, seeded
-/// from `seed` and i, so the figures do not depend on the threads.
-pub fn probe_cycles(sample: &[Subproblem], probes: u32, seed: u64, done: &AtomicU64) -> Vec<f64> {
+/// Knuth's estimate of each subproblem's cycles on the three walks, from `probes` random
+/// probes each ([`Walks::probed`]). Subproblem i draws from its own generator, seeded from
+/// `seed` and i, so the figures do not depend on the threads.
+pub fn probe_cycles(sample: &[Subproblem], probes: u32, seed: u64, done: &AtomicU64) -> Vec<Walks> {
     sample
         .par_iter()
         .enumerate()
         .map(|(i, sp)| {
-            let mut rng = fastrand::Rng::with_seed(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            let b = Blocking::new(&sp.pre).oriented();
-            let c = probe::probe_mean(&b, probes, &mut rng);
+            let w = Walks::probed(&sp.pre, probes, &mut rng_for(seed, i));
             done.fetch_add(1, Ordering::Relaxed);
-            c
+            w
         })
         .collect()
 }
@@ -261,7 +263,8 @@ pub fn pilot_model_seconds(sample: &[Subproblem], seed: u64, threads: usize) -> 
     let step = sample.len().div_ceil(PILOT_SUBPROBLEMS);
     let pilot: Vec<Subproblem> = sample.iter().step_by(step).copied().collect();
     let est = probe_cycles(&pilot, PILOT_PROBES, seed, &AtomicU64::new(0));
-    let mean = est.iter().sum::<f64>() / est.len() as f64;
+    // The model runs the turned walk; the unturned one is walked as a tree beside it.
+    let mean = est.iter().map(|w| w.ours + w.columns).sum::<f64>() / est.len() as f64;
     sample.len() as f64 * mean / (MODEL_CYCLES_PER_SECOND * threads.max(1) as f64)
 }
 
@@ -270,10 +273,11 @@ pub fn estimate(
     size: BoardSize,
     method: Method,
     probes_per_subproblem: u32,
-    cycles: &[f64],
+    walks: &[Walks],
     total: u64,
     board: BoardSpeed,
 ) -> Estimate {
+    let cycles: Vec<f64> = walks.iter().map(|w| w.ours).collect();
     let k = cycles.len().max(1) as f64;
     let mean = cycles.iter().sum::<f64>() / k;
     let var = cycles.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / (k - 1.0).max(1.0);
@@ -296,6 +300,8 @@ pub fn estimate(
         probes_per_subproblem,
         mean_cycles: mean,
         mean_cycles_stderr: stderr,
+        tud_mean_cycles: walks.iter().map(|w| w.tud).sum::<f64>() / k,
+        vs_tud: Ratio::of_pairs(walks.iter().map(|w| (w.ours, w.tud)), Some(total)),
         relative_stderr: stderr / mean.max(f64::MIN_POSITIVE),
         compute_hours: compute / 3600.0,
         link_hours: link / 3600.0,

@@ -10,14 +10,45 @@
 //!   cycle in its exhausted column after the retreat from its last);
 //! - a node in the last column costs 1, a solution or not.
 //!
-//! (The cycle that moves to a sibling is the last cycle of the sibling before it.) [`cycles`]
-//! sums this over the whole tree and is tested against the model; [`probe`] follows one random
-//! path from the root, picking each child with equal chance, and returns the sum of its nodes'
-//! costs each multiplied by the product of the branching factors above it. That is an
-//! unbiased estimate of the tree's sum (D. E. Knuth, "Estimating the efficiency of backtrack
-//! programs", Math. Comp. 29, 1975), at the cost of one path instead of the whole tree.
+//! (The cycle that moves to a sibling is the last cycle of the sibling before it.) Queens@TUD's
+//! unit walks the same tree at its own price per node ([`crate::tud::node_cycles`]), so every
+//! sum and probe here prices each node for both units at once ([`PerUnit`]).
+//!
+//! [`cycles`] sums the prices over the whole tree and is tested against the model; [`probe`]
+//! follows one random path from the root, picking each child with equal chance, and returns
+//! the sum of its nodes' prices each multiplied by the product of the branching factors above
+//! it. That is an unbiased estimate of the tree's sum (D. E. Knuth, "Estimating the efficiency
+//! of backtrack programs", Math. Comp. 29, 1975), at the cost of one path instead of the whole
+//! tree; both units' estimates come from the same path, so their ratio is estimated with much
+//! less noise than either alone.
 
+use crate::tud;
 use queens_core::Blocking;
+use std::ops::{Add, AddAssign};
+
+/// A figure for each of the two units walking one tree: ours and Queens@TUD's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct PerUnit<T> {
+    pub ours: T,
+    pub tud: T,
+}
+
+impl<T: Add<Output = T>> Add for PerUnit<T> {
+    type Output = Self;
+    fn add(self, o: Self) -> Self {
+        PerUnit {
+            ours: self.ours + o.ours,
+            tud: self.tud + o.tud,
+        }
+    }
+}
+
+impl<T: AddAssign> AddAssign for PerUnit<T> {
+    fn add_assign(&mut self, o: Self) {
+        self.ours += o.ours;
+        self.tud += o.tud;
+    }
+}
 
 /// The board state along a walk: the ring's open rows and the queens placed so far.
 #[derive(Debug, Clone, Copy)]
@@ -62,19 +93,20 @@ impl Walk {
         self.up |= 1 << (y + self.m - 1 - c);
     }
 
-    /// Cost of the node at depth c with `k` children (see the module's comment).
+    /// Cycles of the node at depth c with `k` children, for each unit (see the module's
+    /// comment).
     #[inline(always)]
-    fn cost(&self, c: u32, k: u32) -> u64 {
-        if c == 0 || c == self.m - 1 || k == 0 {
-            1
-        } else {
-            2
+    fn cost(&self, c: u32, k: u32) -> PerUnit<u64> {
+        let ours = if c == 0 || c == self.m - 1 || k == 0 { 1 } else { 2 };
+        PerUnit {
+            ours,
+            tud: tud::node_cycles(c, self.m, k),
         }
     }
 
-    fn subtree(&self, c: u32) -> u64 {
+    fn subtree(&self, c: u32) -> PerUnit<u64> {
         if c == self.m - 1 {
-            return 1;
+            return self.cost(c, 0);
         }
         match self.children(c) {
             None => self.cost(c, 1) + self.subtree(c + 1),
@@ -93,27 +125,34 @@ impl Walk {
     }
 }
 
-/// The unit's cycles on `b` walked as given, from the tree's node costs (equal to
+/// Each unit's cycles on `b` walked as given, from the tree's node prices (ours equal to
 /// [`crate::model::run_unit`]'s cycles; the test of that is the check on this sum).
-pub fn cycles(b: &Blocking) -> u64 {
+pub fn cycles(b: &Blocking) -> PerUnit<u64> {
     Walk::new(b).subtree(0)
 }
 
-/// One random probe of the unit's walk of `b` (as given, not turned): an unbiased estimate of
-/// its cycles.
-pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> f64 {
+fn weighted(weight: f64, cost: PerUnit<u64>) -> PerUnit<f64> {
+    PerUnit {
+        ours: weight * cost.ours as f64,
+        tud: weight * cost.tud as f64,
+    }
+}
+
+/// One random probe of the walk of `b` (as given, not turned): an unbiased estimate of each
+/// unit's cycles, from one path.
+pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> PerUnit<f64> {
     let mut w = Walk::new(b);
     let mut weight = 1.0f64;
-    let mut sum = 0.0f64;
+    let mut sum = PerUnit::default();
     for c in 0..w.m {
         if c == w.m - 1 {
-            return sum + weight;
+            return sum + weighted(weight, w.cost(c, 0));
         }
         match w.children(c) {
-            None => sum += weight * w.cost(c, 1) as f64,
+            None => sum += weighted(weight, w.cost(c, 1)),
             Some(f) => {
                 let k = f.count_ones();
-                sum += weight * w.cost(c, k) as f64;
+                sum += weighted(weight, w.cost(c, k));
                 if k == 0 {
                     return sum;
                 }
@@ -131,9 +170,13 @@ pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> f64 {
 }
 
 /// The mean of `probes` probes of `b`.
-pub fn probe_mean(b: &Blocking, probes: u32, rng: &mut fastrand::Rng) -> f64 {
+pub fn probe_mean(b: &Blocking, probes: u32, rng: &mut fastrand::Rng) -> PerUnit<f64> {
     let p = probes.max(1);
-    (0..p).map(|_| probe(b, rng)).sum::<f64>() / p as f64
+    let sum = (0..p).fold(PerUnit::default(), |s, _| s + probe(b, rng));
+    PerUnit {
+        ours: sum.ours / p as f64,
+        tud: sum.tud / p as f64,
+    }
 }
 
 #[cfg(test)]
@@ -149,7 +192,7 @@ mod tests {
             for sp in canonical(BoardSize::new(n).unwrap()) {
                 let b = Blocking::new(&sp.pre);
                 for b in [b, b.oriented()] {
-                    assert_eq!(cycles(&b), run_unit(&b).cycles, "N = {n}, {}", sp.pre);
+                    assert_eq!(cycles(&b).ours, run_unit(&b).cycles, "N = {n}, {}", sp.pre);
                 }
             }
         }
@@ -161,8 +204,8 @@ mod tests {
         let size = BoardSize::new(14).unwrap();
         for sp in canonical(size).step_by(997).take(20) {
             let b = Blocking::new(&sp.pre).oriented();
-            let exact = cycles(&b) as f64;
-            let probes: Vec<f64> = (0..20_000).map(|_| probe(&b, &mut rng)).collect();
+            let exact = cycles(&b).ours as f64;
+            let probes: Vec<f64> = (0..20_000).map(|_| probe(&b, &mut rng).ours).collect();
             let mean = probes.iter().sum::<f64>() / probes.len() as f64;
             let var = probes.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (probes.len() - 1) as f64;
             let se = (var / probes.len() as f64).sqrt();

@@ -3,7 +3,8 @@
 
 use super::{board, classes_json, grouped, pool};
 use crate::progress::with_bar;
-use queens_core::{word, BoardSize, Enumerator, Symmetry};
+use queens_core::{word, BoardSize, Enumerator, Subproblem, Symmetry};
+use queens_sim::estimate::Sampler;
 use queens_host::store::file::FileStore;
 use serde::Serialize;
 use std::io::{BufWriter, Write};
@@ -19,6 +20,10 @@ pub struct Args {
     /// Only count the pre-placements per symmetry class.
     #[arg(long, conflicts_with = "out")]
     stats: bool,
+    /// Print only S of them, at the canonical indices k * total / S (k = 0..S): a sample
+    /// spread over the whole order, as `sim estimate` draws one.
+    #[arg(long, value_name = "S", conflicts_with_all = ["stats", "out"])]
+    spread: Option<u64>,
     /// Write a fresh, unsolved campaign file of 16-byte database entries.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
@@ -78,7 +83,31 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     if let Some(path) = &a.out {
         return write_campaign(&pool, &e, path, a.force);
     }
-    print_all(&e, size, a.json)
+    if let Some(s) = a.spread {
+        return print_spread(&pool, size, s, a.json);
+    }
+    let mut index = 0u64;
+    print_lines(size, a.json, |line| {
+        e.for_each(|sp| {
+            line(index, sp);
+            index += 1;
+        })
+    })
+}
+
+/// The subproblems at the canonical indices k * total / s, counted per prefix first.
+fn print_spread(pool: &rayon::ThreadPool, size: BoardSize, s: u64, json: bool) -> anyhow::Result<()> {
+    let mut sampler = Sampler::new(size);
+    let done = AtomicU64::new(0);
+    let prefixes = sampler.prefix_count();
+    let total = with_bar("prefixes", &done, || prefixes, || pool.install(|| sampler.count(&done)));
+    let picked = pool.install(|| sampler.evenly(s, &AtomicU64::new(0)));
+    let s = picked.len() as u128;
+    print_lines(size, json, |line| {
+        for (k, sp) in picked.into_iter().enumerate() {
+            line((k as u128 * total as u128 / s) as u64, sp);
+        }
+    })
 }
 
 /// Writes a fresh campaign (the store's own format and rules) with a bar on long runs.
@@ -110,12 +139,12 @@ struct Line {
     wire: String,
 }
 
-fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> {
+/// One line per subproblem that `each` hands to its callback with its canonical index.
+fn print_lines(size: BoardSize, json: bool, each: impl FnOnce(&mut dyn FnMut(u64, Subproblem))) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let mut index = 0u64;
     let mut result = Ok(());
-    e.for_each(|sp| {
+    each(&mut |index, sp| {
         if result.is_err() {
             return;
         }
@@ -134,7 +163,6 @@ fn print_all(e: &Enumerator, size: BoardSize, json: bool) -> anyhow::Result<()> 
         } else {
             writeln!(out, "{index:>10} {} {:<6} {hex}", sp.pre, sp.sym.name()).map_err(Into::into)
         };
-        index += 1;
     });
     match result.and_then(|_| Ok(out.flush()?)) {
         // A closed pipe (`| head`) is a normal way to stop reading: end as any filter does.

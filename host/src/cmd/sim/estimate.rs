@@ -210,6 +210,15 @@ fn print_text(
         100.0 * e.relative_stderr,
     );
     println!(
+        "Queens@TUD's unit on the same sample: mean {}; ours / Queens@TUD {} (95% over all of N)",
+        if e.tud_mean_cycles >= 1e7 {
+            format!("{:.3e}", e.tud_mean_cycles)
+        } else {
+            format!("{:.0}", e.tud_mean_cycles)
+        },
+        e.vs_tud.text()
+    );
+    println!(
         "{solvers} units ({units_source}) at {:.0} MHz: {} h of solving; link at {} baud: {} h of frames",
         clock / 1e6,
         hours(e.compute_hours),

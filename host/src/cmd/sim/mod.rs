@@ -1,14 +1,15 @@
 //! `queens sim`: the circuits in simulation. One file per subcommand: [`check`] (the
-//! engines it builds in [`engines`]), [`board`], [`estimate`]; the unit-cycle benchmark here.
+//! engines it builds in [`engines`]), [`board`], [`estimate`], [`cycles`].
 
 mod board;
 mod check;
+mod cycles;
 mod engines;
 mod estimate;
 
-use super::{grouped, pool};
 use board::BoardArgs;
 use check::CheckArgs;
+use cycles::CyclesArgs;
 use estimate::EstimateArgs;
 
 #[derive(clap::Subcommand)]
@@ -32,21 +33,14 @@ pub enum Command {
   queens sim estimate --board vc707 --n 27     # our fit of a VC707, by random probes
   queens sim estimate --board ulx3s --n 20 --json")]
     Estimate(EstimateArgs),
-    /// Unit cycles of fixed sets of subproblems (all of N = 12 and 13, the first 1,337 of
-    /// N = 17, a sample of N = 20), against the Queens@TUD unit and a left-to-right walk: the
-    /// benchmark to run after changing the unit or the walk.
+    /// Our unit's mean cycles per subproblem against Queens@TUD's unit and a left-to-right
+    /// walk, on fixed sets: small ones run exactly, samples spread over N = 17 to 23 run
+    /// exactly, and N = 27 and 28 by random probes. The benchmark to run after changing the
+    /// unit or the walk.
     #[command(after_help = "Examples:
-  queens sim cycles           # the totals as a table
-  queens sim cycles --json")]
+  queens sim cycles                 # every set, as a table (a few minutes on 2 cores)
+  queens sim cycles --n 27 --json   # the N = 27 ratio and its 95% interval")]
     Cycles(CyclesArgs),
-}
-
-#[derive(clap::Args)]
-pub struct CyclesArgs {
-    #[arg(long, value_parser = crate::cmd::parse_threads)]
-    threads: Option<usize>,
-    #[arg(long)]
-    json: bool,
 }
 
 /// "250MHz", "100 MHz", "1.5GHz", "50000000": 1 kHz to 10 GHz (a slower clock would put
@@ -75,33 +69,8 @@ pub fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Check(a) => check::run(a),
         Command::Board(a) => board::run(a),
         Command::Estimate(a) => estimate::run(a),
-        Command::Cycles(a) => run_cycles(a),
+        Command::Cycles(a) => cycles::run(a),
     }
-}
-
-fn run_cycles(a: CyclesArgs) -> anyhow::Result<()> {
-    let totals = pool(a.threads)?.install(queens_sim::cycles::totals);
-    if a.json {
-        println!("{}", serde_json::to_string(&totals)?);
-        return Ok(());
-    }
-    println!("unit cycles as the array runs them (cycle model), against the Queens@TUD unit and a left-to-right walk");
-    for t in &totals {
-        let reference = match (t.reference_cycles, t.vs_reference()) {
-            (Some(r), Some(x)) => format!("Queens@TUD {} ({x:.3}x)", grouped(r as u128)),
-            _ => "Queens@TUD -".into(),
-        };
-        println!(
-            "N = {:>2}, {:<18} {:>9} subproblems: {:>13} cycles; {reference}; left to right {} ({:.3}x)",
-            t.n,
-            t.set,
-            grouped(t.subproblems as u128),
-            grouped(t.cycles as u128),
-            grouped(t.columns_cycles as u128),
-            t.vs_columns()
-        );
-    }
-    Ok(())
 }
 
 /// `--method` of `sim estimate`: one of the method names, so that clap lists them.
