@@ -120,6 +120,11 @@ impl Connector {
 /// A board that has said nothing this long while holding work is worth a warning.
 const SILENCE: Duration = Duration::from_secs(30);
 
+/// Out of work, a session asks a shared store for more this soon at first (other hosts'
+/// last checks come within a commit or two), then less often, up to `POLL_MAX`.
+const POLL_MIN: Duration = Duration::from_millis(100);
+const POLL_MAX: Duration = Duration::from_millis(500);
+
 fn connect(
     spec: &LinkSpec,
     sim: &SimSettings,
@@ -222,8 +227,9 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
     }
     let labels: Vec<String> = cfg.links.iter().map(|l| l.to_string()).collect();
     progress.start(&labels, &before);
-    // When this session runs out of work, how often to ask a shared store for more.
+    // When this session runs out of work, when to ask a shared store for more.
     let mut next_poll = Instant::now();
+    let mut poll = POLL_MIN;
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
     let mut last_sample = Instant::now() - Duration::from_secs(1);
@@ -301,15 +307,21 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
                 c.silent_since = None;
             }
         }
-        if d.finished() && now >= next_poll {
-            // Out of work: done unless other hosts' leases may still come free.
+        if !d.finished() {
+            // Working: once out of work, everything is committed at once.
+            next_poll = now;
+            poll = POLL_MIN;
+        } else if now >= next_poll {
+            // Out of work: done unless other hosts' leases may still come free, or their
+            // counts wait to be checked.
             d.store_mut().sync()?;
             last_sync = now;
             if !d.store_mut().more_later()? {
                 break None;
             }
             d.rewind();
-            next_poll = now + Duration::from_secs(1);
+            next_poll = now + poll;
+            poll = (poll * 2).min(POLL_MAX);
         }
         if now - last_sync >= cfg.sync_every {
             d.store_mut().sync()?;

@@ -166,3 +166,89 @@ fn a_host_whose_board_lies_one_in_fifty_is_outvoted_and_quarantined() {
 fn a_host_whose_board_always_lies_is_outvoted_and_quarantined() {
     liar_among_three("q_cross_always", "lie=1");
 }
+
+/// `queens run` of host role `role` on N = 10 (one block: all of it is the first host's first
+/// block, every count chosen), its text report.
+fn run10_as(url: &str, role: &str) -> String {
+    let out = queens()
+        .args(["run", "10", "--link", "sim:4", "--campaign"])
+        .arg(url.replacen("queens@", &format!("{role}@"), 1))
+        .env("PGPASSWORD", PW)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `n` with its thousands separated by commas, as the reports print counts.
+fn grouped(n: i64) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (k, c) in d.chars().enumerate() {
+        if k > 0 && (d.len() - k) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
+fn a_total_is_final_only_once_another_role_confirmed_its_chosen_counts() {
+    let url = database("q_cross_final");
+    ok(&queens()
+        .args(["db", "init", &url, "--hosts", "q_cross_final_hosts"])
+        .args(["--owner", "q_cross_final_owner", "--n", "10"])
+        .output()
+        .unwrap());
+    let mut admin = client(&url);
+    for r in ["q_cross_final_a", "q_cross_final_b"] {
+        admin
+            .batch_execute(&format!(
+                "DO $$ BEGIN CREATE ROLE {r}; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+                 ALTER ROLE {r} LOGIN PASSWORD '{PW}'; GRANT q_cross_final_hosts TO {r};"
+            ))
+            .unwrap();
+    }
+    let subproblems: i64 = admin
+        .query_one("SELECT subproblems FROM queens_campaign WHERE n = 10", &[])
+        .unwrap()
+        .get(0);
+    assert!(subproblems <= 4096, "one block: {subproblems}");
+    let subproblems = grouped(subproblems);
+    // Alone, host a solves everything, but no other role has recomputed a count: the total
+    // is not stated as final, and the report says how much waits.
+    let a = run10_as(&url, "q_cross_final_a");
+    assert!(
+        a.contains(&format!(
+            "Q(10) = 724 once {subproblems} counts chosen for another host's recomputation are confirmed"
+        )),
+        "{a}"
+    );
+    assert!(
+        a.contains(&format!(
+            "cross-checked: 0 of the campaign's {subproblems} counts recomputed and confirmed by a host of another role (0.00%), {subproblems} waiting"
+        )),
+        "{a}"
+    );
+    let st =
+        String::from_utf8_lossy(&queens().args(["db", "stats", &url]).output().unwrap().stdout).into_owned();
+    assert!(st.contains("Q(10) = 724 once"), "{st}");
+    assert!(st.contains(&format!("cross-checked: 0 of {subproblems}")), "{st}");
+    // Host b recomputes them all: now every count is confirmed and Q(10) is final.
+    let b = run10_as(&url, "q_cross_final_b");
+    assert!(b.contains("Q(10) = 724\n"), "{b}");
+    assert!(
+        b.contains(&format!(
+            "cross-checked: {subproblems} of the campaign's {subproblems} counts recomputed and confirmed by a host of another role (100.00%), 0 waiting"
+        )),
+        "{b}"
+    );
+    let st =
+        String::from_utf8_lossy(&queens().args(["db", "stats", &url]).output().unwrap().stdout).into_owned();
+    assert!(st.contains("Q(10) = 724\n"), "{st}");
+    assert!(
+        st.contains(&format!("cross-checked: {subproblems} of {subproblems}")),
+        "{st}"
+    );
+}

@@ -117,7 +117,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         let cfg = config(&a, size);
         let report = run(store, &cfg, &mut *shown(&a))
             .with_context(|| format!("running campaign {}", target.shown))?;
-        return finish(&a, &report);
+        return finish(&a, &report, true);
     }
     let path = PathBuf::from(&campaign);
     if !path.exists() {
@@ -133,7 +133,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let cfg = config(&a, size);
     let report =
         run(store, &cfg, &mut *shown(&a)).with_context(|| format!("running campaign {}", path.display()))?;
-    finish(&a, &report)
+    finish(&a, &report, false)
 }
 
 fn config(a: &Args, size: queens_core::BoardSize) -> RunConfig {
@@ -185,18 +185,29 @@ fn shown(a: &Args) -> Box<dyn Progress> {
     }
 }
 
-fn finish(a: &Args, report: &RunReport) -> anyhow::Result<()> {
+/// The report; a `shared` campaign's says how much of its total hosts of another role
+/// confirmed.
+fn finish(a: &Args, report: &RunReport, shared: bool) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print(report);
+        print(report, shared);
     }
     Ok(())
 }
 
-fn print(r: &RunReport) {
-    if r.complete {
+fn print(r: &RunReport, shared: bool) {
+    let x = &r.cross_checked;
+    // Final only once no count chosen for another host's recomputation waits.
+    if r.complete && x.pending == 0 {
         println!("Q({}) = {}", r.n, grouped(r.total));
+    } else if r.complete {
+        println!(
+            "Q({}) = {} once {} counts chosen for another host's recomputation are confirmed",
+            r.n,
+            grouped(r.total),
+            grouped(x.pending as u128)
+        );
     } else {
         println!(
             "running total for N = {}: {} ({} of {} subproblems solved)",
@@ -206,8 +217,16 @@ fn print(r: &RunReport) {
             grouped(r.subproblems as u128)
         );
     }
+    if shared {
+        println!(
+            "cross-checked: {} of the campaign's {} counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting",
+            grouped(x.confirmed as u128),
+            grouped(r.subproblems as u128),
+            100.0 * x.confirmed as f64 / r.subproblems.max(1) as f64,
+            grouped(x.pending as u128),
+        );
+    }
     let c = &r.counters;
-    let x = &r.cross_checked;
     if x.agreed + x.disputed > 0 {
         println!(
             "{} results arrived for subproblems another host had solved: {} agreed (not counted again), {} disputed (see the log)",

@@ -558,20 +558,26 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = @schema@, pg_temp AS $$
 DECLARE
     bs integer;
+    until_ timestamptz := now() + queens_ttl(p_ttl);
 BEGIN
     PERFORM queens_admit(p_n);
     SELECT c.block_size INTO bs FROM queens_campaign c WHERE c.n = p_n;
+    -- Word 1 read from each block's entries decompressed once, not once per entry.
     RETURN QUERY
     WITH pick AS (
         SELECT c.entry FROM queens_check c
         WHERE c.n = p_n AND c.state IN ('open', 'disputed') AND c.giver <> session_user
           AND c.second IS DISTINCT FROM session_user AND (c.until IS NULL OR c.until < now())
         ORDER BY c.entry LIMIT greatest(p_max, 0)
-        FOR UPDATE SKIP LOCKED)
-    UPDATE queens_check c SET checker = session_user, holder = p_who, until = now() + queens_ttl(p_ttl)
-    FROM pick WHERE c.n = p_n AND c.entry = pick.entry
-    RETURNING c.entry,
-        (SELECT queens_word(k.entries, (c.entry - k.first)::integer, 0) FROM queens_block k
-         WHERE k.n = p_n AND k.block = (c.entry / bs)::integer);
+        FOR UPDATE SKIP LOCKED),
+    taken AS (
+        UPDATE queens_check c SET checker = session_user, holder = p_who, until = until_
+        FROM pick WHERE c.n = p_n AND c.entry = pick.entry
+        RETURNING c.entry),
+    blocks AS MATERIALIZED (
+        SELECT k.block, k.first, k.entries || ''::bytea AS ents FROM queens_block k
+        WHERE k.n = p_n AND k.block IN (SELECT DISTINCT (t.entry / bs)::integer FROM taken t))
+    SELECT t.entry, queens_word(bk.ents, (t.entry - bk.first)::integer, 0)
+    FROM taken t JOIN blocks bk ON bk.block = (t.entry / bs)::integer;
 END
 $$;

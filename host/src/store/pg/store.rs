@@ -11,13 +11,17 @@ use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
 use queens_core::{BoardSize, Entry, Subproblem};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Stores opened by this process, to tell their leases apart.
 static STORES: AtomicU32 = AtomicU32::new(0);
 
 /// The block of a queued claim that is another host's count to check (no lease of ours).
 const CHECK: i32 = -1;
+
+/// While blocks are free, how long after finding no count to check a host asks again
+/// (counts are chosen at commits, about once a second per host; each ask scans the pending).
+const CHECKS_AGAIN: Duration = Duration::from_secs(1);
 
 /// A result waiting for the next sync: entry, word 2, cycles.
 type Returned = (u64, u64, Option<u64>);
@@ -51,6 +55,8 @@ pub struct PgStore {
     events: Vec<String>,
     solvers: HashMap<String, u16>,
     checks: CrossChecks,
+    /// When to ask for counts to check again (now, once no block is free).
+    checks_due: Instant,
     /// The database could not be reached at the last attempt.
     offline: bool,
 }
@@ -118,6 +124,7 @@ impl PgStore {
             events: Vec::new(),
             solvers: HashMap::new(),
             checks: CrossChecks::default(),
+            checks_due: Instant::now(),
             offline: false,
         };
         s.refresh()?;
@@ -441,17 +448,23 @@ impl Store for PgStore {
             if !self.online() {
                 break;
             }
-            match self.lease_checks(max - out.len()) {
-                Ok(true) => continue,
-                Ok(false) => {}
-                Err(e) => {
-                    self.transient(e)?;
-                    break;
+            if Instant::now() >= self.checks_due {
+                match self.lease_checks(max - out.len()) {
+                    Ok(true) => continue,
+                    Ok(false) => self.checks_due = Instant::now() + CHECKS_AGAIN,
+                    Err(e) => {
+                        self.transient(e)?;
+                        break;
+                    }
                 }
             }
             match self.lease_block() {
                 Ok(true) => {}
-                Ok(false) => break,
+                Ok(false) => {
+                    // Out of blocks: the next claim asks for counts to check first.
+                    self.checks_due = Instant::now();
+                    break;
+                }
                 Err(e) => {
                     self.transient(e)?;
                     break;
