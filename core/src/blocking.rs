@@ -101,17 +101,18 @@ impl Blocking {
         }
     }
 
-    /// How costly a walk of this board from column 0 looks: over its first [`SCORED_LINES`]
-    /// columns, the rows each leaves open, and half the board's width for a column the ring
-    /// fills. A walk that starts in tight columns prunes early.
+    /// How costly a walk of this board from column 0 looks: over its first [`scored_lines`]
+    /// columns, the rows each leaves open, and [`filled_line_score`] for a column the ring
+    /// fills. A walk that starts in tight columns prunes early; a column the ring fills
+    /// prunes nothing and only delays the walk's constraints.
     pub fn walk_score(&self) -> u32 {
-        (0..SCORED_LINES.min(self.m)).map(|x| self.line_score(x)).sum()
+        (0..scored_lines(self.m)).map(|x| self.line_score(x)).sum()
     }
 
     /// Column x's part of [`walk_score`](Self::walk_score).
     pub fn line_score(&self, x: u32) -> u32 {
         if self.cols >> x & 1 != 0 {
-            self.m / 2
+            filled_line_score(self.m)
         } else {
             self.open_rows(x).count_ones()
         }
@@ -137,8 +138,27 @@ impl Blocking {
     }
 }
 
-/// Leading columns that [`Blocking::walk_score`] looks at.
-pub const SCORED_LINES: u32 = 4;
+/// The most leading columns [`Blocking::walk_score`] looks at (the front end's slots).
+pub const SCORED_LINES: u32 = 8;
+
+/// Leading columns [`Blocking::walk_score`] looks at on an inner board m wide: half of them,
+/// at most [`SCORED_LINES`]. With [`filled_line_score`], the rule that measured best by
+/// probes from N = 13 to 28 (docs/design/unit.md, "The walk's orientation").
+pub fn scored_lines(m: u32) -> u32 {
+    (m / 2).min(SCORED_LINES)
+}
+
+/// What a column the ring fills scores in [`Blocking::walk_score`] on an inner board m wide:
+/// half the width up to N = 21, two thirds beyond. Such a column prunes nothing; the larger
+/// the board, the more a walk that starts in one pays for it (half the width at N = 27 left
+/// our unit at 0.59 of Queens@TUD's cycles, two thirds at 0.51).
+pub fn filled_line_score(m: u32) -> u32 {
+    if m <= 17 {
+        m / 2
+    } else {
+        2 * m / 3
+    }
+}
 
 /// Which lines of the inner board a solver walks as its columns, and from which end. The
 /// count does not depend on it, the cycles do: at N = 13 the best of the four takes under
@@ -207,15 +227,18 @@ mod tests {
                 "{other:?} scores below {o:?}"
             );
         }
-        // A ring-filled first column scores half the width.
-        let filled = Blocking {
-            m: 9,
+        // A ring-filled first column scores half the width up to m = 17, two thirds beyond;
+        // half the columns are scored, at most eight.
+        let filled = |m| Blocking {
+            m,
             rows: 0,
             cols: 0b1,
             down: 0,
             up: 0,
         };
-        assert_eq!(filled.walk_score(), 4 + 3 * 9);
+        assert_eq!(filled(9).walk_score(), 4 + 3 * 9);
+        assert_eq!(filled(17).walk_score(), 8 + 7 * 17);
+        assert_eq!(filled(23).walk_score(), 15 + 7 * 23);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! line's score, the four scores, the choice. The vectors held at the input for `LATENCY`
 //! cycles come out turned.
 
-use queens_core::blocking::SCORED_LINES;
+use queens_core::blocking::{filled_line_score, scored_lines, SCORED_LINES};
 use queens_core::{Blocking, Orientation};
 use rust_hdl::prelude::*;
 
@@ -17,6 +17,8 @@ pub const LATENCY: usize = 4;
 
 /// Bits of one line's score term (up to 28 open rows).
 const TERM: usize = 5;
+/// Bits of a walk score: [`SCORED_LINES`] terms of up to 28.
+const SCORE: usize = 8;
 /// The score terms of the four orientations, [`SCORED_LINES`] each.
 const TERMS: usize = 4 * SCORED_LINES as usize * TERM;
 /// Rows counted together in the first stage (a count of up to 6 in 3 bits: two LUT levels).
@@ -46,8 +48,9 @@ pub struct Orient<const M: usize, const D: usize> {
     sum: Terms<M>,
     /// Stage 2: every orientation's line scores.
     terms: DFF<Bits<TERMS>>,
+    scores: Scores,
     /// Stage 3: the four walk scores.
-    score: [DFF<Bits<7>>; 4],
+    score: [DFF<Bits<SCORE>>; 4],
     /// Stage 4: the orientation (0..=3 as in `Orientation::ALL`).
     choice: DFF<Bits<2>>,
     /// `lt_ij`: score j is below score i. All six side by side, so that one comparison
@@ -79,6 +82,7 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
             parts: Default::default(),
             sum: Default::default(),
             terms: Default::default(),
+            scores: Default::default(),
             score: Default::default(),
             choice: Default::default(),
             lt_01: Default::default(),
@@ -107,23 +111,12 @@ impl<const M: usize, const D: usize> Logic for Orient<M, D> {
         self.parts.d.next = self.turn.parts.val();
         self.sum.parts.next = self.parts.q.val();
         self.terms.d.next = self.sum.terms.val();
-        // Four lines per orientation, five bits per line.
-        self.score[0].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(0))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(5))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(10))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(15));
-        self.score[1].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(20))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(25))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(30))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(35));
-        self.score[2].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(40))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(45))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(50))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(55));
-        self.score[3].d.next = bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(60))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(65))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(70))
-            + bit_cast::<7, 5>(self.terms.q.val().get_bits::<5>(75));
+        self.scores.terms.next = self.terms.q.val();
+        // Eight bits per orientation's score.
+        self.score[0].d.next = self.scores.score.val().get_bits::<8>(0);
+        self.score[1].d.next = self.scores.score.val().get_bits::<8>(8);
+        self.score[2].d.next = self.scores.score.val().get_bits::<8>(16);
+        self.score[3].d.next = self.scores.score.val().get_bits::<8>(24);
         // The first lowest score: a later orientation wins only when strictly lower.
         self.lt_01.next = self.score[1].q.val() < self.score[0].q.val();
         self.lt_23.next = self.score[3].q.val() < self.score[2].q.val();
@@ -188,14 +181,14 @@ impl<const M: usize, const D: usize> Logic for Turn<M, D> {
         let mut parts = Bits::<PARTS>::default();
         for (o, &orientation) in Orientation::ALL.iter().enumerate() {
             let t = b.turned(orientation);
-            for j in 0..SCORED_LINES.min(b.m) {
+            for j in 0..scored_lines(b.m) {
                 let mut line = ((t.cols >> j & 1) as u64) << (3 * GROUPS);
                 for g in 0..GROUPS {
                     let count = (t.open_rows(j) >> (GROUP * g) & ((1 << GROUP) - 1)).count_ones() as u64;
                     line |= count << (3 * g);
                 }
                 let at = LINE * (o * SCORED_LINES as usize + j as usize);
-                let at: Bits<8> = (at as u64).to_bits();
+                let at: Bits<10> = (at as u64).to_bits();
                 parts = parts | (bit_cast::<PARTS, 16>(line.to_bits()) << at);
             }
         }
@@ -228,7 +221,7 @@ fn reversed(v: &str, w: usize) -> String {
 
 fn turn_verilog(m: usize) -> String {
     let d = 2 * m - 1;
-    let lines = (SCORED_LINES as usize).min(m);
+    let lines = scored_lines(m as u32) as usize;
     // rows, columns, falling and rising diagonals of each orientation (as Blocking::turned).
     let views = [
         ["rows".to_string(), "cols".into(), "down".into(), "up".into()],
@@ -296,7 +289,7 @@ fn turn_verilog(m: usize) -> String {
 }
 
 /// The second stage's sums: each line's score, from its group counts (a line the ring fills
-/// scores M / 2).
+/// scores `filled_line_score`).
 #[derive(LogicBlock, Default)]
 struct Terms<const M: usize> {
     parts: Signal<In, Bits<PARTS>>,
@@ -308,10 +301,10 @@ impl<const M: usize> Logic for Terms<M> {
     fn update(&mut self) {
         let mut terms = Bits::<TERMS>::default();
         for line in 0..4 * SCORED_LINES as usize {
-            let at: Bits<8> = ((LINE * line) as u64).to_bits();
+            let at: Bits<10> = ((LINE * line) as u64).to_bits();
             let p = (self.parts.val() >> at).get_bits::<LINE>(0).to_u64();
             let score = if p >> (3 * GROUPS) & 1 != 0 {
-                (M / 2) as u64
+                filled_line_score(M as u32) as u64
             } else {
                 (0..GROUPS).map(|g| p >> (3 * g) & 7).sum()
             };
@@ -327,7 +320,7 @@ impl<const M: usize> Logic for Terms<M> {
 
     fn hdl(&self) -> Verilog {
         let mut v =
-            String::from("// each line's score: its group counts summed, or M / 2 where the ring fills it\n");
+            String::from("// each line's score: its group counts summed, or filled_line_score(M) where the ring fills it\n");
         let mut terms = Vec::new();
         for line in 0..4 * SCORED_LINES as usize {
             let at = LINE * line;
@@ -338,13 +331,61 @@ impl<const M: usize> Logic for Terms<M> {
                 "wire [{th}:0] t{line} = parts[{f}] ? {TERM}'d{w} : {sum};\n",
                 th = TERM - 1,
                 f = at + 3 * GROUPS,
-                w = M / 2,
+                w = filled_line_score(M as u32),
                 sum = groups.join(" + "),
             );
             terms.push(format!("t{line}"));
         }
         terms.reverse();
         v += &format!("always @(*) terms = {{{}}};\n", terms.join(", "));
+        Verilog::Custom(v)
+    }
+}
+
+/// The third stage's sums: each orientation's walk score, its [`SCORED_LINES`] line scores
+/// added (an adder tree of three levels for eight lines).
+#[derive(LogicBlock, Default)]
+struct Scores {
+    terms: Signal<In, Bits<TERMS>>,
+    /// Orientation o's score at bits SCORE o.
+    score: Signal<Out, Bits<{ 4 * SCORE }>>,
+}
+
+impl Logic for Scores {
+    fn update(&mut self) {
+        let t = self.terms.val();
+        let mut score = 0u64;
+        for o in 0..4 {
+            let s: u64 = (0..SCORED_LINES as usize)
+                .map(|j| {
+                    t.get_bits::<TERM>(TERM * (o * SCORED_LINES as usize + j))
+                        .to_u64()
+                })
+                .sum();
+            score |= s << (SCORE * o);
+        }
+        self.score.next = score.to_bits();
+    }
+
+    fn connect(&mut self) {
+        self.score.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let mut v = String::from("// each orientation's walk score: its line scores added\n");
+        let mut scores = Vec::new();
+        for o in 0..4 {
+            let terms: Vec<String> = (0..SCORED_LINES as usize)
+                .map(|j| {
+                    let at = TERM * (o * SCORED_LINES as usize + j);
+                    format!("{{{pad}'d0, terms[{}:{at}]}}", at + TERM - 1, pad = SCORE - TERM)
+                })
+                .collect();
+            v += &format!("wire [{sh}:0] s{o} = {};\n", terms.join(" + "), sh = SCORE - 1);
+            scores.push(format!("s{o}"));
+        }
+        scores.reverse();
+        v += &format!("always @(*) score = {{{}}};\n", scores.join(", "));
         Verilog::Custom(v)
     }
 }

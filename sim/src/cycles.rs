@@ -208,8 +208,16 @@ mod tests {
         for (i, sp) in canonical(size).step_by(8_191).take(10).enumerate() {
             let exact = Walks::exact(&sp.pre);
             let p = Walks::probed(&sp.pre, 20_000, &mut rng_for(11, i));
-            for (e, p) in [(exact.ours, p.ours), (exact.columns, p.columns), (exact.tud, p.tud)] {
-                assert!((p - e).abs() <= 0.08 * e + 2.0, "{}: probed {p}, exact {e}", sp.pre);
+            for (e, p) in [
+                (exact.ours, p.ours),
+                (exact.columns, p.columns),
+                (exact.tud, p.tud),
+            ] {
+                assert!(
+                    (p - e).abs() <= 0.08 * e + 2.0,
+                    "{}: probed {p}, exact {e}",
+                    sp.pre
+                );
             }
         }
     }

@@ -25,10 +25,16 @@ impl Ratio {
     /// when the sample is the population). `None`: the set is the whole of what is measured,
     /// so it has no interval.
     pub fn of_pairs(pairs: impl Iterator<Item = (f64, f64)> + Clone, population: Option<u64>) -> Ratio {
-        let (k, sx, sy) = pairs.clone().fold((0usize, 0.0, 0.0), |(k, sx, sy), (x, y)| (k + 1, sx + x, sy + y));
+        let (k, sx, sy) = pairs
+            .clone()
+            .fold((0usize, 0.0, 0.0), |(k, sx, sy), (x, y)| (k + 1, sx + x, sy + y));
         let value = sx / sy;
         let Some(population) = population.filter(|_| k >= 2 && sy > 0.0) else {
-            return Ratio { value, low: value, high: value };
+            return Ratio {
+                value,
+                low: value,
+                high: value,
+            };
         };
         let k = k as f64;
         let s2 = pairs.map(|(x, y)| (x - value * y).powi(2)).sum::<f64>() / (k - 1.0);
@@ -75,7 +81,10 @@ mod tests {
                 missed += 1;
             }
         }
-        assert!((5..=40).contains(&missed), "{missed} of 400 intervals missed (about 20 expected)");
+        assert!(
+            (5..=40).contains(&missed),
+            "{missed} of 400 intervals missed (about 20 expected)"
+        );
     }
 
     #[test]

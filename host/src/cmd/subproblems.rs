@@ -4,8 +4,8 @@
 use super::{board, classes_json, grouped, pool};
 use crate::progress::with_bar;
 use queens_core::{word, BoardSize, Enumerator, Subproblem, Symmetry};
-use queens_sim::estimate::Sampler;
 use queens_host::store::file::FileStore;
+use queens_sim::estimate::Sampler;
 use serde::Serialize;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -100,7 +100,12 @@ fn print_spread(pool: &rayon::ThreadPool, size: BoardSize, s: u64, json: bool) -
     let mut sampler = Sampler::new(size);
     let done = AtomicU64::new(0);
     let prefixes = sampler.prefix_count();
-    let total = with_bar("prefixes", &done, || prefixes, || pool.install(|| sampler.count(&done)));
+    let total = with_bar(
+        "prefixes",
+        &done,
+        || prefixes,
+        || pool.install(|| sampler.count(&done)),
+    );
     let picked = pool.install(|| sampler.evenly(s, &AtomicU64::new(0)));
     let s = picked.len() as u128;
     print_lines(size, json, |line| {
@@ -140,7 +145,11 @@ struct Line {
 }
 
 /// One line per subproblem that `each` hands to its callback with its canonical index.
-fn print_lines(size: BoardSize, json: bool, each: impl FnOnce(&mut dyn FnMut(u64, Subproblem))) -> anyhow::Result<()> {
+fn print_lines(
+    size: BoardSize,
+    json: bool,
+    each: impl FnOnce(&mut dyn FnMut(u64, Subproblem)),
+) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut result = Ok(());

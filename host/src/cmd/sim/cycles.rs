@@ -25,7 +25,10 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
     if let Some(n) = a.only.iter().find(|n| !known.contains(n)) {
         anyhow::bail!("--n {n}: the benchmark has no set of N = {n} (its sets: N = {known:?})");
     }
-    let sets: Vec<SetSpec> = all.into_iter().filter(|s| a.only.is_empty() || a.only.contains(&s.n)).collect();
+    let sets: Vec<SetSpec> = all
+        .into_iter()
+        .filter(|s| a.only.is_empty() || a.only.contains(&s.n))
+        .collect();
     let pool = pool(a.threads)?;
     let mut measured = Vec::new();
     for spec in &sets {
@@ -36,7 +39,12 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
             Pick::Spread(k) => k,
             Pick::All => 0,
         };
-        let m = crate::progress::with_bar(&what, &done, || len, || pool.install(|| spec.measure(a.seed, &done)));
+        let m = crate::progress::with_bar(
+            &what,
+            &done,
+            || len,
+            || pool.install(|| spec.measure(a.seed, &done)),
+        );
         if !a.json {
             print_row(&m, measured.is_empty());
         }
@@ -85,7 +93,15 @@ fn print_row(m: &CycleSet, first: bool) {
         println!("mean unit cycles per subproblem: ours as the array runs it, Queens@TUD's unit, ours left to right");
         println!(
             "{:>2}  {:<13} {:>11} {:>15}  {:<10} {:>11} {:>11}  {:<22} {}",
-            "N", "set", "subproblems", "of", "method", "ours", "Queens@TUD", "ours / Queens@TUD", "ours / left to right"
+            "N",
+            "set",
+            "subproblems",
+            "of",
+            "method",
+            "ours",
+            "Queens@TUD",
+            "ours / Queens@TUD",
+            "ours / left to right"
         );
     }
     let method = match m.method {

@@ -1,0 +1,131 @@
+// Research: a unit whose back step searches D columns behind at once (D = 1 is today's
+// unit). `lookback N K`: K subproblems spread over N, each run exactly by a stepped model for
+// D = 1, 2, 3 (D = 1 checked against queens_sim's model) and by the node prices below (checked
+// against the stepped model); `lookback probe N K`: the prices by 256 probes each. Figures in
+// docs/design/unit.md, "The next cut".
+use queens_core::{Blocking, BoardSize};
+use queens_sim::estimate::Sampler;
+use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
+
+struct U { m: u32, open: [u32; 32], filled: u32, c: u32, exhausted: bool, queen: [u32; 32], used: u32, down: u64, up: u64, cycles: u64, sols: u64 }
+impl U {
+    fn new(b: &Blocking) -> Self { U { m: b.m, open: b.open_table(), filled: b.cols, c: 0, exhausted: false, queen: [0; 32], used: 0, down: 0, up: 0, cycles: 0, sols: 0 } }
+    fn free(&self, x: u32) -> u32 { let att = (self.down >> x) | (self.up >> (self.m - 1 - x)); self.open[x as usize] & !self.used & !(att as u32) }
+    fn toggle(&mut self, x: u32, q: u32) { let y = q.trailing_zeros(); self.used ^= q; self.down ^= 1 << (x + y); self.up ^= 1 << (y + self.m - 1 - x); }
+    fn run(mut self, d: u32) -> (u64, u64) {
+        loop {
+            self.cycles += 1;
+            let c = self.c;
+            let last = c == self.m - 1;
+            let found = if self.exhausted { None } else if self.filled >> c & 1 != 0 { Some(0) } else { let f = self.free(c); (f != 0).then(|| f & f.wrapping_neg()) };
+            if let Some(q) = found {
+                if !last { self.queen[c as usize] = q; if q != 0 { self.toggle(c, q); } self.c = c + 1; self.exhausted = false; continue; }
+                self.sols += 1;
+            }
+            if c == 0 { return (self.sols, self.cycles); }
+            let mut moved = false;
+            for j in 1..=d {
+                if j > c { break; }
+                let p = c - j;
+                let q = self.queen[p as usize];
+                if q != 0 {
+                    self.toggle(p, q);
+                    let f = self.free(p) & !((q << 1) - 1);
+                    if f != 0 { let s = f & f.wrapping_neg(); self.queen[p as usize] = s; self.toggle(p, s); self.c = p + 1; self.exhausted = false; moved = true; break; }
+                }
+                self.queen[p as usize] = 0;
+            }
+            if moved { continue; }
+            if c <= d { return (self.sols, self.cycles); }
+            self.c = c - d;
+            self.exhausted = true;
+        }
+    }
+}
+
+/// Cycles of the D-lookback unit on `b` by node prices: a node with children costs its advance
+/// and, unless it is the root, a cycle of its own when the chain of last children below it is a
+/// multiple of D long; a leaf costs 1.
+struct W { m: u32, open: [u32; 32], filled: u32, used: u32, down: u64, up: u64 }
+impl W {
+    fn new(b: &Blocking) -> Self { W { m: b.m, open: b.open_table(), filled: b.cols, used: 0, down: 0, up: 0 } }
+    fn children(&self, c: u32) -> Option<u32> { if self.filled >> c & 1 != 0 { return None; } let att = (self.down >> c) | (self.up >> (self.m - 1 - c)); Some(self.open[c as usize] & !self.used & !(att as u32)) }
+    fn place(&mut self, c: u32, q: u32) { let y = q.trailing_zeros(); self.used |= q; self.down |= 1 << (c + y); self.up |= 1 << (y + self.m - 1 - c); }
+    /// Length of the chain of last children from the node at depth c down to a leaf.
+    fn chain(&self, c: u32) -> u32 {
+        let mut w = W { ..*self };
+        let mut h = 0;
+        let mut c = c;
+        loop {
+            if c == w.m - 1 { return h; }
+            match w.children(c) { None => {}, Some(0) => return h, Some(f) => { let q = 1 << (31 - f.leading_zeros()); w.place(c, q); } }
+            c += 1; h += 1;
+        }
+    }
+    fn price(&self, c: u32, k: u32, d: u32) -> u64 {
+        if c == self.m - 1 || k == 0 { return 1; }
+        1 + (c != 0 && self.chain(c) % d == 0) as u64
+    }
+    fn sum(&self, c: u32, d: u32) -> u64 {
+        if c == self.m - 1 { return 1; }
+        match self.children(c) {
+            None => self.price(c, 1, d) + self.sum(c + 1, d),
+            Some(mut f) => { let mut s = self.price(c, f.count_ones(), d); while f != 0 { let q = f & f.wrapping_neg(); f &= f - 1; let mut n = W { ..*self }; n.place(c, q); s += n.sum(c + 1, d); } s }
+        }
+    }
+    fn probe(b: &Blocking, d: u32, rng: &mut fastrand::Rng) -> f64 {
+        let mut w = W::new(b); let mut weight = 1.0; let mut sum = 0.0;
+        for c in 0..w.m {
+            if c == w.m - 1 { return sum + weight; }
+            match w.children(c) {
+                None => sum += weight * w.price(c, 1, d) as f64,
+                Some(f) => { let k = f.count_ones(); sum += weight * w.price(c, k, d) as f64; if k == 0 { return sum; } let mut g = f; for _ in 0..rng.u32(0..k) { g &= g - 1; } w.place(c, g & g.wrapping_neg()); weight *= k as f64; }
+            }
+        }
+        sum
+    }
+}
+
+fn main() {
+    if std::env::args().nth(1).as_deref() == Some("probe") {
+        let n: u32 = std::env::args().nth(2).unwrap().parse().unwrap();
+        let k: u64 = std::env::args().nth(3).unwrap().parse().unwrap();
+        let size = BoardSize::new(n).unwrap();
+        let mut s = Sampler::new(size);
+        s.count(&AtomicU64::new(0));
+        let subs = s.evenly(k, &AtomicU64::new(0));
+        let r: Vec<[f64; 4]> = subs.par_iter().enumerate().map(|(i, sp)| {
+            let mut rng = fastrand::Rng::with_seed(5 ^ (i as u64).wrapping_mul(0x9e3779b97f4a7c15));
+            let b = Blocking::new(&sp.pre).oriented();
+            let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
+            for _ in 0..256 { let seed = rng.u64(..); a1 += W::probe(&b, 1, &mut fastrand::Rng::with_seed(seed)); a2 += W::probe(&b, 2, &mut fastrand::Rng::with_seed(seed)); a3 += W::probe(&b, 3, &mut fastrand::Rng::with_seed(seed)); }
+            let tud = queens_sim::probe::probe_mean(&Blocking::new(&sp.pre), 256, &mut rng).tud;
+            [a1 / 256.0, a2 / 256.0, a3 / 256.0, tud]
+        }).collect();
+        let t = r.iter().fold([0f64; 4], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2], a[3] + x[3]]);
+        println!("N={n} probes: D1/TUD {:.3} D2/TUD {:.3} D3/TUD {:.3}; D2/D1 {:.3}", t[0] / t[3], t[1] / t[3], t[2] / t[3], t[1] / t[0]);
+        return;
+    }
+    let n: u32 = std::env::args().nth(1).unwrap().parse().unwrap();
+    let k: u64 = std::env::args().nth(2).unwrap().parse().unwrap();
+    let size = BoardSize::new(n).unwrap();
+    let mut s = Sampler::new(size);
+    s.count(&AtomicU64::new(0));
+    let subs = s.evenly(k, &AtomicU64::new(0));
+    let r: Vec<[u64; 4]> = subs.par_iter().map(|sp| {
+        let b = Blocking::new(&sp.pre).oriented();
+        let m = queens_sim::run_unit(&b);
+        let (s1, c1) = U::new(&b).run(1);
+        assert_eq!((s1, c1), (m.solutions, m.cycles));
+        let (s2, c2) = U::new(&b).run(2);
+        let (s3, c3) = U::new(&b).run(3);
+        assert_eq!(s2, s1); assert_eq!(s3, s1);
+        let tud = queens_sim::probe::cycles(&Blocking::new(&sp.pre)).tud;
+        for (d, c) in [(1, c1), (2, c2), (3, c3)] { assert_eq!(W::new(&b).sum(0, d), c, "D = {d}, {}", sp.pre); }
+        [c1, c2, c3, tud]
+    }).collect();
+    let t = r.iter().fold([0u64; 4], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2], a[3] + x[3]]);
+    println!("N={n} k={k}: D1 {} D2 {} ({:.3}) D3 {} ({:.3}); vs TUD: D1 {:.3} D2 {:.3} D3 {:.3}", t[0], t[1], t[1] as f64 / t[0] as f64, t[2], t[2] as f64 / t[0] as f64,
+        t[0] as f64 / t[3] as f64, t[1] as f64 / t[3] as f64, t[2] as f64 / t[3] as f64);
+}
