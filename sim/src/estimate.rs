@@ -193,7 +193,7 @@ impl Sampler {
             let end = start + c;
             let mut here = Vec::new();
             while k < s {
-                let idx = (k as u128 * total as u128 / s as u128) as u64;
+                let idx = spread_index(k, s, total);
                 if idx >= end {
                     break;
                 }
@@ -223,6 +223,11 @@ impl Sampler {
             })
             .collect()
     }
+}
+
+/// The canonical index of the k-th of s subproblems spread evenly over `total`: k * total / s.
+pub fn spread_index(k: u64, s: u64, total: u64) -> u64 {
+    (k as u128 * total as u128 / s as u128) as u64
 }
 
 /// Exact cycles of each subproblem on the three walks ([`Walks::exact`]; `done` counts

@@ -5,7 +5,7 @@ use super::{board, classes_json, grouped, pool};
 use crate::progress::with_bar;
 use queens_core::{word, BoardSize, Enumerator, Subproblem, Symmetry};
 use queens_host::store::file::FileStore;
-use queens_sim::estimate::Sampler;
+use queens_sim::estimate::{spread_index, Sampler};
 use serde::Serialize;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -107,10 +107,10 @@ fn print_spread(pool: &rayon::ThreadPool, size: BoardSize, s: u64, json: bool) -
         || pool.install(|| sampler.count(&done)),
     );
     let picked = pool.install(|| sampler.evenly(s, &AtomicU64::new(0)));
-    let s = picked.len() as u128;
+    let s = picked.len() as u64;
     print_lines(size, json, |line| {
-        for (k, sp) in picked.into_iter().enumerate() {
-            line((k as u128 * total as u128 / s) as u64, sp);
+        for (k, sp) in (0..).zip(picked) {
+            line(spread_index(k, s, total), sp);
         }
     })
 }

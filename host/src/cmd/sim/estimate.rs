@@ -202,20 +202,12 @@ fn print_text(
         "{}, N = {n}: {} subproblems; mean {} unit cycles per subproblem ± {:.2}% ({how})",
         a.board,
         grouped(total as u128),
-        if e.mean_cycles >= 1e7 {
-            format!("{:.3e}", e.mean_cycles)
-        } else {
-            format!("{:.0}", e.mean_cycles)
-        },
+        cycles(e.mean_cycles),
         100.0 * e.relative_stderr,
     );
     println!(
         "Queens@TUD's unit on the same sample: mean {}; ours / Queens@TUD {} (95% over all of N)",
-        if e.tud_mean_cycles >= 1e7 {
-            format!("{:.3e}", e.tud_mean_cycles)
-        } else {
-            format!("{:.0}", e.tud_mean_cycles)
-        },
+        cycles(e.tud_mean_cycles),
         e.vs_tud.text()
     );
     println!(
@@ -237,6 +229,15 @@ fn print_text(
             String::new()
         }
     );
+}
+
+/// Mean cycles as a whole count, or with four figures once too long to read as one.
+fn cycles(c: f64) -> String {
+    if c >= 1e7 {
+        format!("{c:.3e}")
+    } else {
+        format!("{c:.0}")
+    }
 }
 
 /// Hours as `sim estimate` prints them: three decimals, grouped whole hours from 1,000.
