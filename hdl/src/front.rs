@@ -132,7 +132,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     unit_id: DFF<Bits<ID_BITS>>,
     word: DFF<Bits<W>>,
     /// Cycles left in the decoder's pipeline (its input is `word`, a register).
-    decode_wait: DFF<Bits<3>>,
+    decode_wait: DFF<Bits<4>>,
     /// The oriented blocking vectors. The diagonals shift out a bit per beat in the order of
     /// `unit::load_sequence`: falling ones from the top of `down`, rising ones from the
     /// bottom of `up`, which is loaded rotated (bit j = rising diagonal (j + M - 1) mod D).
@@ -168,7 +168,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     units: Constant<Bits<11>>,
-    decode_cycles: Constant<Bits<3>>,
+    decode_cycles: Constant<Bits<4>>,
     /// The rotation of `up`: right by M - 1, so left by M.
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,

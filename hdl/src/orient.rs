@@ -5,7 +5,7 @@
 //!
 //! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
 //! leave open counted in groups of [`GROUP`] rows (wiring and small population counts), each
-//! line's score, the four scores, the choice. The vectors held at the input for `LATENCY`
+//! line's score, each half of the four scores, the four scores, the choice. The vectors held at the input for `LATENCY`
 //! cycles come out turned.
 
 use queens_core::blocking::{filled_line_score, scored_lines, SCORED_LINES};
@@ -13,12 +13,17 @@ use queens_core::{Blocking, Orientation};
 use rust_hdl::prelude::*;
 
 /// Clock cycles from the blocking vectors to the turned ones.
-pub const LATENCY: usize = 4;
+pub const LATENCY: usize = 5;
 
 /// Bits of one line's score term (up to 28 open rows).
 const TERM: usize = 5;
 /// Bits of a walk score: [`SCORED_LINES`] terms of up to 28.
 const SCORE: usize = 8;
+/// Bits of half a walk score: half its terms. Eight terms added in one stage were the routed
+/// array's longest path (114 MHz at eight ULX3S units); halves, then their sum, are not.
+const HALF: usize = 7;
+/// Terms in each half of a walk score.
+const HALF_TERMS: usize = SCORED_LINES as usize / 2;
 /// The score terms of the four orientations, [`SCORED_LINES`] each.
 const TERMS: usize = 4 * SCORED_LINES as usize * TERM;
 /// Rows counted together in the first stage (a count of up to 6 in 3 bits: two LUT levels).
@@ -49,9 +54,11 @@ pub struct Orient<const M: usize, const D: usize> {
     /// Stage 2: every orientation's line scores.
     terms: DFF<Bits<TERMS>>,
     scores: Scores,
-    /// Stage 3: the four walk scores.
+    /// Stage 3: both halves of every orientation's walk score, orientation o's at HALF 2o.
+    halves: DFF<Bits<{ 8 * HALF }>>,
+    /// Stage 4: the four walk scores.
     score: [DFF<Bits<SCORE>>; 4],
-    /// Stage 4: the orientation (0..=3 as in `Orientation::ALL`).
+    /// Stage 5: the orientation (0..=3 as in `Orientation::ALL`).
     choice: DFF<Bits<2>>,
     /// `lt_ij`: score j is below score i. All six side by side, so that one comparison
     /// (one carry chain) and a little logic lie between the scores and the choice.
@@ -83,6 +90,7 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
             sum: Default::default(),
             terms: Default::default(),
             scores: Default::default(),
+            halves: Default::default(),
             score: Default::default(),
             choice: Default::default(),
             lt_01: Default::default(),
@@ -99,7 +107,7 @@ impl<const M: usize, const D: usize> Default for Orient<M, D> {
 impl<const M: usize, const D: usize> Logic for Orient<M, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, parts, terms, choice);
+        dff_setup!(self, clock, parts, terms, halves, choice);
         for o in 0..4 {
             self.score[o].clock.next = self.clock.val();
         }
@@ -112,11 +120,16 @@ impl<const M: usize, const D: usize> Logic for Orient<M, D> {
         self.sum.parts.next = self.parts.q.val();
         self.terms.d.next = self.sum.terms.val();
         self.scores.terms.next = self.terms.q.val();
-        // Eight bits per orientation's score.
-        self.score[0].d.next = self.scores.score.val().get_bits::<8>(0);
-        self.score[1].d.next = self.scores.score.val().get_bits::<8>(8);
-        self.score[2].d.next = self.scores.score.val().get_bits::<8>(16);
-        self.score[3].d.next = self.scores.score.val().get_bits::<8>(24);
+        self.halves.d.next = self.scores.halves.val();
+        // Eight bits per orientation's score: its two halves of seven added.
+        self.score[0].d.next = bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(0))
+            + bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(7));
+        self.score[1].d.next = bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(14))
+            + bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(21));
+        self.score[2].d.next = bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(28))
+            + bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(35));
+        self.score[3].d.next = bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(42))
+            + bit_cast::<8, 7>(self.halves.q.val().get_bits::<7>(49));
         // The first lowest score: a later orientation wins only when strictly lower.
         self.lt_01.next = self.score[1].q.val() < self.score[0].q.val();
         self.lt_23.next = self.score[3].q.val() < self.score[2].q.val();
@@ -342,50 +355,47 @@ impl<const M: usize> Logic for Terms<M> {
     }
 }
 
-/// The third stage's sums: each orientation's walk score, its [`SCORED_LINES`] line scores
-/// added (an adder tree of three levels for eight lines).
+/// The third stage's sums: each half of each orientation's walk score, [`HALF_TERMS`] line
+/// scores added.
 #[derive(LogicBlock, Default)]
 struct Scores {
     terms: Signal<In, Bits<TERMS>>,
-    /// Orientation o's score at bits SCORE o.
-    score: Signal<Out, Bits<{ 4 * SCORE }>>,
+    /// Half h of orientation o's score at bits HALF (2o + h).
+    halves: Signal<Out, Bits<{ 8 * HALF }>>,
 }
 
 impl Logic for Scores {
     fn update(&mut self) {
         let t = self.terms.val();
-        let mut score = 0u64;
-        for o in 0..4 {
-            let s: u64 = (0..SCORED_LINES as usize)
-                .map(|j| {
-                    t.get_bits::<TERM>(TERM * (o * SCORED_LINES as usize + j))
-                        .to_u64()
-                })
+        let mut halves = 0u64;
+        for half in 0..8 {
+            let s: u64 = (0..HALF_TERMS)
+                .map(|j| t.get_bits::<TERM>(TERM * (half * HALF_TERMS + j)).to_u64())
                 .sum();
-            score |= s << (SCORE * o);
+            halves |= s << (HALF * half);
         }
-        self.score.next = score.to_bits();
+        self.halves.next = halves.to_bits();
     }
 
     fn connect(&mut self) {
-        self.score.connect();
+        self.halves.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        let mut v = String::from("// each orientation's walk score: its line scores added\n");
-        let mut scores = Vec::new();
-        for o in 0..4 {
-            let terms: Vec<String> = (0..SCORED_LINES as usize)
+        let mut v = String::from("// each half of each orientation's walk score: its line scores added\n");
+        let mut halves = Vec::new();
+        for half in 0..8 {
+            let terms: Vec<String> = (0..HALF_TERMS)
                 .map(|j| {
-                    let at = TERM * (o * SCORED_LINES as usize + j);
-                    format!("{{{pad}'d0, terms[{}:{at}]}}", at + TERM - 1, pad = SCORE - TERM)
+                    let at = TERM * (half * HALF_TERMS + j);
+                    format!("{{{pad}'d0, terms[{}:{at}]}}", at + TERM - 1, pad = HALF - TERM)
                 })
                 .collect();
-            v += &format!("wire [{sh}:0] s{o} = {};\n", terms.join(" + "), sh = SCORE - 1);
-            scores.push(format!("s{o}"));
+            v += &format!("wire [{sh}:0] s{half} = {};\n", terms.join(" + "), sh = HALF - 1);
+            halves.push(format!("s{half}"));
         }
-        scores.reverse();
-        v += &format!("always @(*) score = {{{}}};\n", scores.join(", "));
+        halves.reverse();
+        v += &format!("always @(*) halves = {{{}}};\n", halves.join(", "));
         Verilog::Custom(v)
     }
 }
