@@ -1,12 +1,14 @@
 // Research: a unit whose back step searches D columns behind at once (D = 1 is today's
 // unit). `lookback N K`: K subproblems spread over N, each run exactly by a stepped model for
-// D = 1, 2, 3 (D = 1 checked against queens_sim's model) and by the node prices below (checked
+// D = 1, 2, 3 and S (the unit with C, checked against queens_sim's model) and by the node prices below (checked
 // against the stepped model); `lookback probe N K`: the prices by 256 probes each. Figures in
 // docs/design/unit.md, "The next cut".
 use queens_core::{Blocking, BoardSize};
 use queens_sim::estimate::Sampler;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
+
+static S_TOTAL: AtomicU64 = AtomicU64::new(0);
 
 struct U { m: u32, open: [u32; 32], filled: u32, c: u32, exhausted: bool, queen: [u32; 32], used: u32, down: u64, up: u64, cycles: u64, sols: u64 }
 impl U {
@@ -24,6 +26,32 @@ impl U {
                 self.sols += 1;
             }
             if c == 0 { return (self.sols, self.cycles); }
+            if d == 0 {
+                // S: B on c-1, then C on c-2 with c-1's queen lifted; a failed C keeps c-2's
+                // queen and the unit retreats one column, as today's.
+                let p = c - 1;
+                let q = self.queen[p as usize];
+                if q != 0 {
+                    self.toggle(p, q);
+                    let f = self.free(p) & !((q << 1) - 1);
+                    if f != 0 { let s = f & f.wrapping_neg(); self.queen[p as usize] = s; self.toggle(p, s); self.exhausted = false; continue; }
+                }
+                self.queen[p as usize] = 0;
+                if c >= 2 {
+                    let p2 = c - 2;
+                    let q2 = self.queen[p2 as usize];
+                    if q2 != 0 {
+                        self.toggle(p2, q2);
+                        let f = self.free(p2) & !((q2 << 1) - 1);
+                        if f != 0 { let s = f & f.wrapping_neg(); self.queen[p2 as usize] = s; self.toggle(p2, s); self.c = p2 + 1; self.exhausted = false; continue; }
+                        self.toggle(p2, q2);
+                    }
+                }
+                if p == 0 { return (self.sols, self.cycles); }
+                self.c = p;
+                self.exhausted = true;
+                continue;
+            }
             let mut moved = false;
             for j in 1..=d {
                 if j > c { break; }
@@ -63,24 +91,27 @@ impl W {
             c += 1; h += 1;
         }
     }
-    fn price(&self, c: u32, k: u32, d: u32) -> u64 {
+    /// `lastc`: this node is its parent's last child (d = 0, variant S, only).
+    fn price(&self, c: u32, k: u32, d: u32, lastc: bool) -> u64 {
         if c == self.m - 1 || k == 0 { return 1; }
+        if d == 0 { return 1 + (c != 0 && lastc) as u64; }
         1 + (c != 0 && self.chain(c) % d == 0) as u64
     }
-    fn sum(&self, c: u32, d: u32) -> u64 {
+    fn sum(&self, c: u32, d: u32) -> u64 { self.sum_l(c, d, true) }
+    fn sum_l(&self, c: u32, d: u32, lastc: bool) -> u64 {
         if c == self.m - 1 { return 1; }
         match self.children(c) {
-            None => self.price(c, 1, d) + self.sum(c + 1, d),
-            Some(mut f) => { let mut s = self.price(c, f.count_ones(), d); while f != 0 { let q = f & f.wrapping_neg(); f &= f - 1; let mut n = W { ..*self }; n.place(c, q); s += n.sum(c + 1, d); } s }
+            None => self.price(c, 1, d, lastc) + self.sum_l(c + 1, d, true),
+            Some(mut f) => { let mut s = self.price(c, f.count_ones(), d, lastc); while f != 0 { let q = f & f.wrapping_neg(); f &= f - 1; let mut n = W { ..*self }; n.place(c, q); s += n.sum_l(c + 1, d, f == 0); } s }
         }
     }
     fn probe(b: &Blocking, d: u32, rng: &mut fastrand::Rng) -> f64 {
-        let mut w = W::new(b); let mut weight = 1.0; let mut sum = 0.0;
+        let mut w = W::new(b); let mut weight = 1.0; let mut sum = 0.0; let mut lastc = true;
         for c in 0..w.m {
             if c == w.m - 1 { return sum + weight; }
             match w.children(c) {
-                None => sum += weight * w.price(c, 1, d) as f64,
-                Some(f) => { let k = f.count_ones(); sum += weight * w.price(c, k, d) as f64; if k == 0 { return sum; } let mut g = f; for _ in 0..rng.u32(0..k) { g &= g - 1; } w.place(c, g & g.wrapping_neg()); weight *= k as f64; }
+                None => { sum += weight * w.price(c, 1, d, lastc) as f64; lastc = true; }
+                Some(f) => { let k = f.count_ones(); sum += weight * w.price(c, k, d, lastc) as f64; if k == 0 { return sum; } let r = rng.u32(0..k); let mut g = f; for _ in 0..r { g &= g - 1; } w.place(c, g & g.wrapping_neg()); weight *= k as f64; lastc = r == k - 1; }
             }
         }
         sum
@@ -95,16 +126,16 @@ fn main() {
         let mut s = Sampler::new(size);
         s.count(&AtomicU64::new(0));
         let subs = s.evenly(k, &AtomicU64::new(0));
-        let r: Vec<[f64; 4]> = subs.par_iter().enumerate().map(|(i, sp)| {
+        let r: Vec<[f64; 5]> = subs.par_iter().enumerate().map(|(i, sp)| {
             let mut rng = fastrand::Rng::with_seed(5 ^ (i as u64).wrapping_mul(0x9e3779b97f4a7c15));
             let b = Blocking::new(&sp.pre).oriented();
-            let (mut a1, mut a2, mut a3) = (0.0, 0.0, 0.0);
-            for _ in 0..256 { let seed = rng.u64(..); a1 += W::probe(&b, 1, &mut fastrand::Rng::with_seed(seed)); a2 += W::probe(&b, 2, &mut fastrand::Rng::with_seed(seed)); a3 += W::probe(&b, 3, &mut fastrand::Rng::with_seed(seed)); }
+            let (mut a1, mut a2, mut a3, mut a0) = (0.0, 0.0, 0.0, 0.0);
+            for _ in 0..256 { let seed = rng.u64(..); a1 += W::probe(&b, 1, &mut fastrand::Rng::with_seed(seed)); a2 += W::probe(&b, 2, &mut fastrand::Rng::with_seed(seed)); a3 += W::probe(&b, 3, &mut fastrand::Rng::with_seed(seed)); a0 += W::probe(&b, 0, &mut fastrand::Rng::with_seed(seed)); }
             let tud = queens_sim::probe::probe_mean(&Blocking::new(&sp.pre), 256, &mut rng).tud;
-            [a1 / 256.0, a2 / 256.0, a3 / 256.0, tud]
+            [a1 / 256.0, a2 / 256.0, a3 / 256.0, tud, a0 / 256.0]
         }).collect();
-        let t = r.iter().fold([0f64; 4], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2], a[3] + x[3]]);
-        println!("N={n} probes: D1/TUD {:.3} D2/TUD {:.3} D3/TUD {:.3}; D2/D1 {:.3}", t[0] / t[3], t[1] / t[3], t[2] / t[3], t[1] / t[0]);
+        let t = r.iter().fold([0f64; 5], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2], a[3] + x[3], a[4] + x[4]]);
+        println!("N={n} probes: D1/TUD {:.3} D2/TUD {:.3} D3/TUD {:.3} S/TUD {:.3}; D2/D1 {:.3} S/D1 {:.3}", t[0] / t[3], t[1] / t[3], t[2] / t[3], t[4] / t[3], t[1] / t[0], t[4] / t[0]);
         return;
     }
     let n: u32 = std::env::args().nth(1).unwrap().parse().unwrap();
@@ -117,10 +148,14 @@ fn main() {
         let b = Blocking::new(&sp.pre).oriented();
         let m = queens_sim::run_unit(&b);
         let (s1, c1) = U::new(&b).run(1);
-        assert_eq!((s1, c1), (m.solutions, m.cycles));
         let (s2, c2) = U::new(&b).run(2);
         let (s3, c3) = U::new(&b).run(3);
-        assert_eq!(s2, s1); assert_eq!(s3, s1);
+        let (s0, c0) = U::new(&b).run(0);
+        assert_eq!((s0, c0), (m.solutions, m.cycles), "S against the model, {}", sp.pre);
+        assert_eq!(queens_sim::probe::cycles(&b).ours, c0, "S against the node prices, {}", sp.pre);
+        assert_eq!(s2, s1); assert_eq!(s3, s1); assert_eq!(s0, s1);
+        assert_eq!(W::new(&b).sum(0, 0), c0, "S, {}", sp.pre);
+        S_TOTAL.fetch_add(c0, std::sync::atomic::Ordering::Relaxed);
         let tud = queens_sim::probe::cycles(&Blocking::new(&sp.pre)).tud;
         for (d, c) in [(1, c1), (2, c2), (3, c3)] { assert_eq!(W::new(&b).sum(0, d), c, "D = {d}, {}", sp.pre); }
         [c1, c2, c3, tud]
@@ -128,4 +163,6 @@ fn main() {
     let t = r.iter().fold([0u64; 4], |a, x| [a[0] + x[0], a[1] + x[1], a[2] + x[2], a[3] + x[3]]);
     println!("N={n} k={k}: D1 {} D2 {} ({:.3}) D3 {} ({:.3}); vs TUD: D1 {:.3} D2 {:.3} D3 {:.3}", t[0], t[1], t[1] as f64 / t[0] as f64, t[2], t[2] as f64 / t[0] as f64,
         t[0] as f64 / t[3] as f64, t[1] as f64 / t[3] as f64, t[2] as f64 / t[3] as f64);
+    let s0 = S_TOTAL.load(std::sync::atomic::Ordering::Relaxed);
+    println!("S {} ({:.3} of D1), vs TUD {:.3}", s0, s0 as f64 / t[0] as f64, s0 as f64 / t[3] as f64);
 }
