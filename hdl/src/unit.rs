@@ -1,12 +1,9 @@
 //! The solver unit: exhaustive backtracking over the inner columns of one pre-placement,
 //! one step per clock. Its cycle-by-cycle behaviour is specified (and modelled for speed) in
-//! `queens_sim::model`; in short, every cycle three arbiters look at three columns:
+//! `queens_sim::model`; in short, every cycle two arbiters look at two columns:
 //! A searches the active column c from its bottom row, B searches column c-1 from just above
-//! its queen, C column c-2 from just above its queen (with c-1's lifted), and the unit
-//! advances (A found a row), moves the queen of c-1 (B found one), moves the queen of c-2 and
-//! steps back to c-1 (C found one), or retreats. A row found by A in the last column is a
-//! solution. C's step back is a retreat to the blocking registers (they hold the queen of
-//! c-2 and lift it either way); only the queen of c-1 it leaves and the exhausted flag differ.
+//! its queen, and the unit advances (A found a row), moves the queen of c-1 (B found one), or
+//! retreats. A row found by A in the last column is a solution.
 //!
 //! State, with M inner rows and D = 2M - 1 diagonals per direction:
 //! - `qtop`: the queen of column c-1 (one-hot, 0 for a column the ring fills), kept out of
@@ -84,7 +81,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     stack: LutRam<M1>,
     arb_a: Arbiter<M, M1>,
     arb_b: Arbiter<M, M1>,
-    arb_c: Arbiter<M, M1>,
     /// The advance, one copy per group of registers it steers: the rows, each diagonal
     /// direction, and the walk's position with the rest (see [`Advance`]).
     adv_rows: Advance,
@@ -95,8 +91,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     adv_ctl: Advance,
     /// B found a row: a late decision, kept as a wire of its own.
     keep_b: Keep,
-    /// C found a row (and may move: searching, c > 1, c-2 holds a queen).
-    keep_c: Keep,
     /// Column tests, kept apart from the decisions they feed.
     keep_at0: Keep,
     keep_at1: Keep,
@@ -154,10 +148,6 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     at0: Signal<Local, Bit>,
     at1: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
-    c_ok: Signal<Local, Bit>,
-    /// The queen of c-1 after a step back: C's row where C moves the queen of c-2, else the
-    /// stack's.
-    back_q: Signal<Local, Bits<M>>,
     adv: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
     /// An advance copied into the search's flags.
@@ -212,14 +202,12 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             stack: Default::default(),
             arb_a: Arbiter::new(kind, Entry::Bottom),
             arb_b: Arbiter::new(kind, Entry::Queen),
-            arb_c: Arbiter::new(kind, Entry::Queen),
             adv_rows: Default::default(),
             adv_falling: Default::default(),
             adv_rising: Default::default(),
             adv_walk: Default::default(),
             adv_ctl: Default::default(),
             keep_b: Default::default(),
-            keep_c: Default::default(),
             keep_at0: Default::default(),
             keep_at1: Default::default(),
             keep_last: Default::default(),
@@ -254,8 +242,6 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             at0: Default::default(),
             at1: Default::default(),
             b_ok: Default::default(),
-            c_ok: Default::default(),
-            back_q: Default::default(),
             adv: Default::default(),
             fin: Default::default(),
             adv_c: Default::default(),
@@ -317,18 +303,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.arb_b.have.next = self.qtop.q.val();
         self.arb_b.tin.next = false;
 
-        // C: column c-2 from just above its queen (the stack's, still in the blocking
-        // registers, whose lines in its own column lie on its row only, below the search);
-        // the diagonals are the slices two positions round.
-        self.arb_c.pass.next = self.bh.q.val()
-            | (self.bd.q.val().get_bits::<M>(0) << 2)
-            | (bit_cast::<M, 1>(self.bd.q.val().get_bit(self.dtop.val().index()).into()) << 1)
-            | bit_cast::<M, 1>(self.bd.q.val().get_bit(self.dtop2.val().index()).into())
-            | self.bu.q.val().get_bits::<M>(2);
-        self.arb_c.near.next = 0.into();
-        self.arb_c.have.next = self.pop_q.val();
-        self.arb_c.tin.next = false;
-
         // Decisions. Everything but the two carry outs is known at the start of the cycle.
         self.keep_last.a.next = self.c.q.val() == self.last_col.val();
         self.last.next = self.keep_last.y.val();
@@ -357,17 +331,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.adv_c.next = self.adv_ctl.y.val();
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
-        self.keep_c.a.next = self.act.q.val()
-            & self.pop_v.val()
-            & !self.at0.val()
-            & !self.at1.val()
-            & !self.arb_c.tout.val();
-        self.c_ok.next = self.keep_c.y.val();
-        if self.c_ok.val() {
-            self.back_q.next = self.arb_c.grant.val();
-        } else {
-            self.back_q.next = self.pop_q.val();
-        }
         self.sol_r.d.next = self.act.q.val()
             & !self.start.val()
             & !self.exh.q.val()
@@ -520,15 +483,15 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
         } else if self.arb_b.tout.val() {
-            self.qtop.d.next = self.back_q.val();
+            self.qtop.d.next = self.pop_q.val();
         } else if self.qvalid.q.val() {
             // Nested, not `qvalid & !tout`: that is `keep_b`'s input, which synthesis would
             // share, and a kept wire looks early to abc9 (it built three LUTs after it).
             self.qtop.d.next = self.arb_b.grant.val();
         } else {
-            self.qtop.d.next = self.back_q.val();
+            self.qtop.d.next = self.pop_q.val();
         }
-        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val() & !self.c_ok.val();
+        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
@@ -539,8 +502,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
 
         // `act` and `go` next, where a start sets both. After an advance the unit may advance
         // again unless c+1 is the last column; after B's move unless c is the last or the
-        // search ends at column 0; after C's move always (c-1 is not the last); after a
-        // retreat it is exhausted. A search ends (`fin`)
+        // search ends at column 0; after a retreat it is exhausted. A search ends (`fin`)
         // where it does not advance at column 0, or at column 1 if B finds no row.
         self.keep_go_adv.a.next = self.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
         self.keep_go_move.a.next =
@@ -553,13 +515,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.go.d.next = self.keep_go_adv.y.val();
             self.act.d.next = self.keep_act_adv.y.val();
         } else if self.arb_b.tout.val() {
-            self.go.d.next = self.start.val() | self.c_ok.val();
+            self.go.d.next = self.start.val();
             self.act.d.next = self.keep_act_b1.y.val();
-        } else if self.qvalid.q.val() {
-            self.go.d.next = self.keep_go_move.y.val();
-            self.act.d.next = self.keep_act_b0.y.val();
         } else {
-            self.go.d.next = self.start.val() | self.c_ok.val();
+            self.go.d.next = self.keep_go_move.y.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
         self.busy.next = self.run.q.val() & !self.done_r.q.val();

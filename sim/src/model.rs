@@ -1,19 +1,16 @@
 //! The fast cycle model of one solver unit: the circuit's state and decisions, one call of
 //! [`Unit::step`] per clock cycle, in machine words.
 //!
-//! The unit walks the inner columns left to right. Each cycle it looks at three columns at
-//! once, with three carry-chain arbiters:
+//! The unit walks the inner columns left to right. Each cycle it looks at two columns at
+//! once, with two carry-chain arbiters:
 //! - A, the active column c, searched from its lowest row (it has just been entered);
-//! - B, the column c-1 behind it, searched from just above the queen it holds;
-//! - C, the column c-2, searched from just above its queen with the queen of c-1 lifted;
+//! - B, the column c-1 behind it, searched from just above the queen it holds.
 //!
 //! and does exactly one of:
 //! - *advance*: A found a row (or c is pre-occupied by the ring): place it, c += 1;
 //! - *sibling*: A found nothing (or c was already exhausted) but B found a row: move the
 //!   queen of c-1 there and enter c afresh;
-//! - *uncle*: A and B found nothing but C found a row: lift the queen of c-1, move the queen
-//!   of c-2 there, c -= 1, and enter it afresh (without C this took a retreat and a sibling);
-//! - *retreat*: none found a row: lift the queen of c-1, c -= 1, and mark c exhausted.
+//! - *retreat*: neither found a row: lift the queen of c-1, c -= 1, and mark c exhausted.
 //!
 //! A row found by A in the last column is a solution; the cycle then goes on as if A had
 //! found nothing, so the last column costs no cycle of its own. The unit is done when the
@@ -31,7 +28,6 @@ use queens_core::{Blocking, Preplacement};
 pub enum Step {
     Advance,
     Sibling,
-    Uncle,
     Retreat,
     Done,
 }
@@ -160,24 +156,6 @@ impl Unit {
             }
         }
         self.queen[p as usize] = 0;
-        // C: the column two behind, from just above its queen, c-1's lifted already.
-        if p >= 1 {
-            let p2 = p - 1;
-            let q2 = self.queen[p2 as usize];
-            if q2 != 0 {
-                self.toggle(p2, q2);
-                let f = self.free(p2) & !((q2 << 1) - 1);
-                if f != 0 {
-                    let s = f & f.wrapping_neg();
-                    self.queen[p2 as usize] = s;
-                    self.toggle(p2, s);
-                    self.c = p;
-                    self.exhausted = false;
-                    return Step::Uncle;
-                }
-                self.toggle(p2, q2);
-            }
-        }
         self.c = p;
         self.exhausted = true;
         if p == 0 {
