@@ -1,9 +1,8 @@
 // Research: rules for the front end's choice of orientation, at any N, by probes. `orient N K
 // P`: K subproblems spread over N; each orientation of each probed P times, and every rule
-// (a number of leading lines scored, a score for a line the ring fills) priced on those same
-// probes; the oracle picks by a separate pilot of probes. Figures in docs/design/unit.md,
-// "The walk's orientation".
-// score, measured with fresh probes).
+// (leading lines scored, a filled line's score, weights by depth, logarithms) priced on those
+// same probes; the oracle picks by a separate pilot of probes. Figures in
+// docs/design/unit.md, "The walk's orientation".
 use queens_core::{Blocking, BoardSize, Orientation};
 use queens_sim::estimate::Sampler;
 use queens_sim::probe;
@@ -25,7 +24,7 @@ fn main() {
     let mut s = Sampler::new(size);
     s.count(&AtomicU64::new(0));
     let subs = s.evenly(k, &AtomicU64::new(0));
-    let names = ["old k4 h=m/2", "k4 h=2m/3", "k=m/3 h=2m/3", "k=m/2<=8 h=2m/3", "k=(m+1)/3 h=2m/3", "k=m/3+1 h=2m/3", "k=m/2<=8 h=4m/7", "k=m/2<=8 h=5m/8", "k=m/2<=8 h=m/2", "oracle(pilot)", "tud"];
+    let names = ["k=m/2<=8 h=2m/3 (today)", "k=10 h=2m/3", "k=12 h=2m/3", "w 1x4 .5x4 h=2m/3", "w 1x4 .5x8 h=2m/3", "log k8 h=2m/3", "log k12 h=2m/3", "log k8 h=m/2", "log k8 h=m", "oracle(pilot)", "tud"];
     let r: Vec<Vec<f64>> = subs.par_iter().enumerate().map(|(i, sp)| {
         let mut rng = fastrand::Rng::with_seed(77 ^ (i as u64).wrapping_mul(0x9e3779b97f4a7c15));
         let b = Blocking::new(&sp.pre);
@@ -38,16 +37,19 @@ fn main() {
         };
         let one = |_x: u32| 1.0;
         let lg = |t: &Blocking, k: u32| -> f64 { (0..k.min(t.m)).map(|x| if t.cols >> x & 1 != 0 { 1.0 } else { ((t.open_rows(x).count_ones() as f64) + 0.5).ln() }).sum() };
+        let lgh = |t: &Blocking, k: u32, h: f64| -> f64 { (0..k.min(t.m)).map(|x| if t.cols >> x & 1 != 0 { (h + 0.5).ln() } else { ((t.open_rows(x).count_ones() as f64) + 0.5).ln() }).sum() };
+        let _ = lg;
+        let step4 = |x: u32| if x < 4 { 1.0 } else { 0.5 };
         let picks = [
-            pick(&|t| score(t, 4, m / 2, &one)),
-            pick(&|t| score(t, 4, 2 * m / 3, &one)),
-            pick(&|t| score(t, m / 3, 2 * m / 3, &one)),
             pick(&|t| score(t, (m / 2).min(8), 2 * m / 3, &one)),
-            pick(&|t| score(t, (m + 1) / 3, 2 * m / 3, &one)),
-            pick(&|t| score(t, m / 3 + 1, 2 * m / 3, &one)),
-            pick(&|t| score(t, (m / 2).min(8), 4 * m / 7, &one)),
-            pick(&|t| score(t, (m / 2).min(8), 5 * m / 8, &one)),
-            pick(&|t| score(t, (m / 2).min(8), m / 2, &one)),
+            pick(&|t| score(t, 10, 2 * m / 3, &one)),
+            pick(&|t| score(t, 12, 2 * m / 3, &one)),
+            pick(&|t| score(t, 8, 2 * m / 3, &step4)),
+            pick(&|t| score(t, 12, 2 * m / 3, &step4)),
+            pick(&|t| lgh(t, 8, (2 * m / 3) as f64)),
+            pick(&|t| lgh(t, 12, (2 * m / 3) as f64)),
+            pick(&|t| lgh(t, 8, (m / 2) as f64)),
+            pick(&|t| lgh(t, 8, m as f64)),
         ];
         // The oracle: a pilot of probes per orientation, then fresh probes of the pick.
         let pilot: Vec<f64> = turned.iter().map(|t| probe::probe_mean(t, 64, &mut rng).ours).collect();
