@@ -139,3 +139,67 @@ fn a_commit_lands_each_count_once_and_touches_nothing_else() {
     assert!(block0(&mut c, 10).0 == want, "nothing moved");
     assert_eq!(totals(&mut c, 10).1, want_sums);
 }
+
+#[test]
+fn a_later_commit_keeps_the_counts_and_cycles_between_what_it_lands() {
+    let url = database("q_merge_span");
+    let target = Target::parse(&url).unwrap();
+    let size = BoardSize::new(10).unwrap();
+    let (mut st, _) = PgStore::open(&target, size, Duration::from_secs(600)).unwrap();
+    let id = st.solver_id("span sim").unwrap();
+    let got: Vec<_> = st
+        .claim(4096, Stamp::now())
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.index < 4096)
+        .collect();
+    assert!(got.len() > 40, "block 0 leased: {}", got.len());
+    let mut c = client(&url);
+    let lease: i64 = c
+        .query_one("SELECT lease FROM queens_block WHERE n = 10 AND block = 0", &[])
+        .unwrap()
+        .get(0);
+    let (before, _, _) = block0(&mut c, 10);
+    let w = |count: u64| Solution::new(id, count).unwrap().word() as i64;
+    let commit = |c: &mut postgres::Client, picks: &[(usize, u64, Option<u64>)]| -> (i64, i64) {
+        let entries: Vec<i64> = picks.iter().map(|p| got[p.0].index as i64).collect();
+        let words: Vec<i64> = picks.iter().map(|p| w(p.1)).collect();
+        let cycles: Vec<Option<Vec<u8>>> = picks
+            .iter()
+            .map(|p| p.2.map(|x| x.to_le_bytes().to_vec()))
+            .collect();
+        let r = c
+            .query_one(
+                "SELECT o_agreed, o_disputed FROM queens_commit(10, 'span', 600, $1, $2, $3, $4, '{}', '{}', '{}')",
+                &[&vec![lease], &entries, &words, &cycles],
+            )
+            .unwrap();
+        (r.get(0), r.get(1))
+    };
+    // First two entries apart, then entries before, between and after them (one without
+    // cycles), and the first again with its count: a span whose gaps hold earlier counts.
+    assert_eq!(commit(&mut c, &[(5, 50, Some(500)), (2, 20, Some(200))]), (0, 0));
+    assert_eq!(
+        commit(
+            &mut c,
+            &[(9, 90, Some(900)), (3, 30, None), (1, 10, Some(100)), (2, 20, None), (4, 40, Some(400))]
+        ),
+        (1, 0)
+    );
+    let landed = [(1, 10, 100), (2, 20, 200), (3, 30, 0), (4, 40, 400), (5, 50, 500), (9, 90, 900)];
+    let mut want = before.clone();
+    for &(k, count, _) in &landed {
+        let off = (got[k].index as usize) * ENTRY_BYTES;
+        want[off + 8..off + 16].copy_from_slice(&(w(count) as u64).to_be_bytes());
+    }
+    let (after, cyc, solved) = block0(&mut c, 10);
+    assert!(after == want, "the block holds exactly what landed");
+    assert_eq!(solved, 6);
+    let cyc = cyc.expect("cycles known");
+    for (k, claim) in got.iter().enumerate() {
+        let i = claim.index as usize;
+        let have = u64::from_le_bytes(cyc[i * 8..i * 8 + 8].try_into().unwrap());
+        let want = landed.iter().find(|l| l.0 == k).map_or(0, |l| l.2);
+        assert_eq!(have, want, "cycles of entry {i}");
+    }
+}

@@ -29,25 +29,24 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT CASE WHEN ((w1 >> 23) & 3) = 0 THEN NULL ELSE 4 - ((w1 >> 23) & 3)::integer END
 $$;
 
--- A block's entries with word 2 replaced where `nw` holds one (NULL: unchanged).
-CREATE OR REPLACE FUNCTION queens_rebuild(e bytea, nw bigint[]) RETURNS bytea
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-SET search_path = @schema@, pg_temp AS $$
-    SELECT string_agg(CASE WHEN t.w IS NULL THEN substring(e FROM (t.i::integer - 1) * 16 + 1 FOR 16)
-                      ELSE substring(e FROM (t.i::integer - 1) * 16 + 1 FOR 8) || int8send(t.w) END,
-                      ''::bytea ORDER BY t.i)
-    FROM unnest(nw) WITH ORDINALITY AS t(w, i)
-$$;
-
--- A block's cycle counts with those of `nc` put in (NULL: unchanged, or 0 when none known).
-CREATE OR REPLACE FUNCTION queens_rebuild_cycles(old bytea, nc bytea[]) RETURNS bytea
+-- `e` with the bytes at `offs[j] * size + at` replaced by `vals[j]` (`offs` ascending, each
+-- once): one piece per replacement, so its cost grows with the replacements, not with `e`
+-- (pass `e` decompressed, or each slice decompresses it again).
+CREATE OR REPLACE FUNCTION queens_patch(e bytea, size integer, at integer, offs integer[], vals bytea[])
+RETURNS bytea
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = @schema@, pg_temp AS $$
-    SELECT string_agg(coalesce(t.c, CASE WHEN old IS NULL THEN '\x0000000000000000'::bytea
-                                    ELSE substring(old FROM (t.i::integer - 1) * 8 + 1 FOR 8) END),
-                      ''::bytea ORDER BY t.i)
-    FROM unnest(nc) WITH ORDINALITY AS t(c, i)
+    SELECT coalesce(string_agg(substring(e FROM p.prev + 1 FOR p.start - p.prev) || p.v, ''::bytea
+                               ORDER BY p.start), ''::bytea)
+           || substring(e FROM coalesce(max(p.start + length(p.v)), 0) + 1)
+    FROM (SELECT t.o * size + at AS start, t.v,
+                 coalesce(lag(t.o * size + at + length(t.v)) OVER (ORDER BY t.o), 0) AS prev
+          FROM unnest(offs, vals) AS t(o, v)) p
 $$;
+
+-- Older builds' whole-block rebuilds (a piece per entry), replaced by queens_patch.
+DROP FUNCTION IF EXISTS queens_rebuild(bytea, bigint[]);
+DROP FUNCTION IF EXISTS queens_rebuild_cycles(bytea, bytea[]);
 
 -- Seconds a lease may last: at least one, at most a day (a host cannot hoard blocks).
 CREATE OR REPLACE FUNCTION queens_ttl(secs float8) RETURNS interval
@@ -190,7 +189,6 @@ DECLARE
     b record;
     x record;
     nw bigint[];
-    nc bytea[];
     stored bigint;
     slot integer;
     d_solved integer;
@@ -204,7 +202,20 @@ DECLARE
     q_now boolean;
     q_why text;
     ents bytea;
+    old bytea;
     mine integer[];
+    r_cyc bytea[];
+    cyc bytea;
+    img bytea;
+    cimg bytea;
+    any_c boolean;
+    l_count bigint;
+    l_min integer;
+    l_n bigint[];
+    l_sum bigint[];
+    l_bad bigint;
+    k_off integer[];
+    k_w bigint[];
 BEGIN
     PERFORM queens_admit(p_n);
     -- This role's row stays locked to the end: a quarantine (which updates it) waits for
@@ -231,18 +242,25 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     SELECT c.block_size, c.subproblems INTO bs, total FROM queens_campaign c WHERE c.n = p_n;
-    IF EXISTS (SELECT 1 FROM unnest(r_entry || c_entry) e WHERE e IS NULL OR e < 0 OR e >= total) THEN
-        RAISE EXCEPTION 'an entry outside the campaign of N = % (% entries)', p_n, total
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
-    IF EXISTS (SELECT 1 FROM unnest(r_word) w WHERE w IS NULL OR w = 0)
-       OR EXISTS (SELECT 1 FROM unnest(r_cycles) c WHERE c IS NOT NULL AND length(c) <> 8) THEN
-        RAISE EXCEPTION 'a result without a count, or with a cycle count that is not 8 bytes'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    r_cyc := coalesce(r_cycles, array_fill(NULL::bytea, ARRAY[cardinality(r_entry)]));
     mine := ARRAY(SELECT s.id FROM queens_solver s WHERE s.n = p_n AND s.role = me);
-    IF EXISTS (SELECT 1 FROM unnest(r_word || c_word) w
-               WHERE w IS NULL OR (w <> 0 AND NOT ((w >> 52) & 4095)::integer = ANY (mine))) THEN
+    -- One pass over the results and corrections finds any fault; the second names it.
+    IF EXISTS (SELECT 1 FROM unnest(r_entry, r_word, r_cyc) AS u(e, w, c)
+               WHERE e IS NULL OR e < 0 OR e >= total OR w IS NULL OR w = 0
+                  OR (c IS NOT NULL AND length(c) <> 8)
+                  OR NOT ((w >> 52) & 4095)::integer = ANY (mine))
+       OR EXISTS (SELECT 1 FROM unnest(c_entry, c_word) AS u(e, w)
+                  WHERE e IS NULL OR e < 0 OR e >= total OR w IS NULL
+                     OR (w <> 0 AND NOT ((w >> 52) & 4095)::integer = ANY (mine))) THEN
+        IF EXISTS (SELECT 1 FROM unnest(r_entry || c_entry) e WHERE e IS NULL OR e < 0 OR e >= total) THEN
+            RAISE EXCEPTION 'an entry outside the campaign of N = % (% entries)', p_n, total
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF EXISTS (SELECT 1 FROM unnest(r_word) w WHERE w IS NULL OR w = 0)
+           OR EXISTS (SELECT 1 FROM unnest(r_cycles) c WHERE c IS NOT NULL AND length(c) <> 8) THEN
+            RAISE EXCEPTION 'a result without a count, or with a cycle count that is not 8 bytes'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
         RAISE EXCEPTION 'a count names a solver id that is not one of role %''s', me
             USING ERRCODE = 'insufficient_privilege';
     END IF;
@@ -250,64 +268,114 @@ BEGIN
     FOR b IN
         SELECT k.block, k.first, k.len, k.entries, k.cycles,
                (k.role = me AND k.lease = ANY (coalesce(p_leases, '{}')))
-               OR k.lease_until IS NULL OR k.lease_until < now() AS ours
+               OR k.lease_until IS NULL OR k.lease_until < now() AS ours,
+               coalesce(rs.cnt, 0) AS cnt
         FROM queens_block k
+        LEFT JOIN (SELECT (e / bs)::integer AS blk, count(*) AS cnt FROM unnest(r_entry) e GROUP BY 1) rs
+               ON rs.blk = k.block
         WHERE k.n = p_n
           AND k.block IN (SELECT DISTINCT (e / bs)::integer FROM unnest(r_entry || c_entry) e)
         ORDER BY k.block
-        FOR UPDATE
+        FOR UPDATE OF k
     LOOP
         nw := NULL;
-        nc := NULL;
         d_solved := 0;
+        l_count := 0;
+        any_c := false;
         -- Decompressed once: every entry read below is then a slice of plain bytes.
         ents := b.entries || ''::bytea;
-        FOR x IN
-            SELECT (u.e - b.first)::integer AS off, u.w, u.c
-            FROM unnest(r_entry, r_word, coalesce(r_cycles, array_fill(NULL::bytea, ARRAY[cardinality(r_entry)])))
-                 WITH ORDINALITY AS u(e, w, c, i)
-            WHERE u.e >= b.first AND u.e < b.first + b.len
-            ORDER BY u.i
-        LOOP
-            stored := coalesce(nw[x.off + 1], queens_word(ents, x.off, 1));
-            IF stored = 0 THEN
-                IF NOT b.ours THEN
+        old := ents;
+        -- What lands, in one statement: the first result for each entry unsolved here, in a
+        -- block this role leases or no one holds. The new bytes of the entries from the
+        -- first to the last that land are built in the same pass (each piece: the entries
+        -- between, word 1, the new word 2) and put in place at once, so that a commit costs
+        -- what its results do, not what the block does.
+        IF b.ours AND b.cnt > 0 THEN
+            cyc := b.cycles || ''::bytea;
+            -- (One sort, DISTINCT ON's: the window and the aggregates take its order, which
+            -- is checked below rather than assumed.)
+            SELECT count(*), min(g.off),
+                   string_agg(substring(ents FROM g.prev * 16 + 17 FOR (g.off - g.prev - 1) * 16 + 8)
+                              || int8send(g.w), ''::bytea),
+                   string_agg(CASE WHEN cyc IS NULL THEN decode(repeat('00', (g.off - g.prev - 1) * 8), 'hex')
+                                   ELSE substring(cyc FROM g.prev * 8 + 9 FOR (g.off - g.prev - 1) * 8) END
+                              || coalesce(g.c, substring(cyc FROM g.off * 8 + 1 FOR 8),
+                                          '\x0000000000000000'::bytea), ''::bytea),
+                   coalesce(bool_or(g.c IS NOT NULL), false),
+                   ARRAY[count(*) FILTER (WHERE g.cls = 3), count(*) FILTER (WHERE g.cls = 2),
+                         count(*) FILTER (WHERE g.cls = 1)],
+                   ARRAY[coalesce(sum(queens_whole(g.w)) FILTER (WHERE g.cls = 3), 0),
+                         coalesce(sum(queens_whole(g.w)) FILTER (WHERE g.cls = 2), 0),
+                         coalesce(sum(queens_whole(g.w)) FILTER (WHERE g.cls = 1), 0)],
+                   count(*) FILTER (WHERE g.cls = 0),
+                   coalesce(array_agg(g.off) FILTER (WHERE g.pick), '{}'),
+                   coalesce(array_agg(g.w) FILTER (WHERE g.pick), '{}')
+            INTO l_count, l_min, img, cimg, any_c, l_n, l_sum, l_bad, k_off, k_w
+            FROM (SELECT f.off, f.w, f.c, coalesce(lag(f.off) OVER (ORDER BY f.e), f.off - 1) AS prev,
+                         -- the class bits of word 1 ((w1 >> 23) & 3: 3 none, 2 point, 1 rotate)
+                         ((get_byte(ents, f.off * 16 + 4) & 1) << 1) | (get_byte(ents, f.off * 16 + 5) >> 7) AS cls,
+                         -- chosen for another host to recompute: all of this role's first
+                         -- block (this one, when it has none yet), then a random share
+                         (h_first IS NULL OR b.block = h_first OR random() < share) AS pick
+                  FROM (SELECT DISTINCT ON (v.e) v.e, (v.e - b.first)::integer AS off, v.w, v.c
+                        FROM unnest(r_entry, r_word, r_cyc) WITH ORDINALITY AS v(e, w, c, i)
+                        WHERE v.e >= b.first AND v.e < b.first + b.len
+                        ORDER BY v.e, v.i) f
+                  WHERE substring(ents FROM f.off * 16 + 9 FOR 8) = '\x0000000000000000'::bytea
+                  ORDER BY f.e) g;
+            IF l_bad > 0 THEN
+                RAISE EXCEPTION 'an entry of block % has no symmetry class: the block is damaged', b.block
+                    USING ERRCODE = 'data_corrupted';
+            END IF;
+        END IF;
+        IF l_count > 0 THEN
+            ents := overlay(ents PLACING img FROM l_min * 16 + 1);
+            -- Word 1 of every entry as it was (all differ), so the pieces were joined in
+            -- entry order, the cycles' with them: a bitwise comparison of the span.
+            IF ('x' || encode(img, 'hex'))::varbit & ('x' || repeat('ffffffffffffffff0000000000000000', length(img) / 16))::varbit
+               <> ('x' || encode(substring(old FROM l_min * 16 + 1 FOR length(img)), 'hex'))::varbit
+                  & ('x' || repeat('ffffffffffffffff0000000000000000', length(img) / 16))::varbit THEN
+                RAISE EXCEPTION 'the merge of block % put an entry out of place', b.block
+                    USING ERRCODE = 'internal_error';
+            END IF;
+            IF any_c THEN
+                cyc := overlay(coalesce(cyc, decode(repeat('00', b.len * 8), 'hex')) PLACING cimg FROM l_min * 8 + 1);
+            END IF;
+            FOR j IN 1 .. 3 LOOP
+                g_solved[j] := g_solved[j] + l_n[j];
+                g_sums[j] := g_sums[j] + l_sum[j];
+            END LOOP;
+            d_solved := l_count;
+            v_given := v_given + l_count;
+            IF h_first IS NULL THEN
+                h_first := b.block;
+                UPDATE queens_host h SET first_block = b.block WHERE h.n = p_n AND h.role = me;
+            END IF;
+            INSERT INTO queens_check AS c (n, entry, giver, word)
+            SELECT p_n, b.first + t.o, me, t.w FROM unnest(k_off, k_w) AS t(o, w)
+            ON CONFLICT (n, entry) DO UPDATE
+            SET giver = me, word = excluded.word, state = 'open', second = NULL, second_word = NULL,
+                confirmer = NULL, checker = NULL, holder = NULL, until = NULL, t = now();
+        END IF;
+        -- The rest, one by one (few: recomputations of chosen counts, repeats, refusals):
+        -- compared with what is stored (now including what landed above), never counted.
+        IF b.cnt > l_count THEN
+            FOR x IN
+                SELECT v.off, v.w FROM (
+                    SELECT (u.e - b.first)::integer AS off, u.w, u.i,
+                           row_number() OVER (PARTITION BY u.e ORDER BY u.i) AS nth
+                        FROM unnest(r_entry, r_word) WITH ORDINALITY AS u(e, w, i)
+                    WHERE u.e >= b.first AND u.e < b.first + b.len) v
+                WHERE NOT b.ours OR v.nth > 1
+                   OR substring(old FROM v.off * 16 + 9 FOR 8) <> '\x0000000000000000'::bytea
+                ORDER BY v.i
+            LOOP
+                stored := queens_word(ents, x.off, 1);
+                IF stored = 0 THEN
+                    -- Unsolved in a block another host holds.
                     o_refused := o_refused + 1;
                     CONTINUE;
                 END IF;
-                slot := queens_slot(queens_word(ents, x.off, 0));
-                IF slot IS NULL THEN
-                    RAISE EXCEPTION 'entry % has no symmetry class: the block is damaged', b.first + x.off
-                        USING ERRCODE = 'data_corrupted';
-                END IF;
-                IF nw IS NULL THEN
-                    nw := array_fill(NULL::bigint, ARRAY[b.len]);
-                END IF;
-                nw[x.off + 1] := x.w;
-                g_solved[slot] := g_solved[slot] + 1;
-                g_sums[slot] := g_sums[slot] + queens_whole(x.w);
-                d_solved := d_solved + 1;
-                v_given := v_given + 1;
-                -- Chosen for another host to recompute: all of this role's first block, then
-                -- a random share.
-                IF h_first IS NULL THEN
-                    h_first := b.block;
-                    UPDATE queens_host h SET first_block = b.block WHERE h.n = p_n AND h.role = me;
-                END IF;
-                IF b.block = h_first OR random() < share THEN
-                    INSERT INTO queens_check AS c (n, entry, giver, word)
-                    VALUES (p_n, b.first + x.off, me, x.w)
-                    ON CONFLICT (n, entry) DO UPDATE
-                    SET giver = me, word = x.w, state = 'open', second = NULL, second_word = NULL,
-                        confirmer = NULL, checker = NULL, holder = NULL, until = NULL, t = now();
-                END IF;
-                IF x.c IS NOT NULL THEN
-                    IF nc IS NULL THEN
-                        nc := array_fill(NULL::bytea, ARRAY[b.len]);
-                    END IF;
-                    nc[x.off + 1] := x.c;
-                END IF;
-            ELSE
                 -- A recomputation of a count chosen for checking, by a role it is not yet
                 -- from: agreement confirms it; the first disagreement asks a third role,
                 -- whose count outvotes one of the two.
@@ -347,8 +415,8 @@ BEGIN
                     INSERT INTO queens_dispute (n, entry, kept, other, host, role)
                     VALUES (p_n, b.first + x.off, stored, x.w, p_who, me);
                 END IF;
-            END IF;
-        END LOOP;
+            END LOOP;
+        END IF;
         FOR x IN
             SELECT (u.e - b.first)::integer AS off, u.w
             FROM unnest(c_entry, c_word) WITH ORDINALITY AS u(e, w, i)
@@ -398,9 +466,16 @@ BEGIN
             WHERE c.n = p_n AND c.entry = b.first + x.off AND c.giver = me AND c.state <> 'void';
         END LOOP;
         IF nw IS NOT NULL THEN
+            ents := queens_patch(ents, 16, 8,
+                ARRAY(SELECT t.i::integer - 1 FROM unnest(nw) WITH ORDINALITY AS t(w, i)
+                      WHERE t.w IS NOT NULL ORDER BY t.i),
+                ARRAY(SELECT int8send(t.w) FROM unnest(nw) WITH ORDINALITY AS t(w, i)
+                      WHERE t.w IS NOT NULL ORDER BY t.i));
+        END IF;
+        IF l_count > 0 OR nw IS NOT NULL THEN
             UPDATE queens_block k
-            SET entries = queens_rebuild(ents, nw),
-                cycles = CASE WHEN nc IS NULL THEN k.cycles ELSE queens_rebuild_cycles(b.cycles || ''::bytea, nc) END,
+            SET entries = ents,
+                cycles = CASE WHEN any_c THEN cyc ELSE k.cycles END,
                 solved = k.solved + d_solved,
                 lease = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease END,
                 holder = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.holder END,
@@ -445,7 +520,6 @@ SET search_path = @schema@, pg_temp AS $$
 DECLARE
     b record;
     hits integer[];
-    nw bigint[];
     j integer;
     w1 bigint;
     slot integer;
@@ -461,19 +535,18 @@ BEGIN
         SELECT array_agg(i ORDER BY i) INTO hits FROM generate_series(0, b.len - 1) AS i
         WHERE ((get_byte(ents, i * 16 + 8) << 4) | (get_byte(ents, i * 16 + 9) >> 4)) = ANY (ids);
         CONTINUE WHEN hits IS NULL;
-        nw := array_fill(NULL::bigint, ARRAY[b.len]);
         FOREACH j IN ARRAY hits LOOP
             w1 := queens_word(ents, j, 0);
             slot := queens_slot(w1);
             g_solved[slot] := g_solved[slot] - 1;
             g_sums[slot] := g_sums[slot] - queens_whole(queens_word(ents, j, 1));
-            nw[j + 1] := 0;
             o_entry := b.first + j;
             o_w1 := w1;
             o_solver := ((queens_word(ents, j, 1) >> 52) & 4095)::integer;
             RETURN NEXT;
         END LOOP;
-        UPDATE queens_block k SET entries = queens_rebuild(ents, nw),
+        UPDATE queens_block k SET entries = queens_patch(ents, 16, 8, hits,
+                                      array_fill('\x0000000000000000'::bytea, ARRAY[cardinality(hits)])),
                                   solved = k.solved - cardinality(hits)
         WHERE k.n = p_n AND k.block = b.block;
         UPDATE queens_check c SET state = 'void'
