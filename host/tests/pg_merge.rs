@@ -7,11 +7,34 @@ use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
 use queens_core::BoardSize;
 use queens_host::store::pg::PgStore;
 use queens_host::store::pg_conn::Target;
-use queens_host::store::Store;
+use queens_host::store::{Claim, Store};
 use std::time::Duration;
 
 mod common;
 use common::pg::{client, database};
+
+/// A fresh campaign of N = 10 in database `name` whose block 0 a store has claimed for
+/// solver `solver`: the store (kept open, as its claim was made), its URL, the solver's id,
+/// the subproblems of block 0 and the lease.
+fn lease_block0(name: &str, solver: &str) -> (PgStore, String, u16, Vec<Claim>, i64) {
+    let url = database(name);
+    let target = Target::parse(&url).unwrap();
+    let size = BoardSize::new(10).unwrap();
+    let (mut st, _) = PgStore::open(&target, size, Duration::from_secs(600)).unwrap();
+    let id = st.solver_id(solver).unwrap();
+    let got: Vec<_> = st
+        .claim(4096, Stamp::now())
+        .unwrap()
+        .into_iter()
+        .filter(|c| c.index < 4096)
+        .collect();
+    assert!(got.len() > 40, "block 0 leased: {}", got.len());
+    let lease = client(&url)
+        .query_one("SELECT lease FROM queens_block WHERE n = 10 AND block = 0", &[])
+        .unwrap()
+        .get(0);
+    (st, url, id, got, lease)
+}
 
 /// Block 0's entries and cycles as stored.
 fn block0(c: &mut postgres::Client, n: i32) -> (Vec<u8>, Option<Vec<u8>>, i32) {
@@ -36,24 +59,7 @@ fn totals(c: &mut postgres::Client, n: i32) -> (Vec<i64>, Vec<i64>) {
 
 #[test]
 fn a_commit_lands_each_count_once_and_touches_nothing_else() {
-    let url = database("q_merge");
-    let target = Target::parse(&url).unwrap();
-    let size = BoardSize::new(10).unwrap();
-    let (mut st, _) = PgStore::open(&target, size, Duration::from_secs(600)).unwrap();
-    let id = st.solver_id("merge sim").unwrap();
-    let got: Vec<_> = st
-        .claim(4096, Stamp::now())
-        .unwrap()
-        .into_iter()
-        .filter(|c| c.index < 4096)
-        .collect();
-    assert!(got.len() > 40, "block 0 leased: {}", got.len());
-    let lease: i64 = {
-        let mut c = client(&url);
-        c.query_one("SELECT lease FROM queens_block WHERE n = 10 AND block = 0", &[])
-            .unwrap()
-            .get(0)
-    };
+    let (_store, url, id, got, lease) = lease_block0("q_merge", "merge sim");
     let mut c = client(&url);
     let (before, _, _) = block0(&mut c, 10);
     let (_, sums_before) = totals(&mut c, 10);
@@ -142,23 +148,8 @@ fn a_commit_lands_each_count_once_and_touches_nothing_else() {
 
 #[test]
 fn a_later_commit_keeps_the_counts_and_cycles_between_what_it_lands() {
-    let url = database("q_merge_span");
-    let target = Target::parse(&url).unwrap();
-    let size = BoardSize::new(10).unwrap();
-    let (mut st, _) = PgStore::open(&target, size, Duration::from_secs(600)).unwrap();
-    let id = st.solver_id("span sim").unwrap();
-    let got: Vec<_> = st
-        .claim(4096, Stamp::now())
-        .unwrap()
-        .into_iter()
-        .filter(|c| c.index < 4096)
-        .collect();
-    assert!(got.len() > 40, "block 0 leased: {}", got.len());
+    let (_store, url, id, got, lease) = lease_block0("q_merge_span", "span sim");
     let mut c = client(&url);
-    let lease: i64 = c
-        .query_one("SELECT lease FROM queens_block WHERE n = 10 AND block = 0", &[])
-        .unwrap()
-        .get(0);
     let (before, _, _) = block0(&mut c, 10);
     let w = |count: u64| Solution::new(id, count).unwrap().word() as i64;
     let commit = |c: &mut postgres::Client, picks: &[(usize, u64, Option<u64>)]| -> (i64, i64) {
