@@ -173,11 +173,24 @@ fn a_later_commit_keeps_the_counts_and_cycles_between_what_it_lands() {
     assert_eq!(
         commit(
             &mut c,
-            &[(9, 90, Some(900)), (3, 30, None), (1, 10, Some(100)), (2, 20, None), (4, 40, Some(400))]
+            &[
+                (9, 90, Some(900)),
+                (3, 30, None),
+                (1, 10, Some(100)),
+                (2, 20, None),
+                (4, 40, Some(400))
+            ]
         ),
         (1, 0)
     );
-    let landed = [(1, 10, 100), (2, 20, 200), (3, 30, 0), (4, 40, 400), (5, 50, 500), (9, 90, 900)];
+    let landed = [
+        (1, 10, 100),
+        (2, 20, 200),
+        (3, 30, 0),
+        (4, 40, 400),
+        (5, 50, 500),
+        (9, 90, 900),
+    ];
     let mut want = before.clone();
     for &(k, count, _) in &landed {
         let off = (got[k].index as usize) * ENTRY_BYTES;
