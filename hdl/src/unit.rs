@@ -2,8 +2,9 @@
 //! one step per clock. Its cycle-by-cycle behaviour is specified (and modelled for speed) in
 //! `queens_sim::model`; in short, every cycle two arbiters look at two columns:
 //! A searches the active column c from its bottom row, B searches column c-1 from just above
-//! its queen, and the unit advances (A found a row), moves the queen of c-1 (B found one), or
-//! retreats. A row found by A in the last column is a solution.
+//! its queen, and the unit advances (A found a row), moves the queen of c-1 (B found one),
+//! takes the uncle step (see `unc`), or retreats. A row found by A in the last column is a
+//! solution.
 //!
 //! State, with M inner rows and D = 2M - 1 diagonals per direction:
 //! - `qtop`: the queen of column c-1 (one-hot, 0 for a column the ring fills), kept out of
@@ -15,6 +16,11 @@
 //!   (wiring, no multiplexer); they are loaded through the same rotation, a bit of each per
 //!   cycle, so that loading costs their logic no input;
 //! - `cols`: the columns the ring fills, loaded before a start;
+//! - `unc`: the held uncle, the row B found for the queen of c-2 in the advance into c (valid
+//!   in `unc_v` until the walk steps back). Where A and B find nothing it moves that queen
+//!   with the step back a retreat takes anyway: the blocking registers see a retreat, and
+//!   only the queen of c-1 it leaves and the exhausted flag differ. Kept from B's grant
+//!   rather than searched again, it costs no third carry chain;
 //! - the stack of the queens left of c-1, in a LUT-RAM indexed by column: pushed on advance,
 //!   read back on retreat (a RAM instead of the reference design's two-way shift register of
 //!   M x M flip-flops, which cost it about 500 LUTs per unit).
@@ -76,6 +82,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bd: DFF<Bits<D>>,
     bu: DFF<Bits<D>>,
     cols: DFF<Bits<M>>,
+    unc: DFF<Bits<M>>,
+    unc_v: DFF<Bit>,
     sol_r: DFF<Bit>,
     done_r: DFF<Bit>,
     stack: LutRam<M1>,
@@ -148,6 +156,10 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     at0: Signal<Local, Bit>,
     at1: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
+    /// The uncle is held (searching): where A and B find nothing, the unit moves it.
+    c_ok: Signal<Local, Bit>,
+    /// The queen of c-1 after a step back: the held uncle, else the stack's.
+    back_q: Signal<Local, Bits<M>>,
     adv: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
     /// An advance copied into the search's flags.
@@ -197,6 +209,8 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bd: Default::default(),
             bu: Default::default(),
             cols: Default::default(),
+            unc: Default::default(),
+            unc_v: Default::default(),
             sol_r: Default::default(),
             done_r: Default::default(),
             stack: Default::default(),
@@ -242,6 +256,8 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             at0: Default::default(),
             at1: Default::default(),
             b_ok: Default::default(),
+            c_ok: Default::default(),
+            back_q: Default::default(),
             adv: Default::default(),
             fin: Default::default(),
             adv_c: Default::default(),
@@ -263,8 +279,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c, cp1, cm1, cm2, filled, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, sol_r,
-            done_r
+            self, clock, c, cp1, cm1, cm2, filled, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, unc,
+            unc_v, sol_r, done_r
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
@@ -439,6 +455,19 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else {
             self.keep_walk.a.next = self.keep_walk_arow.y.val();
         }
+        // The held uncle moves with the walk: an advance keeps B's row (the next for the queen
+        // of the column that becomes c-2), a step back drops it, B's move keeps it. Its rows
+        // need no logic: B's grant into a flip-flop with the walk's clock enable.
+        if self.keep_walk.y.val() {
+            self.unc.d.next = self.arb_b.grant.val();
+            self.unc_v.d.next = self.adv.val() & self.b_ok.val();
+        }
+        self.c_ok.next = self.act.q.val() & self.unc_v.q.val();
+        if self.c_ok.val() {
+            self.back_q.next = self.unc.q.val();
+        } else {
+            self.back_q.next = self.pop_q.val();
+        }
         if self.keep_walk.y.val() {
             if self.start.val() {
                 self.filled.d.next = self.cols.q.val().get_bit(0);
@@ -471,10 +500,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.cm1.d.next = 0.into();
             self.cm2.d.next = 0.into();
             self.qvalid.d.next = false;
+            self.unc_v.d.next = false;
         }
 
         // The queen of c-1: A's row on an advance (none for a column the ring fills, where A
-        // may see a row open), B's on a move, the stack's on a retreat (also the default when
+        // may see a row open), B's on a move, the held uncle on its step, the stack's on a
+        // retreat (also the default when
         // the search ends or the unit is idle, where it does not matter; a start clears it).
         // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
         // the start of the cycle come first, so that two levels of logic follow the chains.
@@ -483,15 +514,15 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
         } else if self.arb_b.tout.val() {
-            self.qtop.d.next = self.pop_q.val();
+            self.qtop.d.next = self.back_q.val();
         } else if self.qvalid.q.val() {
             // Nested, not `qvalid & !tout`: that is `keep_b`'s input, which synthesis would
             // share, and a kept wire looks early to abc9 (it built three LUTs after it).
             self.qtop.d.next = self.arb_b.grant.val();
         } else {
-            self.qtop.d.next = self.pop_q.val();
+            self.qtop.d.next = self.back_q.val();
         }
-        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val();
+        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val() & !self.c_ok.val();
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
@@ -502,7 +533,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
 
         // `act` and `go` next, where a start sets both. After an advance the unit may advance
         // again unless c+1 is the last column; after B's move unless c is the last or the
-        // search ends at column 0; after a retreat it is exhausted. A search ends (`fin`)
+        // search ends at column 0; after the uncle step always (c-1 is not the last); after a
+        // retreat it is exhausted. A search ends (`fin`)
         // where it does not advance at column 0, or at column 1 if B finds no row.
         self.keep_go_adv.a.next = self.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
         self.keep_go_move.a.next =
@@ -515,10 +547,13 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.go.d.next = self.keep_go_adv.y.val();
             self.act.d.next = self.keep_act_adv.y.val();
         } else if self.arb_b.tout.val() {
-            self.go.d.next = self.start.val();
+            self.go.d.next = self.start.val() | self.c_ok.val();
             self.act.d.next = self.keep_act_b1.y.val();
-        } else {
+        } else if self.qvalid.q.val() {
             self.go.d.next = self.keep_go_move.y.val();
+            self.act.d.next = self.keep_act_b0.y.val();
+        } else {
+            self.go.d.next = self.start.val() | self.c_ok.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
         self.busy.next = self.run.q.val() & !self.done_r.q.val();

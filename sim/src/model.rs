@@ -6,11 +6,15 @@
 //! - A, the active column c, searched from its lowest row (it has just been entered);
 //! - B, the column c-1 behind it, searched from just above the queen it holds.
 //!
-//! and does exactly one of:
+//! An advance also keeps what B found in that cycle, the next row for the queen of c-2 (the
+//! *held uncle*); it stays valid while the unit stands in c and only moves the queen of c-1,
+//! and is dropped by any step back. Each cycle the unit does exactly one of:
 //! - *advance*: A found a row (or c is pre-occupied by the ring): place it, c += 1;
 //! - *sibling*: A found nothing (or c was already exhausted) but B found a row: move the
 //!   queen of c-1 there and enter c afresh;
-//! - *retreat*: neither found a row: lift the queen of c-1, c -= 1, and mark c exhausted.
+//! - *uncle*: neither found a row but the uncle is held: lift the queen of c-1, move the queen
+//!   of c-2 to the held row, c -= 1, and enter it afresh (a retreat and a sibling in one);
+//! - *retreat*: none of these: lift the queen of c-1, c -= 1, and mark c exhausted.
 //!
 //! A row found by A in the last column is a solution; the cycle then goes on as if A had
 //! found nothing, so the last column costs no cycle of its own. The unit is done when the
@@ -28,6 +32,7 @@ use queens_core::{Blocking, Preplacement};
 pub enum Step {
     Advance,
     Sibling,
+    Uncle,
     Retreat,
     Done,
 }
@@ -51,6 +56,10 @@ pub struct Unit {
     c: u32,
     /// The active column has been searched to its end (entered by a retreat).
     exhausted: bool,
+    /// The uncle is held: c was entered by an advance, and since then only the queen of c-1
+    /// has moved. The circuit keeps the row B found in that advance; the queens it depends
+    /// on (left of c-1) have not moved since, so the model searches for it again when used.
+    held: bool,
     /// One-hot queen of each column left of c (0 for a filled column).
     queen: [u32; 32],
     /// Rows, falling diagonals (x + y) and rising diagonals (y - x + m - 1) of those queens.
@@ -73,6 +82,7 @@ impl Unit {
             filled: b.cols,
             c: 0,
             exhausted: false,
+            held: false,
             queen: [0; 32],
             used: 0,
             down: 0,
@@ -132,6 +142,7 @@ impl Unit {
                 }
                 self.c = c + 1;
                 self.exhausted = false;
+                self.held = true;
                 return Step::Advance;
             }
             self.solutions += 1;
@@ -156,6 +167,25 @@ impl Unit {
             }
         }
         self.queen[p as usize] = 0;
+        let held = std::mem::replace(&mut self.held, false);
+        // The uncle: the row B found for the queen of c-2 when the unit advanced into c.
+        if held && p >= 1 {
+            let p2 = p - 1;
+            let q2 = self.queen[p2 as usize];
+            if q2 != 0 {
+                self.toggle(p2, q2);
+                let f = self.free(p2) & !((q2 << 1) - 1);
+                if f != 0 {
+                    let s = f & f.wrapping_neg();
+                    self.queen[p2 as usize] = s;
+                    self.toggle(p2, s);
+                    self.c = p;
+                    self.exhausted = false;
+                    return Step::Uncle;
+                }
+                self.toggle(p2, q2);
+            }
+        }
         self.c = p;
         self.exhausted = true;
         if p == 0 {

@@ -6,8 +6,12 @@
 //! node are the rows column c leaves open. Its cycles are a sum over that tree's nodes:
 //! - the root (depth 0) costs 1 (its last cycle is the one that finds nothing more);
 //! - a node at depth 1..m-2 without children costs 1 (A finds nothing, B moves on);
-//! - a node at depth 1..m-2 with children costs 2 (the advance into its first child, and the
-//!   cycle in its exhausted column after the retreat from its last);
+//! - a node at depth 1..m-2 with children costs 1 (the advance into its first child), and 1
+//!   more for the cycle in its exhausted column after its last child, unless the held uncle
+//!   skipped that cycle: that takes a node with a next sibling whose children are all leaves
+//!   (each child a node without children, or in the last column), so that the unit stood
+//!   in the column below it since the advance into it, held the row of that next sibling,
+//!   and moved there from its last child in one step;
 //! - a node in the last column costs 1, a solution or not.
 //!
 //! (The cycle that moves to a sibling is the last cycle of the sibling before it.) Queens@TUD's
@@ -93,31 +97,56 @@ impl Walk {
         self.up |= 1 << (y + self.m - 1 - c);
     }
 
+    /// Every child of the node at depth c (c < m - 1) is a leaf: a node in the last column,
+    /// or one whose column has no open row.
+    fn children_are_leaves(&self, c: u32) -> bool {
+        let leaf = |w: &Walk| c + 1 == w.m - 1 || w.children(c + 1) == Some(0);
+        match self.children(c) {
+            None => leaf(self),
+            Some(mut f) => {
+                while f != 0 {
+                    let mut next = *self;
+                    next.place(c, f & f.wrapping_neg());
+                    f &= f - 1;
+                    if !leaf(&next) {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+
     /// Cycles of the node at depth c with `k` children, for each unit (see the module's
-    /// comment).
+    /// comment); `last`: the node is its parent's last child.
     #[inline(always)]
-    fn cost(&self, c: u32, k: u32) -> PerUnit<u64> {
-        let ours = if c == 0 || c == self.m - 1 || k == 0 { 1 } else { 2 };
+    fn cost(&self, c: u32, k: u32, last: bool) -> PerUnit<u64> {
+        let ours = if c == 0 || c == self.m - 1 || k == 0 {
+            1
+        } else {
+            1 + (last || !self.children_are_leaves(c)) as u64
+        };
         PerUnit {
             ours,
             tud: tud::node_cycles(c, self.m, k),
         }
     }
 
-    fn subtree(&self, c: u32) -> PerUnit<u64> {
+    /// `last`: this node is its parent's last child (the root counts as one).
+    fn subtree(&self, c: u32, last: bool) -> PerUnit<u64> {
         if c == self.m - 1 {
-            return self.cost(c, 0);
+            return self.cost(c, 0, last);
         }
         match self.children(c) {
-            None => self.cost(c, 1) + self.subtree(c + 1),
+            None => self.cost(c, 1, last) + self.subtree(c + 1, true),
             Some(mut f) => {
-                let mut sum = self.cost(c, f.count_ones());
+                let mut sum = self.cost(c, f.count_ones(), last);
                 while f != 0 {
                     let q = f & f.wrapping_neg();
                     f &= f - 1;
                     let mut next = *self;
                     next.place(c, q);
-                    sum += next.subtree(c + 1);
+                    sum += next.subtree(c + 1, f == 0);
                 }
                 sum
             }
@@ -128,7 +157,7 @@ impl Walk {
 /// Each unit's cycles on `b` walked as given, from the tree's node prices (ours equal to
 /// [`crate::model::run_unit`]'s cycles; the test of that is the check on this sum).
 pub fn cycles(b: &Blocking) -> PerUnit<u64> {
-    Walk::new(b).subtree(0)
+    Walk::new(b).subtree(0, true)
 }
 
 fn weighted(weight: f64, cost: PerUnit<u64>) -> PerUnit<f64> {
@@ -144,25 +173,31 @@ pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> PerUnit<f64> {
     let mut w = Walk::new(b);
     let mut weight = 1.0f64;
     let mut sum = PerUnit::default();
+    let mut last = true;
     for c in 0..w.m {
         if c == w.m - 1 {
-            return sum + weighted(weight, w.cost(c, 0));
+            return sum + weighted(weight, w.cost(c, 0, last));
         }
         match w.children(c) {
-            None => sum += weighted(weight, w.cost(c, 1)),
+            None => {
+                sum += weighted(weight, w.cost(c, 1, last));
+                last = true;
+            }
             Some(f) => {
                 let k = f.count_ones();
-                sum += weighted(weight, w.cost(c, k));
+                sum += weighted(weight, w.cost(c, k, last));
                 if k == 0 {
                     return sum;
                 }
                 // The pick-th set bit of f.
+                let pick = rng.u32(0..k);
                 let mut g = f;
-                for _ in 0..rng.u32(0..k) {
+                for _ in 0..pick {
                     g &= g - 1;
                 }
                 w.place(c, g & g.wrapping_neg());
                 weight *= k as f64;
+                last = pick == k - 1;
             }
         }
     }
