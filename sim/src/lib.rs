@@ -11,9 +11,9 @@ pub mod estimate;
 pub mod model;
 pub mod netlist;
 pub mod probe;
+pub mod pty;
 pub mod ratio;
 pub mod tud;
-pub mod pty;
 pub mod verilator;
 pub mod wire;
 
