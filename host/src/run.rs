@@ -324,7 +324,8 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
             poll = (poll * 2).min(POLL_MAX);
         }
         if now - last_sync >= cfg.sync_every {
-            d.store_mut().sync()?;
+            // The run goes on while a shared store commits.
+            d.store_mut().sync_soon()?;
             last_sync = now;
         }
         if now - last_history >= Duration::from_secs(10) {

@@ -198,6 +198,13 @@ pub trait Store: Send {
     /// Makes everything recorded so far durable.
     fn sync(&mut self) -> Result<(), StoreError>;
 
+    /// Starts making what was recorded so far durable, without waiting for it where the store
+    /// can (a shared store commits on a connection of its own while the caller goes on; the
+    /// results stay with it until the database has them). `sync` waits for it all.
+    fn sync_soon(&mut self) -> Result<(), StoreError> {
+        self.sync()
+    }
+
     /// The 12-bit solver id recorded with the counts of the board behind `link`.
     fn solver_id(&mut self, link: &str) -> Result<u16, StoreError>;
 

@@ -166,11 +166,12 @@ $$;
 -- Commits a host's results (entry, word 2, cycles as 8 little-endian bytes or NULL),
 -- corrections (entry, word 2; 0 withdraws), and history events, renews its leases
 -- `p_leases`, and returns the leases kept and the campaign's totals.
--- A result lands on an unsolved entry of a block this role leases under one of `p_leases`,
--- or that no one else holds a live lease on; for a solved entry it is compared, never
--- counted again (a different count is a recorded dispute). A correction applies only to a
--- count of this role's own solvers; any other is recorded as a dispute, not applied. Every
--- count must name a solver id of this role. The totals change only here, by what landed.
+-- A result lands on an unsolved entry of a block this role leases under one of `p_leases`
+-- (or as holder `p_who`, under a newer lease), or that no one else holds a live lease on;
+-- for a solved entry it is compared, never counted again (a different count is a recorded
+-- dispute). A correction applies only to a count of this role's own solvers; any other is
+-- recorded as a dispute, not applied. Every count must name a solver id of this role. The
+-- totals change only here, by what landed.
 CREATE OR REPLACE FUNCTION queens_commit(
     p_n integer, p_who text, p_ttl float8, p_leases bigint[],
     r_entry bigint[], r_word bigint[], r_cycles bytea[],
@@ -192,7 +193,6 @@ DECLARE
     stored bigint;
     slot integer;
     d_solved integer;
-    ck record;
     share float8;
     h_first integer;
     v_given bigint := 0;
@@ -202,6 +202,14 @@ DECLARE
     q_now boolean;
     q_why text;
     ents bytea;
+    ours boolean;
+    sliced boolean;
+    reopen boolean;
+    x_e bigint[];
+    x_w bigint[];
+    x_s bigint[];
+    j_who text[];
+    j_why text[];
     old bytea;
     mine integer[];
     r_cyc bytea[];
@@ -264,34 +272,64 @@ BEGIN
         RAISE EXCEPTION 'a count names a solver id that is not one of role %''s', me
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    -- Blocks locked in order, so that two hosts committing at once never deadlock.
+    -- (Slices by subscript match positions only in arrays that start at 1, as sent.)
+    sliced := coalesce(array_lower(r_entry, 1), 1) = 1 AND coalesce(array_lower(r_word, 1), 1) = 1
+              AND coalesce(array_lower(r_cyc, 1), 1) = 1;
+    -- The blocks touched, in order. Only those where something may change are locked (in
+    -- that order, so that two hosts committing at once never deadlock): results that may
+    -- land (unsolved entries, in a block this role leases or no one holds) or corrections.
+    -- The others are only compared with (other roles' counts recomputed, repeats): read as
+    -- they stand, without waiting for the commits that hold them.
     FOR b IN
-        SELECT k.block, k.first, k.len, k.entries, k.cycles,
-               (k.role = me AND k.lease = ANY (coalesce(p_leases, '{}')))
-               OR k.lease_until IS NULL OR k.lease_until < now() AS ours,
-               coalesce(rs.cnt, 0) AS cnt
+        SELECT k.block, k.first, k.len, coalesce(rs.cnt, 0) AS cnt,
+               -- the block's results, when they are together (as a host sends them, sorted
+               -- by entry): only that slice is read for it, so that a commit's cost does not
+               -- grow with its results times its blocks; else all of them, filtered
+               CASE WHEN sliced AND rs.hi - rs.lo + 1 = rs.cnt THEN rs.lo ELSE 1 END AS lo,
+               CASE WHEN sliced AND rs.hi - rs.lo + 1 = rs.cnt THEN rs.hi ELSE cardinality(r_entry) END AS hi,
+               cs.blk IS NOT NULL
+               OR (rs.cnt IS NOT NULL AND k.solved < k.len
+                   AND ((k.role = me AND (k.lease = ANY (coalesce(p_leases, '{}')) OR k.holder = p_who))
+                        OR k.lease_until IS NULL OR k.lease_until < now())) AS locks
         FROM queens_block k
-        LEFT JOIN (SELECT (e / bs)::integer AS blk, count(*) AS cnt FROM unnest(r_entry) e GROUP BY 1) rs
+        LEFT JOIN (SELECT (u.e / bs)::integer AS blk, count(*) AS cnt, min(u.i) AS lo, max(u.i) AS hi
+                   FROM unnest(r_entry) WITH ORDINALITY AS u(e, i) GROUP BY 1) rs
                ON rs.blk = k.block
+        LEFT JOIN (SELECT DISTINCT (e / bs)::integer AS blk FROM unnest(c_entry) e) cs
+               ON cs.blk = k.block
         WHERE k.n = p_n
           AND k.block IN (SELECT DISTINCT (e / bs)::integer FROM unnest(r_entry || c_entry) e)
         ORDER BY k.block
-        FOR UPDATE OF k
     LOOP
         nw := NULL;
+        reopen := false;
         d_solved := 0;
         l_count := 0;
         any_c := false;
         -- Decompressed once: every entry read below is then a slice of plain bytes.
-        ents := b.entries || ''::bytea;
+        IF b.locks THEN
+            -- (This holder's own lease under a newer id counts too: a host whose lease
+            -- lapsed while a commit was on its way leases the block again, and that commit
+            -- still names the old id.)
+            SELECT k.entries || ''::bytea, k.cycles || ''::bytea,
+                   (k.role = me AND (k.lease = ANY (coalesce(p_leases, '{}')) OR k.holder = p_who))
+                   OR k.lease_until IS NULL OR k.lease_until < now()
+            INTO ents, cyc, ours
+            FROM queens_block k WHERE k.n = p_n AND k.block = b.block
+            FOR UPDATE;
+        ELSE
+            SELECT k.entries || ''::bytea INTO ents
+            FROM queens_block k WHERE k.n = p_n AND k.block = b.block;
+            cyc := NULL;
+            ours := false;
+        END IF;
         old := ents;
         -- What lands, in one statement: the first result for each entry unsolved here, in a
         -- block this role leases or no one holds. The new bytes of the entries from the
         -- first to the last that land are built in the same pass (each piece: the entries
         -- between, word 1, the new word 2) and put in place at once, so that a commit costs
         -- what its results do, not what the block does.
-        IF b.ours AND b.cnt > 0 THEN
-            cyc := b.cycles || ''::bytea;
+        IF ours AND b.cnt > 0 THEN
             -- (One sort, DISTINCT ON's: the window and the aggregates take its order, which
             -- is checked below rather than assumed.)
             SELECT count(*), min(g.off),
@@ -318,7 +356,8 @@ BEGIN
                          -- block (this one, when it has none yet), then a random share
                          (h_first IS NULL OR b.block = h_first OR random() < share) AS pick
                   FROM (SELECT DISTINCT ON (v.e) v.e, (v.e - b.first)::integer AS off, v.w, v.c
-                        FROM unnest(r_entry, r_word, r_cyc) WITH ORDINALITY AS v(e, w, c, i)
+                        FROM unnest(r_entry[b.lo:b.hi], r_word[b.lo:b.hi], r_cyc[b.lo:b.hi])
+                             WITH ORDINALITY AS v(e, w, c, i)
                         WHERE v.e >= b.first AND v.e < b.first + b.len
                         ORDER BY v.e, v.i) f
                   WHERE substring(ents FROM f.off * 16 + 9 FOR 8) = '\x0000000000000000'::bytea
@@ -351,71 +390,75 @@ BEGIN
                 h_first := b.block;
                 UPDATE queens_host h SET first_block = b.block WHERE h.n = p_n AND h.role = me;
             END IF;
-            INSERT INTO queens_check AS c (n, entry, giver, word)
-            SELECT p_n, b.first + t.o, me, t.w FROM unnest(k_off, k_w) AS t(o, w)
+            INSERT INTO queens_check AS c (n, entry, giver, word, w1)
+            SELECT p_n, b.first + t.o, me, t.w, queens_word(ents, t.o, 0) FROM unnest(k_off, k_w) AS t(o, w)
             ON CONFLICT (n, entry) DO UPDATE
-            SET giver = me, word = excluded.word, state = 'open', second = NULL, second_word = NULL,
+            SET giver = me, word = excluded.word, w1 = excluded.w1, state = 'open', second = NULL, second_word = NULL,
                 confirmer = NULL, checker = NULL, holder = NULL, until = NULL, t = now();
         END IF;
-        -- The rest, one by one (few: recomputations of chosen counts, repeats, refusals):
+        -- The rest, in one statement (recomputations of chosen counts, repeats, refusals):
         -- compared with what is stored (now including what landed above), never counted.
+        -- A recomputation of a count chosen for checking, by a role it is not yet from (its
+        -- first one for the entry here): agreement confirms it; the first disagreement asks
+        -- a third role, whose count outvotes one of the two.
         IF b.cnt > l_count THEN
-            FOR x IN
-                SELECT v.off, v.w FROM (
-                    SELECT (u.e - b.first)::integer AS off, u.w, u.i,
-                           row_number() OVER (PARTITION BY u.e ORDER BY u.i) AS nth
-                        FROM unnest(r_entry, r_word) WITH ORDINALITY AS u(e, w, i)
-                    WHERE u.e >= b.first AND u.e < b.first + b.len) v
-                WHERE NOT b.ours OR v.nth > 1
-                   OR substring(old FROM v.off * 16 + 9 FOR 8) <> '\x0000000000000000'::bytea
-                ORDER BY v.i
-            LOOP
-                stored := queens_word(ents, x.off, 1);
-                IF stored = 0 THEN
-                    -- Unsolved in a block another host holds.
-                    o_refused := o_refused + 1;
-                    CONTINUE;
-                END IF;
-                -- A recomputation of a count chosen for checking, by a role it is not yet
-                -- from: agreement confirms it; the first disagreement asks a third role,
-                -- whose count outvotes one of the two.
-                SELECT * INTO ck FROM queens_check c
-                WHERE c.n = p_n AND c.entry = b.first + x.off FOR UPDATE;
-                IF FOUND AND ck.word = stored AND ck.giver <> me AND ck.second IS DISTINCT FROM me
-                   AND ck.state IN ('open', 'disputed') THEN
-                    IF ck.state = 'open' AND queens_whole(x.w) = queens_whole(ck.word) THEN
-                        UPDATE queens_check c SET state = 'agreed', confirmer = me,
-                            checker = NULL, holder = NULL, until = NULL
-                        WHERE c.n = p_n AND c.entry = ck.entry;
-                    ELSIF ck.state = 'open' THEN
-                        UPDATE queens_check c SET state = 'disputed', second = me, second_word = x.w,
-                            checker = NULL, holder = NULL, until = NULL
-                        WHERE c.n = p_n AND c.entry = ck.entry;
-                    ELSE
-                        UPDATE queens_check c
-                        SET state = CASE WHEN queens_whole(x.w) IN (queens_whole(ck.word), queens_whole(ck.second_word))
-                                         THEN 'settled' ELSE 'unsettled' END,
-                            confirmer = me, checker = NULL, holder = NULL, until = NULL
-                        WHERE c.n = p_n AND c.entry = ck.entry;
-                        IF queens_whole(x.w) = queens_whole(ck.word) THEN
-                            outvoted := outvoted || ck.second;
-                            reasons := reasons || format('its count %s of entry %s was outvoted by %s and %s (%s)',
-                                queens_whole(ck.second_word), ck.entry, ck.giver, me, queens_whole(x.w));
-                        ELSIF queens_whole(x.w) = queens_whole(ck.second_word) THEN
-                            outvoted := outvoted || ck.giver;
-                            reasons := reasons || format('its count %s of entry %s was outvoted by %s and %s (%s)',
-                                queens_whole(ck.word), ck.entry, ck.second, me, queens_whole(x.w));
-                        END IF;
-                    END IF;
-                END IF;
-                IF queens_whole(stored) = queens_whole(x.w) THEN
-                    o_agreed := o_agreed + 1;
-                ELSE
-                    o_disputed := o_disputed + 1;
-                    INSERT INTO queens_dispute (n, entry, kept, other, host, role)
-                    VALUES (p_n, b.first + x.off, stored, x.w, p_who, me);
-                END IF;
-            END LOOP;
+            SELECT coalesce(array_agg(v.e ORDER BY v.i), '{}'), coalesce(array_agg(v.w ORDER BY v.i), '{}'),
+                   coalesce(array_agg(queens_word(ents, v.off, 1) ORDER BY v.i), '{}')
+            INTO x_e, x_w, x_s
+            FROM (SELECT u.e, (u.e - b.first)::integer AS off, u.w, u.i,
+                         row_number() OVER (PARTITION BY u.e ORDER BY u.i) AS nth
+                  FROM unnest(r_entry[b.lo:b.hi], r_word[b.lo:b.hi]) WITH ORDINALITY AS u(e, w, i)
+                  WHERE u.e >= b.first AND u.e < b.first + b.len) v
+            WHERE NOT ours OR v.nth > 1
+               OR substring(old FROM v.off * 16 + 9 FOR 8) <> '\x0000000000000000'::bytea;
+            -- (Planned at each call, knowing how many results it has: a plan cached while
+            -- the campaign had few checks pending could walk them all for every result.)
+            EXECUTE $q$
+            WITH voted AS (
+                UPDATE queens_check c
+                SET state = CASE WHEN c.state = 'disputed' THEN
+                                     CASE WHEN queens_whole(f.w) IN (queens_whole(c.word), queens_whole(c.second_word))
+                                          THEN 'settled' ELSE 'unsettled' END
+                                 WHEN queens_whole(f.w) = queens_whole(c.word) THEN 'agreed'
+                                 ELSE 'disputed' END,
+                    second = CASE WHEN c.state = 'open' AND queens_whole(f.w) <> queens_whole(c.word)
+                                  THEN $5 ELSE c.second END,
+                    second_word = CASE WHEN c.state = 'open' AND queens_whole(f.w) <> queens_whole(c.word)
+                                       THEN f.w ELSE c.second_word END,
+                    confirmer = CASE WHEN c.state = 'open' AND queens_whole(f.w) <> queens_whole(c.word)
+                                     THEN c.confirmer ELSE $5 END,
+                    checker = NULL, holder = NULL, until = NULL
+                FROM (SELECT DISTINCT ON (t.e) t.e, t.w, t.s FROM unnest($2, $3, $4) WITH ORDINALITY AS t(e, w, s, i)
+                      WHERE t.s <> 0 ORDER BY t.e, t.i) f
+                WHERE c.n = $1 AND c.entry = f.e AND c.word = f.s
+                  AND c.giver <> $5 AND c.second IS DISTINCT FROM $5 AND c.state IN ('open', 'disputed')
+                RETURNING c.entry, c.state, c.giver, c.second, c.word, c.second_word, f.w AS w)
+            SELECT coalesce(array_agg(CASE WHEN queens_whole(t.w) = queens_whole(t.word)
+                                                       THEN t.second ELSE t.giver END ORDER BY t.entry)
+                                        FILTER (WHERE t.state = 'settled'), '{}'),
+                   coalesce(array_agg(CASE WHEN queens_whole(t.w) = queens_whole(t.word)
+                       THEN format('its count %s of entry %s was outvoted by %s and %s (%s)',
+                                   queens_whole(t.second_word), t.entry, t.giver, $5, queens_whole(t.w))
+                       ELSE format('its count %s of entry %s was outvoted by %s and %s (%s)',
+                                   queens_whole(t.word), t.entry, t.second, $5, queens_whole(t.w)) END
+                       ORDER BY t.entry) FILTER (WHERE t.state = 'settled'), '{}')
+            FROM voted t
+            $q$ INTO j_who, j_why USING p_n, x_e, x_w, x_s, me;
+            outvoted := outvoted || j_who;
+            reasons := reasons || j_why;
+            SELECT o_refused + count(*) FILTER (WHERE t.s = 0),
+                   o_agreed + count(*) FILTER (WHERE t.s <> 0 AND queens_whole(t.s) = queens_whole(t.w)),
+                   count(*) FILTER (WHERE t.s <> 0 AND queens_whole(t.s) <> queens_whole(t.w))
+            INTO o_refused, o_agreed, l_bad
+            FROM unnest(x_s, x_w) AS t(s, w);
+            IF l_bad > 0 THEN
+                o_disputed := o_disputed + l_bad;
+                INSERT INTO queens_dispute (n, entry, kept, other, host, role)
+                SELECT p_n, t.e, t.s, t.w, p_who, me
+                FROM unnest(x_e, x_w, x_s) WITH ORDINALITY AS t(e, w, s, i)
+                WHERE t.s <> 0 AND queens_whole(t.s) <> queens_whole(t.w)
+                ORDER BY t.i;
+            END IF;
         END IF;
         FOR x IN
             SELECT (u.e - b.first)::integer AS off, u.w
@@ -425,7 +468,7 @@ BEGIN
         LOOP
             stored := coalesce(nw[x.off + 1], queens_word(ents, x.off, 1));
             CONTINUE WHEN stored = x.w;
-            IF (stored = 0 AND NOT b.ours) OR (stored <> 0 AND NOT queens_owns(p_n, stored, me))
+            IF (stored = 0 AND NOT ours) OR (stored <> 0 AND NOT queens_owns(p_n, stored, me))
                OR (x.w <> 0 AND EXISTS (SELECT 1 FROM queens_check c WHERE c.n = p_n
                                         AND c.entry = b.first + x.off AND c.state = 'disputed')) THEN
                 IF x.w <> 0 THEN
@@ -446,6 +489,7 @@ BEGIN
                 IF x.w = 0 THEN
                     g_solved[slot] := g_solved[slot] - 1;
                     d_solved := d_solved - 1;
+                    reopen := true;
                 END IF;
             ELSE
                 g_solved[slot] := g_solved[slot] + 1;
@@ -477,10 +521,17 @@ BEGIN
             SET entries = ents,
                 cycles = CASE WHEN any_c THEN cyc ELSE k.cycles END,
                 solved = k.solved + d_solved,
-                lease = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease END,
-                holder = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.holder END,
-                role = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.role END,
-                lease_until = CASE WHEN k.solved + d_solved = k.len THEN NULL ELSE k.lease_until END
+                -- A block whose entries a retraction made unsolved again while another
+                -- holder leases it is let go: that holder queued its unsolved entries when it
+                -- leased it, not these (its next commit finds the lease gone).
+                lease = CASE WHEN k.solved + d_solved = k.len OR (reopen AND k.holder IS DISTINCT FROM p_who)
+                             THEN NULL ELSE k.lease END,
+                holder = CASE WHEN k.solved + d_solved = k.len OR (reopen AND k.holder IS DISTINCT FROM p_who)
+                              THEN NULL ELSE k.holder END,
+                role = CASE WHEN k.solved + d_solved = k.len OR (reopen AND k.holder IS DISTINCT FROM p_who)
+                            THEN NULL ELSE k.role END,
+                lease_until = CASE WHEN k.solved + d_solved = k.len OR (reopen AND k.holder IS DISTINCT FROM p_who)
+                                   THEN NULL ELSE k.lease_until END
             WHERE k.n = p_n AND k.block = b.block;
         END IF;
     END LOOP;
@@ -635,7 +686,8 @@ DECLARE
 BEGIN
     PERFORM queens_admit(p_n);
     SELECT c.block_size INTO bs FROM queens_campaign c WHERE c.n = p_n;
-    -- Word 1 read from each block's entries decompressed once, not once per entry.
+    -- Word 1 as recorded with the check (read from the block's entries, decompressed once
+    -- per block, only for checks an older build recorded without it).
     RETURN QUERY
     WITH pick AS (
         SELECT c.entry FROM queens_check c
@@ -643,14 +695,15 @@ BEGIN
           AND c.second IS DISTINCT FROM session_user AND (c.until IS NULL OR c.until < now())
         ORDER BY c.entry LIMIT greatest(p_max, 0)
         FOR UPDATE SKIP LOCKED),
-    taken AS (
+    taken AS MATERIALIZED (
         UPDATE queens_check c SET checker = session_user, holder = p_who, until = until_
         FROM pick WHERE c.n = p_n AND c.entry = pick.entry
-        RETURNING c.entry),
+        RETURNING c.entry, c.w1),
     blocks AS MATERIALIZED (
         SELECT k.block, k.first, k.entries || ''::bytea AS ents FROM queens_block k
-        WHERE k.n = p_n AND k.block IN (SELECT DISTINCT (t.entry / bs)::integer FROM taken t))
-    SELECT t.entry, queens_word(bk.ents, (t.entry - bk.first)::integer, 0)
-    FROM taken t JOIN blocks bk ON bk.block = (t.entry / bs)::integer;
+        WHERE k.n = p_n
+          AND k.block IN (SELECT DISTINCT (t.entry / bs)::integer FROM taken t WHERE t.w1 IS NULL))
+    SELECT t.entry, coalesce(t.w1, queens_word(bk.ents, (t.entry - bk.first)::integer, 0))
+    FROM taken t LEFT JOIN blocks bk ON t.w1 IS NULL AND bk.block = (t.entry / bs)::integer;
 END
 $$;

@@ -82,6 +82,9 @@ CREATE TABLE IF NOT EXISTS queens_check (
     t           timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (n, entry)
 );
+-- Word 1 of the entry, so that a host taking it to check need not read the block (NULL in
+-- checks an older build recorded).
+ALTER TABLE queens_check ADD COLUMN IF NOT EXISTS w1 bigint;
 CREATE INDEX IF NOT EXISTS queens_check_pending ON queens_check (n, entry)
     WHERE state IN ('open', 'disputed');
 -- Each host role's standing in a campaign: when it was last heard, its first block, the
