@@ -3,16 +3,13 @@
 // stepped model for D = 1, 2, 3, S (a third arbiter C on the column two behind, a failed C
 // retreating one column: the uncle step; built once, see docs/design/unit.md, "The next
 // cut"), F (S's step only where the uncle is held: today's unit, checked against
-// queens_sim's model), E (S's step only from an exhausted column) and EF, and by the node
-// prices below (checked against the stepped model); `lookback probe N K`: the prices by 256
-// probes each. Figures in docs/design/unit.md.
+// queens_sim's model, whose node prices `queens_sim::probe` has), E (S's step only from an
+// exhausted column) and EF, and by the node prices below (checked against the stepped model);
+// `lookback probe N K`: the prices by 256 probes each. Figures in docs/design/unit.md.
 use queens_core::{Blocking, BoardSize};
 use queens_sim::estimate::Sampler;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
-
-/// The `d` of variant F in the prices.
-const F: u32 = 9;
 
 static S_TOTAL: AtomicU64 = AtomicU64::new(0);
 static H_TOTAL: [AtomicU64; 4] = [
@@ -237,27 +234,6 @@ impl W {
             h += 1;
         }
     }
-    /// Variant F: the node below this one's last child (column c's highest open row, or the
-    /// ring's column) is a leaf: at the last column, or with no open row in a column the
-    /// ring leaves.
-    fn children_leaves(&self, c: u32) -> bool {
-        let leaf = |w: &W| c + 1 == w.m - 1 || w.children(c + 1) == Some(0);
-        match self.children(c) {
-            None => leaf(self),
-            Some(mut f) => {
-                while f != 0 {
-                    let q = f & f.wrapping_neg();
-                    f &= f - 1;
-                    let mut w = W { ..*self };
-                    w.place(c, q);
-                    if !leaf(&w) {
-                        return false;
-                    }
-                }
-                true
-            }
-        }
-    }
     /// `lastc`: this node is its parent's last child (d = 0, variant S, only).
     fn price(&self, c: u32, k: u32, d: u32, lastc: bool) -> u64 {
         if c == self.m - 1 || k == 0 {
@@ -265,9 +241,6 @@ impl W {
         }
         if d == 0 {
             return 1 + (c != 0 && lastc) as u64;
-        }
-        if d == F {
-            return 1 + (c != 0 && (lastc || !self.children_leaves(c))) as u64;
         }
         1 + (c != 0 && self.chain(c) % d == 0) as u64
     }
@@ -349,7 +322,8 @@ fn main() {
                     a2 += W::probe(&b, 2, &mut fastrand::Rng::with_seed(seed));
                     a3 += W::probe(&b, 3, &mut fastrand::Rng::with_seed(seed));
                     a0 += W::probe(&b, 0, &mut fastrand::Rng::with_seed(seed));
-                    a9 += W::probe(&b, F, &mut fastrand::Rng::with_seed(seed));
+                    // F is today's unit: the library's prices, on the same path.
+                    a9 += queens_sim::probe::probe(&b, &mut fastrand::Rng::with_seed(seed)).ours;
                 }
                 let tud = queens_sim::probe::probe_mean(&Blocking::new(&sp.pre), 256, &mut rng).tud;
                 [a1 / 256.0, a2 / 256.0, a3 / 256.0, tud, a0 / 256.0, a9 / 256.0]
@@ -389,7 +363,6 @@ fn main() {
                 assert_eq!(s9, s1);
                 H_TOTAL[h as usize].fetch_add(c9, std::sync::atomic::Ordering::Relaxed);
                 if h == 1 {
-                    assert_eq!(W::new(&b).sum(0, F), c9, "F, {}", sp.pre);
                     assert_eq!(c9, m.cycles, "F against the model, {}", sp.pre);
                 }
             }

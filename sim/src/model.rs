@@ -117,6 +117,26 @@ impl Unit {
         self.up ^= 1 << (y + self.m - 1 - x);
     }
 
+    /// Lifts the queen of column x (if it has one) and moves it to the next open row above,
+    /// B's search: whether it moved. If not, the column is left without a queen.
+    #[inline(always)]
+    fn raise(&mut self, x: u32) -> bool {
+        let q = self.queen[x as usize];
+        if q == 0 {
+            return false;
+        }
+        self.toggle(x, q);
+        let f = self.free(x) & !((q << 1) - 1);
+        if f == 0 {
+            self.queen[x as usize] = 0;
+            return false;
+        }
+        let s = f & f.wrapping_neg();
+        self.queen[x as usize] = s;
+        self.toggle(x, s);
+        true
+    }
+
     /// One clock cycle.
     #[inline]
     pub fn step(&mut self) -> Step {
@@ -153,37 +173,22 @@ impl Unit {
         }
         // B: the column behind, from just above its queen (a filled column has none).
         let p = c - 1;
-        let q = self.queen[p as usize];
-        if q != 0 {
-            self.toggle(p, q);
-            let above = !((q << 1) - 1);
-            let f = self.free(p) & above;
-            if f != 0 {
-                let s = f & f.wrapping_neg();
-                self.queen[p as usize] = s;
-                self.toggle(p, s);
-                self.exhausted = false;
-                return Step::Sibling;
-            }
+        if self.raise(p) {
+            self.exhausted = false;
+            return Step::Sibling;
         }
-        self.queen[p as usize] = 0;
-        let held = std::mem::replace(&mut self.held, false);
-        // The uncle: the row B found for the queen of c-2 when the unit advanced into c.
-        if held && p >= 1 {
-            let p2 = p - 1;
-            let q2 = self.queen[p2 as usize];
+        // The uncle: the row B found for the queen of c-2 when the unit advanced into c. Where
+        // there is none, that queen stays.
+        if std::mem::replace(&mut self.held, false) && p >= 1 {
+            let q2 = self.queen[p as usize - 1];
+            if self.raise(p - 1) {
+                self.c = p;
+                self.exhausted = false;
+                return Step::Uncle;
+            }
             if q2 != 0 {
-                self.toggle(p2, q2);
-                let f = self.free(p2) & !((q2 << 1) - 1);
-                if f != 0 {
-                    let s = f & f.wrapping_neg();
-                    self.queen[p2 as usize] = s;
-                    self.toggle(p2, s);
-                    self.c = p;
-                    self.exhausted = false;
-                    return Step::Uncle;
-                }
-                self.toggle(p2, q2);
+                self.queen[p as usize - 1] = q2;
+                self.toggle(p - 1, q2);
             }
         }
         self.c = p;
