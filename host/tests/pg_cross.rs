@@ -24,8 +24,10 @@ fn host(url: &str, role: &str, extra: &[&str]) -> Child {
             "--json",
             "--link",
             "sim:16",
+            // Long enough that a busy machine's slow commit does not lapse a lease: a
+            // liar whose blocks were taken over would never be counted, nor outvoted.
             "--lease",
-            "5",
+            "20",
             "--campaign",
         ])
         .arg(url.replacen("queens@", &format!("{role}@"), 1))
@@ -76,7 +78,8 @@ fn liar_among_three(db: &str, faults: &str) {
     let log = String::from_utf8_lossy(&outs[3].stderr);
     assert!(
         !outs[3].status.success() && log.contains("quarantined"),
-        "the liar was stopped: {log}"
+        "the liar was stopped ({}): {log}",
+        outs[3].status
     );
     let st = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
     assert_eq!(st["complete"], true, "{st}");

@@ -207,3 +207,53 @@ fn a_later_commit_keeps_the_counts_and_cycles_between_what_it_lands() {
         assert_eq!(have, want, "cycles of entry {i}");
     }
 }
+
+#[test]
+fn a_withdrawal_into_a_block_another_host_leases_ends_that_lease() {
+    // Host A leases block 0 and lands counts of a solver; host B withdraws that solver (as
+    // a host does with a board caught lying). A queued block 0's unsolved entries when it
+    // leased it, not these: it must lose the block, so that a host leasing it queues them.
+    let (mut a, url, id, got, lease) = lease_block0("q_merge_withdraw", "withdrawn sim");
+    let target = Target::parse(&url).unwrap();
+    let picks = [0usize, 5, 9];
+    for &k in &picks {
+        a.solve(got[k].index, Solution::new(id, 3).unwrap(), None)
+            .unwrap();
+    }
+    a.sync().unwrap();
+    let mut c = client(&url);
+    assert_eq!(block0(&mut c, 10).2, 3, "A's counts landed");
+    let (mut b, _) = PgStore::open(&target, BoardSize::new(10).unwrap(), Duration::from_secs(600)).unwrap();
+    b.withdraw_solver(id, "caught lying in a test").unwrap();
+    b.sync().unwrap();
+    let r = c
+        .query_one(
+            "SELECT solved, lease IS NULL AND holder IS NULL AND lease_until IS NULL
+             FROM queens_block WHERE n = 10 AND block = 0",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(r.get::<_, i32>(0), 0, "the counts withdrawn");
+    assert!(r.get::<_, bool>(1), "A's lease {lease} on block 0 ended");
+    // B leases the block now, with the withdrawn entries among its unsolved ones.
+    let again: Vec<u64> = b
+        .claim(4096, Stamp::now())
+        .unwrap()
+        .into_iter()
+        .map(|c| c.index)
+        .collect();
+    for &k in &picks {
+        assert!(
+            again.contains(&got[k].index),
+            "entry {} queued again",
+            got[k].index
+        );
+    }
+    // A learns at its next commit that the block is gone.
+    a.sync().unwrap();
+    let now: Option<i64> = c
+        .query_one("SELECT lease FROM queens_block WHERE n = 10 AND block = 0", &[])
+        .unwrap()
+        .get(0);
+    assert!(now.is_some_and(|l| l != lease), "B's lease stands: {now:?}");
+}

@@ -563,8 +563,13 @@ END
 $$;
 
 -- Zeroes every count of solvers `ids` in the campaign (blocks locked in order); the totals
--- lose them, their checks are void. Returns the entries, with word 1 and the solver.
-CREATE OR REPLACE FUNCTION queens_zero(p_n integer, ids integer[])
+-- lose them, their checks are void. A block this makes unsolved again is let go by whoever
+-- leases it, except by holder `p_keep` of this role (the withdrawing host, which queues the
+-- entries itself): a holder queued a block's unsolved entries when it leased it, not these,
+-- and would otherwise keep the block to the end. Returns the entries, with word 1 and the
+-- solver.
+DROP FUNCTION IF EXISTS queens_zero(integer, integer[]);
+CREATE OR REPLACE FUNCTION queens_zero(p_n integer, ids integer[], p_keep text)
 RETURNS TABLE (o_entry bigint, o_w1 bigint, o_solver integer)
 LANGUAGE plpgsql
 SET search_path = @schema@, pg_temp AS $$
@@ -598,7 +603,16 @@ BEGIN
         END LOOP;
         UPDATE queens_block k SET entries = queens_patch(ents, 16, 8, hits,
                                       array_fill('\x0000000000000000'::bytea, ARRAY[cardinality(hits)])),
-                                  solved = k.solved - cardinality(hits)
+                                  solved = k.solved - cardinality(hits),
+                                  -- (Each SET expression reads the row as it was.)
+                                  lease = CASE WHEN k.holder = p_keep AND k.role = session_user
+                                               THEN k.lease END,
+                                  holder = CASE WHEN k.holder = p_keep AND k.role = session_user
+                                                THEN k.holder END,
+                                  role = CASE WHEN k.holder = p_keep AND k.role = session_user
+                                              THEN k.role END,
+                                  lease_until = CASE WHEN k.holder = p_keep AND k.role = session_user
+                                                     THEN k.lease_until END
         WHERE k.n = p_n AND k.block = b.block;
         UPDATE queens_check c SET state = 'void'
         WHERE c.n = p_n AND c.entry IN (SELECT b.first + h FROM unnest(hits) h)
@@ -627,7 +641,7 @@ BEGIN
         RAISE EXCEPTION 'solver % of N = % is not one of role %''s', p_solver, p_n, session_user
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    RETURN QUERY SELECT z.o_entry, z.o_w1 FROM queens_zero(p_n, ARRAY[p_solver]) z;
+    RETURN QUERY SELECT z.o_entry, z.o_w1 FROM queens_zero(p_n, ARRAY[p_solver], p_who) z;
     GET DIAGNOSTICS gone = ROW_COUNT;
     INSERT INTO queens_withdrawal (n, solver, role, host, entries, reason)
     VALUES (p_n, p_solver, session_user, p_who, gone, p_reason);
@@ -659,7 +673,7 @@ BEGIN
     UPDATE queens_check c SET state = 'open', second = NULL, second_word = NULL
     WHERE c.n = p_n AND c.second = r AND c.state = 'disputed';
     SELECT coalesce(array_agg(s.id), '{}') INTO ids FROM queens_solver s WHERE s.n = p_n AND s.role = r;
-    WITH z AS (SELECT * FROM queens_zero(p_n, ids)),
+    WITH z AS (SELECT * FROM queens_zero(p_n, ids, NULL)),
     recorded AS (
         INSERT INTO queens_withdrawal (n, solver, role, host, entries, reason)
         SELECT p_n, z.o_solver, r, p_who, count(*), 'role quarantined: ' || p_reason

@@ -28,7 +28,7 @@ pub const HOST_FUNCTIONS: [&str; 7] = [
 /// Functions only the other functions call (running as the owner).
 pub const INNER_FUNCTIONS: [&str; 3] = [
     "queens_owns(integer, bigint, text)",
-    "queens_zero(integer, integer[])",
+    "queens_zero(integer, integer[], text)",
     "queens_quarantine(integer, text, text, text)",
 ];
 

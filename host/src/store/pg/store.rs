@@ -484,7 +484,7 @@ impl PgStore {
                 tracing::warn!(
                     block = b,
                     dropped,
-                    "lease expired and taken by another host; its unsent entries dropped"
+                    "lease lost (it lapsed and another host took the block, or a withdrawal reopened the block); its unsent entries dropped"
                 );
             }
         }
