@@ -257,3 +257,27 @@ fn a_withdrawal_into_a_block_another_host_leases_ends_that_lease() {
         .get(0);
     assert!(now.is_some_and(|l| l != lease), "B's lease stands: {now:?}");
 }
+
+#[test]
+fn a_held_blocks_entries_in_no_queue_are_queued_again_once_the_host_is_idle() {
+    // Handed out and never answered (as results refused under a lease that lapsed and came
+    // back): the host holds the block, renews it at every commit, and must not sit on it.
+    let (mut st, _url, _id, got, _lease) = lease_block0("q_merge_requeue", "requeue sim");
+    st.sync().unwrap();
+    assert!(st.more_later().unwrap(), "block 0 is unsolved");
+    let mut again: Vec<u64> = st
+        .claim(4096, Stamp::now())
+        .unwrap()
+        .into_iter()
+        .map(|c| c.index)
+        .collect();
+    again.sort_unstable();
+    let mut want: Vec<u64> = got.iter().map(|c| c.index).collect();
+    want.sort_unstable();
+    assert_eq!(
+        again.len(),
+        want.len(),
+        "every entry of the held block queued again"
+    );
+    assert!(again == want, "the same entries");
+}
