@@ -60,21 +60,6 @@ fn committed(c: &mut postgres::Client, who: &str) -> bool {
     .is_ok_and(|r| r.get(0))
 }
 
-/// Whether a count of the solver on link `link` (a LIKE pattern) landed in campaign `n`: on
-/// a busy machine a host's first results may be refused (its lease lapsed), so its session
-/// event alone does not say it contributed.
-fn landed(c: &mut postgres::Client, n: i32, link: &str) -> bool {
-    c.query_one(
-        "SELECT EXISTS (
-             SELECT 1 FROM queens_solver s JOIN queens_block k ON k.n = s.n AND k.solved > 0,
-                           generate_series(0, k.len - 1) AS i
-             WHERE s.n = $1 AND s.link LIKE $2
-               AND ((get_byte(k.entries, i * 16 + 8) << 4) | (get_byte(k.entries, i * 16 + 9) >> 4)) = s.id)",
-        &[&n, &link],
-    )
-    .is_ok_and(|r| r.get(0))
-}
-
 /// Waits (up to 30 s) until no other session of this database is running a statement: a
 /// commit the server took before the cable went runs to its end.
 fn settle(c: &mut postgres::Client) {
@@ -123,10 +108,10 @@ fn three_hosts_share_q14_and_a_killed_one_costs_only_time() {
     // Killed once it has committed results (its first commit carries its session event)
     // and the campaign is well under way.
     let victim = format!("% pid {}.%", hosts[1].id());
-    while solved(&mut c, 14) < 80_000 || !committed(&mut c, &victim) || !landed(&mut c, 14, "% sim:17") {
+    while solved(&mut c, 14) < 80_000 || !committed(&mut c, &victim) {
         // (A guard against a hang only: a busy machine takes minutes.)
         assert!(t.elapsed() < Duration::from_secs(400), "no progress");
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::sleep(Duration::from_millis(50));
     }
     hosts[1].kill().unwrap();
     hosts[1].wait().unwrap();

@@ -21,8 +21,27 @@ pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
     }
     target.warn_if_plain();
     let mut client = target.connect().map_err(db_err(target, "connecting"))?;
-    if install::current(&mut client, target)? {
-        return Ok(client);
+    // An install that met another session's locks in a deadlock is undone whole by the
+    // server (seen with three hosts starting at once on a busy machine): made again.
+    let mut tries = 0;
+    loop {
+        match install_if_old(&mut client, target) {
+            Err(StoreError::Db { source, .. })
+                if tries < 5 && source.code() == Some(&postgres::error::SqlState::T_R_DEADLOCK_DETECTED) =>
+            {
+                tries += 1;
+                tracing::info!("installing the campaign tables met another session's locks; trying again");
+            }
+            Err(e) => return Err(e),
+            Ok(()) => return Ok(client),
+        }
+    }
+}
+
+/// Makes or upgrades the tables and functions unless they are this version's already.
+fn install_if_old(client: &mut postgres::Client, target: &Target) -> Result<(), StoreError> {
+    if install::current(client, target)? {
+        return Ok(());
     }
     let mut tx = client
         .transaction()
@@ -34,7 +53,7 @@ pub fn connect(target: &Target) -> Result<postgres::Client, StoreError> {
     }
     tx.commit()
         .map_err(db_err(target, "creating the campaign tables"))?;
-    Ok(client)
+    Ok(())
 }
 
 /// A role that may not make or upgrade the tables: the administrator's command named.
