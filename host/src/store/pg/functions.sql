@@ -584,7 +584,9 @@ DECLARE
     ents bytea;
 BEGIN
     FOR b IN
-        SELECT k.block, k.first, k.len, k.entries FROM queens_block k
+        SELECT k.block, k.first, k.len, k.entries,
+               coalesce(k.holder = p_keep AND k.role = session_user, false) AS kept
+        FROM queens_block k
         WHERE k.n = p_n AND k.solved > 0 ORDER BY k.block FOR UPDATE
     LOOP
         ents := b.entries || ''::bytea;
@@ -604,15 +606,10 @@ BEGIN
         UPDATE queens_block k SET entries = queens_patch(ents, 16, 8, hits,
                                       array_fill('\x0000000000000000'::bytea, ARRAY[cardinality(hits)])),
                                   solved = k.solved - cardinality(hits),
-                                  -- (Each SET expression reads the row as it was.)
-                                  lease = CASE WHEN k.holder = p_keep AND k.role = session_user
-                                               THEN k.lease END,
-                                  holder = CASE WHEN k.holder = p_keep AND k.role = session_user
-                                                THEN k.holder END,
-                                  role = CASE WHEN k.holder = p_keep AND k.role = session_user
-                                              THEN k.role END,
-                                  lease_until = CASE WHEN k.holder = p_keep AND k.role = session_user
-                                                     THEN k.lease_until END
+                                  lease = CASE WHEN b.kept THEN k.lease END,
+                                  holder = CASE WHEN b.kept THEN k.holder END,
+                                  role = CASE WHEN b.kept THEN k.role END,
+                                  lease_until = CASE WHEN b.kept THEN k.lease_until END
         WHERE k.n = p_n AND k.block = b.block;
         UPDATE queens_check c SET state = 'void'
         WHERE c.n = p_n AND c.entry IN (SELECT b.first + h FROM unnest(hits) h)
