@@ -281,13 +281,32 @@ impl Enumerator {
         }
     }
 
+    /// How many canonical pre-placements each prefix holds, in order (counted on all
+    /// threads of the pool, by east side as [`Enumerator::census`] does).
+    pub fn prefix_sizes(&self, prefixes: &[Prefix]) -> Vec<u64> {
+        prefixes
+            .par_iter()
+            .map(|&p| {
+                let mut c = 0u64;
+                self.for_each_east(p, |_, souths| c += souths.len() as u64);
+                c
+            })
+            .collect()
+    }
+
     /// Number of canonical pre-placements per class, counted on all threads of the pool.
     pub fn census(&self) -> Census {
         self.prefixes()
             .par_iter()
             .map(|&p| {
+                // By east side: no pre-placement is built, so N = 27's two billion take
+                // seconds.
                 let mut c = Census::default();
-                self.for_each_in(p, |sp| c.count[sp.sym.slot()] += 1);
+                self.for_each_east(p, |_, souths| {
+                    for &(_, sym) in souths {
+                        c.count[sym.slot()] += 1;
+                    }
+                });
                 c
             })
             .reduce(Census::default, |a, b| a.merge(&b))

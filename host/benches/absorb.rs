@@ -13,7 +13,6 @@ use queens_host::store::file::{Access, FileStore};
 use queens_host::store::Store;
 use queens_sim::board::{Board, BoardConfig};
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 const N: u32 = 13;
@@ -22,7 +21,7 @@ const UNITS: usize = 1024;
 fn campaign(dir: &std::path::Path) -> FileStore {
     let size = BoardSize::new(N).unwrap();
     let path = dir.join(format!("b{}.campaign", fastrand::u64(..)));
-    FileStore::create(&path, size, true, &AtomicU64::new(0)).unwrap();
+    FileStore::create(&path, size, true, &queens_host::store::file::Watch::default()).unwrap();
     FileStore::open(&path, Some(size), Access::Write).unwrap()
 }
 
@@ -75,6 +74,8 @@ fn bench(c: &mut Criterion) {
             seed: 1,
         },
         sync_every: Duration::from_secs(1),
+        silence: Duration::from_secs(30),
+        stop: None,
     };
     g.bench_function("run_13_loopback_tcp", |b| {
         b.iter_custom(|iters| {

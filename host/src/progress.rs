@@ -4,6 +4,7 @@
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use queens_host::dispatch::LinkState;
 use queens_host::run::Progress;
+use queens_host::store::file::Watch;
 use queens_host::store::Summary;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -45,6 +46,56 @@ pub fn with_bar<T: Send>(
     })
 }
 
+/// Runs `work` on a scoped thread while a line on stderr shows what `watch` says it does:
+/// each phase by name with a bar (entries, bytes, rate, time left) when it has a size, a
+/// spinner when it has none. Shown from the first half second, so that no long open or
+/// creation is silent.
+pub fn watched<T: Send>(watch: &Watch, work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        let worker = s.spawn(work);
+        let start = Instant::now();
+        while !worker.is_finished() && start.elapsed() < Duration::from_millis(500) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let mut shown: Option<(String, ProgressBar)> = None;
+        while !worker.is_finished() {
+            let (phase, total) = watch.phase();
+            if shown.as_ref().map(|(p, _)| p) != Some(&phase) {
+                if let Some((_, b)) = shown.take() {
+                    b.finish_and_clear();
+                }
+                let bar = if total > 0 {
+                    let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                    b.set_style(
+                        ProgressStyle::with_template(
+                            "{msg} {bar:30} {human_pos}/{human_len} entries, {per_sec}, eta {eta}",
+                        )
+                        .expect("valid template"),
+                    );
+                    b
+                } else {
+                    let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                    b.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"));
+                    b.enable_steady_tick(Duration::from_millis(200));
+                    b
+                };
+                bar.set_message(phase.clone());
+                shown = Some((phase, bar));
+            }
+            if let Some((_, b)) = &shown {
+                if total > 0 {
+                    b.set_position(watch.done.load(Ordering::Relaxed).min(total));
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if let Some((_, b)) = shown {
+            b.finish_and_clear();
+        }
+        worker.join().expect("worker thread panicked")
+    })
+}
+
 /// A spinner on stderr (drawn only on a terminal) saying what is being waited for, and for
 /// how long; `prefix` names the work when there are several.
 pub fn spinner(prefix: &str, what: &str) -> ProgressBar {
@@ -80,9 +131,13 @@ impl Progress for RunBars {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
         let all = multi.add(ProgressBar::new(before.pending()));
         all.set_style(
-            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {msg}")
+            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {elapsed} {msg}")
                 .expect("valid template"),
         );
+        // Drawn from the first second, even while no result has come (at N = 27 the first
+        // take half a minute or more).
+        all.set_message("opening the links");
+        all.enable_steady_tick(Duration::from_millis(500));
         let links = labels
             .iter()
             .map(|l| {
@@ -108,9 +163,22 @@ impl Progress for RunBars {
         let Some(b) = &self.shown else {
             return;
         };
-        b.all
-            .set_position(campaign.solved.subproblems().saturating_sub(b.solved_before));
-        b.all.set_message(format!("total {}", campaign.solved.total()));
+        let solved = campaign.solved.subproblems().saturating_sub(b.solved_before);
+        b.all.set_position(solved);
+        let in_flight: usize = links.iter().map(|l| l.in_flight).sum();
+        let mut msg = if solved == 0 && in_flight > 0 {
+            format!("{in_flight} sent, waiting for the first results")
+        } else {
+            format!("total {}", campaign.solved.total())
+        };
+        if campaign.unchecked > 0 {
+            let read = campaign.subproblems - campaign.unchecked;
+            msg += &format!(
+                " (provisional: {:.1}% of the campaign read again)",
+                100.0 * read as f64 / campaign.subproblems.max(1) as f64
+            );
+        }
+        b.all.set_message(msg);
         for (bar, link) in b.links.iter().zip(links) {
             bar.set_position(link.counters.solved);
             let state = if link.up { "" } else { "down, reopening" };

@@ -25,12 +25,20 @@ pub struct RunConfig {
     pub sim: SimSettings,
     /// How often results are made durable.
     pub sync_every: Duration,
+    /// A board that has said nothing this long while holding work is worth a warning (at
+    /// least the time the slowest of its first subproblems may take at this N).
+    pub silence: Duration,
+    /// Set (by Ctrl-C or SIGTERM) to end the run: results in hand are kept, work in flight
+    /// goes back to the pool, and the report says so.
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// What a run shows while it goes (the binary draws bars from it; nothing by default).
 pub trait Progress {
     /// The links are open: their labels, and the campaign as it stood before this run.
     fn start(&mut self, _labels: &[String], _before: &Summary) {}
+    /// The first subproblems are on their way.
+    fn sent(&mut self) {}
     /// A sample, ten times a second at most: the campaign now and the dispatcher's links.
     fn update(&mut self, _campaign: &Summary, _links: &[LinkState]) {}
     /// The run is over: whatever is shown goes away.
@@ -68,6 +76,14 @@ pub struct RunReport {
     pub cross_checked: CrossChecks,
     pub seconds: f64,
     pub links: Vec<LinkReport>,
+    /// Stopped by Ctrl-C or SIGTERM before the campaign was done.
+    pub interrupted: bool,
+    /// Subproblems on the boards when the run stopped: unsolved in the campaign, handed out
+    /// again by the next run.
+    pub in_flight: u64,
+    /// Entries whose counts were trusted from the campaign file's summary and not yet read
+    /// again when the run ended: the total is not final until they are.
+    pub unchecked: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -116,9 +132,6 @@ impl Connector {
         d.link_down(l);
     }
 }
-
-/// A board that has said nothing this long while holding work is worth a warning.
-const SILENCE: Duration = Duration::from_secs(30);
 
 /// Out of work, a session asks a shared store for more this soon at first (other hosts'
 /// last checks come within a commit or two), then less often, up to `POLL_MAX`.
@@ -233,8 +246,14 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
     let mut last_sync = Instant::now();
     let mut last_history = Instant::now();
     let mut last_sample = Instant::now() - Duration::from_secs(1);
+    let mut sent = false;
+    let mut interrupted = false;
     let fatal = loop {
         let now = Instant::now();
+        if cfg.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+            interrupted = true;
+            break None;
+        }
         d.expire(now);
         for (wire, pre) in d.take_software() {
             software
@@ -273,6 +292,10 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
         for (l, c) in connectors.iter_mut().enumerate() {
             if let Some(tx) = &c.tx {
                 let out = d.fill(l, now)?;
+                if !out.is_empty() && !sent {
+                    sent = true;
+                    progress.sent();
+                }
                 if !out.is_empty() && tx.send(out).is_err() {
                     c.down(l, &mut d, "its writer stopped");
                 }
@@ -297,11 +320,12 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
             let link = &d.links()[l];
             if link.with_cycles().is_some() {
                 c.silent_since = None;
-            } else if c.silent_since.is_some_and(|t| now - t > SILENCE) && link.in_flight > 0 {
+            } else if c.silent_since.is_some_and(|t| now - t > cfg.silence) && link.in_flight > 0 {
                 tracing::warn!(
                     link = %c.spec,
-                    "no result frame in {} s: is the board programmed for N = {}, and on this port at this rate?",
-                    SILENCE.as_secs(),
+                    "no result frame in {} s, longer than the slowest of the first subproblems should take at N = {}: is the board programmed for N = {}, and on this port at this rate?",
+                    cfg.silence.as_secs(),
+                    size.n(),
                     size.n()
                 );
                 c.silent_since = None;
@@ -374,11 +398,20 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
             break Some(e);
         }
     };
+    let in_flight = d.links().iter().map(|l| l.in_flight as u64).sum();
+    // A complete campaign's total is final only once every count in it has been read from
+    // the campaign this session (a file's background check): wait for that.
+    let settled = if fatal.is_none() && !interrupted && d.store().summary().complete() {
+        d.store_mut().settle()
+    } else {
+        Ok(())
+    };
+    let fatal = fatal.or(settled.err().map(RunError::from));
     // The summary is current: the loop ends after a sync, or on a fatal error (when the
     // Finished event is not recorded anyway).
     let summary = d.store().summary();
     record_progress(&mut d, base);
-    if fatal.is_none() && summary.complete() {
+    if fatal.is_none() && summary.final_total() {
         d.store_mut().record(&Event::Finished {
             t: history::now(),
             total: summary.solved.total().to_string(),
@@ -414,5 +447,8 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
         cross_checked: d.store().cross_checks(),
         seconds: start.elapsed().as_secs_f64(),
         links,
+        interrupted,
+        in_flight: if interrupted { in_flight } else { 0 },
+        unchecked: summary.unchecked,
     })
 }

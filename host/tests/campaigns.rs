@@ -225,6 +225,7 @@ fn temporary_files_never_take_a_users_name() {
             "q8.campaign",
             "q8.campaign.history",
             "q8.campaign.cycles",
+            "q8.campaign.summary",
             "queens_core.v",
             "queens_top.v",
             "design.json",
@@ -422,4 +423,217 @@ fn devices_pipes_and_links_are_written_not_replaced() {
         .file_type()
         .is_symlink());
     assert!(std::fs::read_to_string(&real).unwrap().contains("<svg"));
+}
+
+/// `db stats --json` of a campaign file.
+fn stats(c: &Path, extra: &[&str]) -> serde_json::Value {
+    let o = queens().args(["db", "stats", "--json"]).args(extra).arg(c).output().unwrap();
+    serde_json::from_str(&ok(&o)).unwrap()
+}
+
+/// A run of N = 12 on a slow simulated board, in the background: it holds work for a while.
+fn slow_run(c: &Path) -> std::process::Child {
+    spawn_quiet(
+        &["run", "12", "--solvers", "4", "--sim-clock", "20kHz", "--campaign"],
+        c,
+    )
+}
+
+/// Waits until a run holds the campaign (its session is in the history), then long enough
+/// for results to be synced.
+fn wait_for_progress(c: &Path) {
+    let h = PathBuf::from(format!("{}.history", c.display()));
+    let t = Instant::now();
+    while !std::fs::read_to_string(&h).is_ok_and(|s| s.contains("\"session\"")) {
+        assert!(t.elapsed() < Duration::from_secs(60), "no session");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+}
+
+/// The summary is what a start trusts: after a clean stop nothing is read again; after a
+/// SIGKILL only the blocks that were open; and `db stats` from it agrees with a recount.
+#[test]
+fn a_start_reads_only_the_blocks_written_since_the_last_sync() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    fresh(12, &c);
+    let s = stats(&c, &[]);
+    assert_eq!(s["from_summary"]["reread"], 0, "{s}");
+    let total = s["subproblems"].as_u64().unwrap();
+    // Killed while it holds work: its open blocks are read again, no others.
+    let mut host = slow_run(&c);
+    std::thread::sleep(Duration::from_millis(1500));
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let s = stats(&c, &["--recount"]);
+    let reread = s["from_summary"]["reread"].as_u64().unwrap();
+    assert!(reread > 0 && reread < total / 4, "{reread} of {total}: {s}");
+    assert_eq!(s["recount"]["agrees"], true, "{s}");
+    // Stopped cleanly (SIGTERM): the report, and nothing to read again at the next start.
+    let mut host = slow_run(&c);
+    wait_for_progress(&c);
+    unsafe {
+        // SAFETY: signalling a child we started and still own.
+        libc::kill(host.id() as i32, libc::SIGTERM);
+    }
+    let status = host.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let s = stats(&c, &["--recount"]);
+    assert_eq!(s["from_summary"]["reread"], 0, "{s}");
+    assert_eq!(s["recount"]["agrees"], true, "{s}");
+    assert!(s["solved"].as_u64().unwrap() > 0, "{s}");
+}
+
+/// A summary that is torn, or stale (an older one put back after the campaign moved on), is
+/// never trusted: every entry is checked instead and the figures are the file's.
+#[test]
+fn a_torn_or_stale_summary_is_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let summary = dir.path().join("c.summary");
+    fresh(12, &c);
+    let old = std::fs::read(&summary).unwrap();
+    let mut host = slow_run(&c);
+    wait_for_progress(&c);
+    unsafe {
+        // SAFETY: signalling a child we started and still own.
+        libc::kill(host.id() as i32, libc::SIGINT);
+    }
+    assert_eq!(host.wait().unwrap().code(), Some(130));
+    let now = stats(&c, &["--recount"]);
+    assert!(now["solved"].as_u64().unwrap() > 0);
+    // Stale: the fresh campaign's clean summary, put back.
+    std::fs::write(&summary, &old).unwrap();
+    let o = queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap();
+    let s: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("stale"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(s["solved"], now["solved"]);
+    assert_eq!(s["total"], now["total"]);
+    assert!(s.get("from_summary").is_none(), "{s}");
+    // Torn: cut short, or a bit flipped.
+    let good = std::fs::read(&summary).unwrap_or(old.clone());
+    for torn in [good[..good.len() / 2].to_vec(), {
+        let mut b = good.clone();
+        b[40] ^= 4;
+        b
+    }] {
+        std::fs::write(&summary, &torn).unwrap();
+        let o = queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap();
+        let s: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
+        assert!(String::from_utf8_lossy(&o.stderr).contains("torn"), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(s["solved"], now["solved"]);
+        assert_eq!(s["total"], now["total"]);
+    }
+    // A run makes it anew, and finishes the campaign exactly.
+    assert!(ok(&run(12, &c)).contains("Q(12) = 14,200"));
+    assert_eq!(stats(&c, &[])["from_summary"]["reread"], 0);
+}
+
+/// A flipped bit in a solved entry of a block the run never touches, with the summary
+/// current (the file's time put back): the start trusts the summary, and the background
+/// pass names the entry before any final total.
+#[test]
+fn a_flipped_bit_behind_a_current_summary_is_named_before_a_final_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    assert!(ok(&run(12, &c)).contains("Q(12) = 14,200"));
+    let mtime = std::fs::metadata(&c).unwrap().modified().unwrap();
+    let mut bytes = std::fs::read(&c).unwrap();
+    let k = bytes.len() / 16 - 10;
+    let w = word2(&bytes, k);
+    // Count bit 3: the count no longer matches its digits.
+    set_word2(&mut bytes, k, w ^ 8);
+    let f = std::fs::OpenOptions::new().write(true).open(&c).unwrap();
+    use std::os::unix::fs::FileExt;
+    f.write_all_at(&bytes[16 * k..16 * k + 16], 16 * k as u64).unwrap();
+    f.set_modified(mtime).unwrap();
+    drop(f);
+    // `db stats` answers from the summary (and says when it was last read against the
+    // file); `--recount` finds the damage.
+    assert_eq!(stats(&c, &[])["complete"], true);
+    let o = queens().args(["db", "stats", "--recount"]).arg(&c).output().unwrap();
+    fails_with(&o, &[&format!("entry {k}"), "disagrees with its digits"]);
+    let o = run(12, &c);
+    fails_with(&o, &[&format!("entry {k}"), "disagrees with its digits"]);
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("Q(12)"), "{}", String::from_utf8_lossy(&o.stdout));
+}
+
+/// Ctrl-C ends a run with its report: what it solved, what was in flight, how to resume.
+#[test]
+fn ctrl_c_ends_a_run_with_its_report_and_the_resume_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("c");
+    let host = queens()
+        .args(["run", "12", "--solvers", "4", "--sim-clock", "20kHz", "--campaign"])
+        .arg(&c)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_progress(&c);
+    unsafe {
+        // SAFETY: signalling a child we started and still own.
+        libc::kill(host.id() as i32, libc::SIGINT);
+    }
+    let o = host.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(out.contains("running total for N = 12") && out.contains("solved in this run"), "{out}");
+    assert!(err.contains("go out again; to resume: queens run 12 --solvers 4 --sim-clock 20kHz --campaign"), "{err}");
+}
+
+/// Stopped while it creates the file: SIGTERM removes the partial file; one a SIGKILL
+/// left is removed, and named, by the next start.
+#[test]
+fn a_creation_stopped_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join("q20.campaign");
+    let partials = || {
+        names(dir.path())
+            .into_iter()
+            .filter(|n| n.ends_with(".partial"))
+            .collect::<Vec<_>>()
+    };
+    let start = || {
+        queens()
+            .args(["run", "20", "--campaign"])
+            .arg(&c)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let wait_partial = || {
+        let t = Instant::now();
+        while partials().is_empty() {
+            assert!(t.elapsed() < Duration::from_secs(60), "no partial file");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let mut host = start();
+    wait_partial();
+    host.kill().unwrap();
+    host.wait().unwrap();
+    let left = partials();
+    assert_eq!(left.len(), 1, "{left:?}");
+    let host = start();
+    // The leftover goes first; then the new creation is stopped.
+    let t = Instant::now();
+    while partials() == left {
+        assert!(t.elapsed() < Duration::from_secs(60), "the leftover stayed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    wait_partial();
+    unsafe {
+        // SAFETY: signalling a child we started and still own.
+        libc::kill(host.id() as i32, libc::SIGTERM);
+    }
+    let o = host.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("removed {}", dir.path().join(&left[0]).display())), "{err}");
+    assert!(err.contains("the partial file is removed"), "{err}");
+    assert!(partials().is_empty() && !c.exists(), "{:?}", names(dir.path()));
 }

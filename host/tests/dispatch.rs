@@ -6,14 +6,13 @@ use queens_core::{completions, word, BoardSize};
 use queens_host::dispatch::{Dispatcher, Timeouts, Trust};
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::Store;
-use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 fn campaign(n: u32) -> (tempfile::TempDir, FileStore) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("c.campaign");
     let size = BoardSize::new(n).unwrap();
-    FileStore::create(&path, size, false, &AtomicU64::new(0)).unwrap();
+    FileStore::create(&path, size, false, &queens_host::store::file::Watch::default()).unwrap();
     let s = FileStore::open(&path, Some(size), Access::Write).unwrap();
     (dir, s)
 }

@@ -8,7 +8,6 @@ use queens_host::store::file::{Access, FileStore};
 use queens_host::store::pg::PgStore;
 use queens_host::store::pg_conn::Target;
 use queens_host::store::{Claim, Store};
-use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 mod common;
@@ -74,7 +73,7 @@ fn a_liar_loses_its_earlier_sessions_counts_in_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("q10");
     let size = BoardSize::new(10).unwrap();
-    FileStore::create(&path, size, false, &AtomicU64::new(0)).unwrap();
+    FileStore::create(&path, size, false, &queens_host::store::file::Watch::default()).unwrap();
     {
         let mut s = FileStore::open(&path, Some(size), Access::Write).unwrap();
         assert!(earlier_session(&mut s, 500) > 0);

@@ -339,3 +339,30 @@ mod tests {
         }
     }
 }
+
+/// A subproblem's unit cycles at this N, roughly and at once (no enumeration of the order):
+/// the first subproblem of `samples` prefixes spread over the canonical order, each probed
+/// with 32 random paths. The mean, and the largest seen (a stand-in for the slow tail that
+/// decides how long a host waits before it calls a board silent). For waiting times, not
+/// for estimates: those are [`estimate`]'s.
+pub fn subproblem_cycles(size: BoardSize, samples: usize) -> (f64, f64) {
+    let e = Enumerator::new(size);
+    let prefixes = e.prefixes();
+    let picks: Vec<Prefix> = (0..samples.max(1))
+        .map(|k| prefixes[k * prefixes.len() / samples.max(1)])
+        .collect();
+    let walks: Vec<f64> = picks
+        .par_iter()
+        .enumerate()
+        .filter_map(|(i, &p)| {
+            let mut first = None;
+            e.for_each_in(p, |sp| {
+                first.get_or_insert(sp);
+            });
+            first.map(|sp| Walks::probed(&sp.pre, 32, &mut rng_for(7, i)).ours)
+        })
+        .collect();
+    let mean = walks.iter().sum::<f64>() / walks.len().max(1) as f64;
+    let max = walks.iter().copied().fold(0.0, f64::max);
+    (mean, max)
+}

@@ -8,13 +8,15 @@ use anyhow::Context;
 use queens_host::dispatch::{Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, Progress, Quiet, RunConfig, RunReport};
-use queens_host::store::file::{Access, FileStore};
+use crate::progress::watched;
+use queens_host::store::file::{Access, FileStore, Watch};
 use queens_host::store::pg::PgStore;
 use queens_host::store::pg_conn::{self, Target};
-use queens_host::store::{Store, Summary};
+use queens_host::store::{Store, StoreError, Summary};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -74,6 +76,7 @@ fn parse_share(s: &str) -> Result<f64, String> {
 
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let size = board(a.n)?;
+    let stop = stop_flag()?;
     // Before any campaign is made: a simulated board of sim:K holds K units, as an array can.
     for l in &a.links {
         if let LinkSpec::Sim { units: Some(k) } = l {
@@ -114,29 +117,99 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             ));
         }
         resumed(&target.shown, &s);
-        let cfg = config(&a, size);
+        let cfg = config(&a, size, Some(stop), &say);
         let report = run(store, &cfg, &mut *shown(&a))
             .with_context(|| format!("running campaign {}", target.shown))?;
         return finish(&a, &report, true);
     }
     let path = PathBuf::from(&campaign);
+    let watch = Watch::stopped_by(stop.clone());
     if !path.exists() {
-        let entries = FileStore::create(&path, size, false, &AtomicU64::new(0))?;
-        say(format!(
-            "new campaign {}: {} subproblems",
-            path.display(),
-            grouped(entries as u128)
-        ));
+        say(format!("creating {} (N = {})", path.display(), a.n));
+        let t = Instant::now();
+        match watched(&watch, || FileStore::create(&path, size, false, &watch)) {
+            Ok(entries) => say(format!(
+                "new campaign {}: {} subproblems, {} bytes, written in {:.1} s",
+                path.display(),
+                grouped(entries as u128),
+                grouped(entries as u128 * 16),
+                t.elapsed().as_secs_f64()
+            )),
+            Err(StoreError::Stopped { .. }) => {
+                say(format!(
+                    "stopped while creating {}: nothing was written (the partial file is removed); run the same command again to start",
+                    path.display()
+                ));
+                std::process::exit(130);
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
-    let store = FileStore::open(&path, Some(size), Access::Write)?;
-    resumed(&path.display().to_string(), &store.summary());
-    let cfg = config(&a, size);
+    let t = Instant::now();
+    let store = watched(&watch, || FileStore::open_watched(&path, Some(size), Access::Write, &watch))?;
+    let s = store.summary();
+    say(format!(
+        "opened {} in {:.1} s{}",
+        path.display(),
+        t.elapsed().as_secs_f64(),
+        if s.unchecked > 0 {
+            format!(
+                ": {} of its {} entries trusted from its summary until a background pass has read them again (their counts are in no final total before that)",
+                grouped(s.unchecked as u128),
+                grouped(s.subproblems as u128)
+            )
+        } else {
+            String::new()
+        }
+    ));
+    resumed(&path.display().to_string(), &s);
+    let cfg = config(&a, size, Some(stop), &say);
     let report =
         run(store, &cfg, &mut *shown(&a)).with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report, false)
 }
 
-fn config(a: &Args, size: queens_core::BoardSize) -> RunConfig {
+/// Ctrl-C and SIGTERM set the flag the run stops on (a second one ends the process at once).
+fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    ctrlc::set_handler(move || {
+        if s.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(stop)
+}
+
+/// How long a board should take for the slowest of its first subproblems at this N, and
+/// the clock that assumes: the simulated board's clock, else [`ASSUMED_HZ`].
+fn waits(a: &Args, size: queens_core::BoardSize) -> (f64, f64, f64) {
+    let hz = a.sim_clock.unwrap_or(ASSUMED_HZ);
+    let (mean, max) = queens_sim::estimate::subproblem_cycles(size, 32);
+    (mean / hz, max / hz, hz)
+}
+
+/// The clock assumed for a board that does not say its own: slower than any board built
+/// here (the slowest routed design runs above 100 MHz), so waits err on the long side.
+const ASSUMED_HZ: f64 = 50e6;
+
+fn config(a: &Args, size: queens_core::BoardSize, stop: Option<Arc<AtomicBool>>, say: &dyn Fn(String)) -> RunConfig {
+    // Waits follow what a subproblem takes at this N: at N = 27 a mean one takes about
+    // 7 x 10^9 cycles, half a minute at 250 MHz, and the slow ones far longer.
+    let (mean, slow, hz) = waits(a, size);
+    let silence = Duration::from_secs_f64((3.0 * slow).max(30.0));
+    let first = Duration::from_secs_f64((8.0 * slow).max(10.0));
+    if mean > 1.0 {
+        say(format!(
+            "a subproblem of N = {} takes about {} on a unit at {:.0} MHz (the slowest of 32 probed: {}); first results in about that time, a silent board is named after {}",
+            size.n(),
+            human(mean),
+            hz / 1e6,
+            human(slow),
+            human(silence.as_secs_f64())
+        ));
+    }
     // --timeout is positive and finite (its parser).
     let timeouts = match a.timeout {
         Some(t) => Timeouts {
@@ -144,7 +217,10 @@ fn config(a: &Args, size: queens_core::BoardSize) -> RunConfig {
             fixed: true,
             ..Timeouts::default()
         },
-        None => Timeouts::default(),
+        None => Timeouts {
+            first,
+            ..Timeouts::default()
+        },
     };
     let links = if a.links.is_empty() {
         vec![LinkSpec::Sim { units: None }]
@@ -173,6 +249,17 @@ fn config(a: &Args, size: queens_core::BoardSize) -> RunConfig {
             seed: fastrand::u64(..),
         },
         sync_every: Duration::from_secs(1),
+        silence,
+        stop,
+    }
+}
+
+/// Seconds as a person reads them.
+fn human(secs: f64) -> String {
+    match secs {
+        s if s < 120.0 => format!("{s:.1} s"),
+        s if s < 7200.0 => format!("{:.1} min", s / 60.0),
+        s => format!("{:.1} h", s / 3600.0),
     }
 }
 
@@ -193,13 +280,35 @@ fn finish(a: &Args, report: &RunReport, shared: bool) -> anyhow::Result<()> {
     } else {
         print(report, shared);
     }
+    if report.interrupted {
+        eprintln!(
+            "stopped: {} subproblems that were on the boards are unsolved in the campaign and go out again; to resume: {}",
+            grouped(report.in_flight as u128),
+            resume_command()
+        );
+        std::process::exit(130);
+    }
     Ok(())
+}
+
+/// The command line of this run, as it can be typed again.
+fn resume_command() -> String {
+    std::iter::once("queens".to_string())
+        .chain(std::env::args().skip(1).map(|x| {
+            if x.is_empty() || x.contains(|c: char| c.is_whitespace() || "'\"$`\\".contains(c)) {
+                format!("'{}'", x.replace('\'', "'\\''"))
+            } else {
+                x
+            }
+        }))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn print(r: &RunReport, shared: bool) {
     let x = &r.cross_checked;
     // Final only once no count chosen for another host's recomputation waits.
-    if r.complete && x.pending == 0 {
+    if r.complete && x.pending == 0 && r.unchecked == 0 {
         println!("Q({}) = {}", r.n, grouped(r.total));
     } else if r.complete {
         println!(
@@ -207,6 +316,13 @@ fn print(r: &RunReport, shared: bool) {
             r.n,
             grouped(r.total),
             grouped(x.pending as u128)
+        );
+    } else if r.unchecked > 0 && r.complete {
+        println!(
+            "Q({}) = {} once the {} entries trusted from the campaign's summary have been read again (the next run does)",
+            r.n,
+            grouped(r.total),
+            grouped(r.unchecked as u128)
         );
     } else {
         println!(

@@ -117,15 +117,10 @@ fn print_spread(pool: &rayon::ThreadPool, size: BoardSize, s: u64, json: bool) -
 
 /// Writes a fresh campaign (the store's own format and rules) with a bar on long runs.
 fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: bool) -> anyhow::Result<()> {
-    let done = AtomicU64::new(0);
+    let watch = queens_host::store::file::Watch::default();
     let start = Instant::now();
-    let prefixes = e.prefixes().len() as u64;
-    let written = with_bar(
-        "prefixes",
-        &done,
-        || prefixes,
-        || pool.install(|| FileStore::create(path, e.size(), force, &done)),
-    )?;
+    let written =
+        crate::progress::watched(&watch, || pool.install(|| FileStore::create(path, e.size(), force, &watch)))?;
     println!(
         "wrote {} entries ({} bytes) to {} in {:.1} s",
         grouped(written as u128),

@@ -8,7 +8,8 @@ use queens_core::{BoardSize, Entry};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// The files `campaign` consists of: a campaign file, its history and its cycle counts;
+/// The files `campaign` consists of: a campaign file, its history, its cycle counts and its
+/// summary;
 /// none for a database.
 pub fn files(campaign: &str) -> Vec<PathBuf> {
     if pg_conn::is_url(campaign) {
@@ -19,6 +20,7 @@ pub fn files(campaign: &str) -> Vec<PathBuf> {
         c.to_path_buf(),
         super::history::path_of(c),
         super::file::cycles_path(c),
+        super::file::summary::path_of(c),
     ]
 }
 

@@ -50,7 +50,7 @@ pub fn temp_beside(path: &std::path::Path) -> std::io::Result<tempfile::NamedTem
 
 /// Every entry of a fresh campaign in canonical order, handed to `sink` in chunks of whole
 /// entries (prefixes are enumerated in parallel, chunks arrive in order); `done` counts the
-/// prefixes. Returns the number of entries.
+/// entries. Returns the number of entries.
 pub fn fresh_entries<E>(
     size: BoardSize,
     done: &AtomicU64,
@@ -71,9 +71,10 @@ pub fn fresh_entries<E>(
             .collect();
         for b in bufs {
             sink(&b)?;
-            written += (b.len() / ENTRY_BYTES) as u64;
+            let entries = (b.len() / ENTRY_BYTES) as u64;
+            written += entries;
+            done.fetch_add(entries, Ordering::Relaxed);
         }
-        done.fetch_add(batch.len() as u64, Ordering::Relaxed);
     }
     Ok(written)
 }
@@ -94,6 +95,9 @@ pub struct Summary {
     pub solved: Tally,
     /// All entries per class.
     pub census: [u64; 3],
+    /// Entries whose counts are trusted from a campaign file's summary and not yet read
+    /// again this session: no total that includes them is final.
+    pub unchecked: u64,
 }
 
 impl Summary {
@@ -103,6 +107,11 @@ impl Summary {
 
     pub fn complete(&self) -> bool {
         self.pending() == 0
+    }
+
+    /// Every entry solved and every count read from the campaign itself this session.
+    pub fn final_total(&self) -> bool {
+        self.complete() && self.unchecked == 0
     }
 }
 
@@ -136,6 +145,12 @@ pub enum StoreError {
         offset: u64,
         reason: String,
     },
+    #[error("{what} was stopped ({path} was left as it was before)")]
+    Stopped { path: PathBuf, what: &'static str },
+    #[error("{path}: a campaign of N = {n} needs {need} bytes; the file system has {free} free")]
+    Space { path: PathBuf, n: u32, need: u64, free: u64 },
+    #[error("{path}: nothing more is written to it after a damaged entry was found: {why}")]
+    Broken { path: PathBuf, why: String },
     #[error("entry {index} is already solved (count {count}); it is never counted twice")]
     AlreadySolved { index: u64, count: u64 },
     #[error("entry {index} is outside the campaign ({len} entries)")]
@@ -216,6 +231,12 @@ pub trait Store: Send {
     /// run out of work.
     fn more_later(&mut self) -> Result<bool, StoreError> {
         Ok(false)
+    }
+
+    /// Waits until every count the totals hold has been read from the campaign itself this
+    /// session (a file store's background check), so that a complete total is final.
+    fn settle(&mut self) -> Result<(), StoreError> {
+        Ok(())
     }
 
     fn cross_checks(&self) -> CrossChecks {

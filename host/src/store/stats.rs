@@ -1,7 +1,7 @@
 //! `db stats`: where a campaign stands, wherever it is kept, with the throughput of each
 //! session its history records.
 
-use super::file::{Access, FileStore};
+use super::file::{Access, FileStore, Watch};
 use super::history::Event;
 use super::{pg, pg_conn, Store, StoreError, Summary};
 use queens_core::BoardSize;
@@ -23,6 +23,19 @@ pub struct Stats {
     pub disputes: Vec<pg::Dispute>,
     /// Each host role of a shared campaign: what it gave, what another host confirmed.
     pub hosts: Vec<pg::HostStanding>,
+    /// A campaign file answered from its summary: where that stands.
+    pub from_summary: Option<FromSummary>,
+    /// Every entry checked and summed anew (`--recount`).
+    pub recount: Option<Summary>,
+}
+
+/// How far a campaign file's summary has been read against the file.
+pub struct FromSummary {
+    pub path: String,
+    /// When a run's background pass (or a full check) last read every block.
+    pub checked_at: Option<f64>,
+    /// Entries of blocks written since the last sync, read for this answer.
+    pub reread: u64,
 }
 
 /// A session of a run: when it began, how long it ran and what it solved.
@@ -41,11 +54,20 @@ pub struct Session {
 impl Stats {
     /// Reads the stats of `campaign`: a file, or a database URL (then `n` chooses among its
     /// campaigns, see [`pg::which`]).
-    pub fn read(campaign: &str, n: Option<u32>) -> Result<Self, StoreError> {
+    pub fn read(campaign: &str, n: Option<u32>, recount: bool, watch: &Watch) -> Result<Self, StoreError> {
         if !pg_conn::is_url(campaign) {
             let file = Path::new(campaign);
-            let store = FileStore::open(file, None, Access::Read)?;
+            let store = FileStore::open_watched(file, None, Access::Read, watch)?;
+            let kept = store.kept();
+            let from_summary = (store.summary().unchecked > 0).then(|| FromSummary {
+                path: super::file::summary::path_of(file).display().to_string(),
+                checked_at: (kept.checked_at > 0.0).then_some(kept.checked_at),
+                reread: store.summary().subproblems - store.summary().unchecked,
+            });
+            let recount = if recount { Some(store.recount(watch)?) } else { None };
             return Ok(Stats {
+                from_summary,
+                recount,
                 name: file.display().to_string(),
                 n: store.size().n(),
                 summary: store.summary(),
@@ -77,6 +99,8 @@ impl Stats {
             leases: st.leases,
             disputes: st.disputes,
             hosts: st.hosts,
+            from_summary: None,
+            recount: None,
         })
     }
 }

@@ -14,6 +14,10 @@ pub struct StatsArgs {
     /// Which campaign of the database, when it holds several.
     #[arg(long, value_parser = crate::cmd::parse_n)]
     n: Option<u32>,
+    /// Check every entry of a campaign file against the canonical order and sum it anew,
+    /// instead of answering from its summary; both are shown, and any difference named.
+    #[arg(long)]
+    recount: bool,
     #[arg(long)]
     json: bool,
 }
@@ -33,6 +37,26 @@ struct StatsJson {
     disputes: Vec<pg::Dispute>,
     hosts: Vec<pg::HostStanding>,
     cross_checked: CrossJson,
+    /// A campaign file answered from its summary: when every block was last read against
+    /// the file (Unix seconds), and the entries read for this answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    from_summary: Option<SummaryJson>,
+    /// `--recount`: every entry checked and summed anew.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recount: Option<RecountJson>,
+}
+
+#[derive(Serialize)]
+struct SummaryJson {
+    checked_at: Option<f64>,
+    reread: u64,
+}
+
+#[derive(Serialize)]
+struct RecountJson {
+    solved: u64,
+    total: u128,
+    agrees: bool,
 }
 
 /// How much of a shared campaign's total another host recomputed.
@@ -62,7 +86,8 @@ fn cross(hosts: &[pg::HostStanding]) -> CrossJson {
 }
 
 pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
-    let v = Stats::read(&a.campaign, a.n)?;
+    let watch = queens_host::store::file::Watch::default();
+    let v = crate::progress::watched(&watch, || Stats::read(&a.campaign, a.n, a.recount, &watch))?;
     let s = v.summary;
     if a.json {
         let j = StatsJson {
@@ -79,6 +104,15 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
                 .collect(),
             sessions: v.sessions,
             cross_checked: cross(&v.hosts),
+            from_summary: v.from_summary.as_ref().map(|f| SummaryJson {
+                checked_at: f.checked_at,
+                reread: f.reread,
+            }),
+            recount: v.recount.as_ref().map(|r| RecountJson {
+                solved: r.solved.subproblems(),
+                total: r.solved.total(),
+                agrees: r.solved == s.solved,
+            }),
             leases: v.leases,
             disputes: v.disputes,
             hosts: v.hosts,
@@ -98,6 +132,35 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
         100.0 * s.solved.subproblems() as f64 / s.subproblems as f64,
         grouped(s.pending() as u128)
     );
+    if let Some(f) = &v.from_summary {
+        println!(
+            "answered from {}: every block last read against the file {}{}",
+            f.path,
+            f.checked_at
+                .map_or("never (a run's background pass does it)".into(), |t| format!("at {}", when(t))),
+            if f.reread > 0 {
+                format!(
+                    "; {} entries written since the last sync read now",
+                    grouped(f.reread as u128)
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    if let Some(r) = &v.recount {
+        if r.solved == s.solved {
+            println!("recounted: every entry checked, the same figures as the summary's");
+        } else {
+            println!(
+                "RECOUNT DIFFERS: every entry checked: {} solved, total {}; the summary says {} solved, total {} (the next run makes the summary anew)",
+                grouped(r.solved.subproblems() as u128),
+                grouped(r.solved.total()),
+                grouped(s.solved.subproblems() as u128),
+                grouped(s.solved.total())
+            );
+        }
+    }
     let x = cross(&v.hosts);
     if s.complete() && x.pending == 0 {
         println!("Q({}) = {}", v.n, grouped(s.solved.total()));
@@ -174,4 +237,20 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A Unix time as a UTC date and time.
+fn when(t: f64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(t as i64)
+        .map(|d| {
+            format!(
+                "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+                d.year(),
+                d.month() as u8,
+                d.day(),
+                d.hour(),
+                d.minute()
+            )
+        })
+        .unwrap_or_else(|_| format!("{t}"))
 }

@@ -12,8 +12,10 @@
 //! In parts: writing a new campaign file (`write.rs`), opening one with every entry checked
 //! (`open.rs`), and the store the dispatcher uses (`store.rs`); here the file's entries.
 
+mod blocks;
 mod open;
 mod store;
+pub mod summary;
 mod write;
 
 pub use open::campaign_at;
@@ -52,8 +54,56 @@ pub struct FileStore {
     solvers: HashMap<String, u16>,
     /// Solver ids in the entries that the history names no link for (a Queens@TUD database's).
     unnamed: Vec<u16>,
-    /// Holds the lock as long as the store lives.
-    _file: File,
+    /// Holds the lock as long as the store lives; blocks are read through it.
+    file: File,
+    /// The summary kept beside the file, as this session has it.
+    kept: summary::Summary,
+    rules: blocks::Rules,
+    /// Which blocks this session has read, shared with the background pass.
+    pass: std::sync::Arc<blocks::Pass>,
+    background: Option<std::thread::JoinHandle<()>>,
+    /// Per block: entries claimed in this session and not yet solved.
+    outstanding: Vec<u32>,
+    /// Per block: written since the last sync.
+    written: Vec<bool>,
+    /// A damaged entry was found: nothing more is written, and no summary.
+    broken: Option<String>,
+    /// The summary says when the background pass last read every block.
+    recorded_checked: bool,
+}
+
+/// What a long open or creation is doing, for a bar to show, and a flag that stops it.
+#[derive(Default)]
+pub struct Watch {
+    phase: std::sync::Mutex<(String, u64)>,
+    /// Work done in the current phase (entries).
+    pub done: std::sync::atomic::AtomicU64,
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Watch {
+    /// One stopped by `stop`.
+    pub fn stopped_by(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        Self {
+            stop,
+            ..Self::default()
+        }
+    }
+
+    /// A new phase of `total` entries.
+    pub fn begin(&self, what: &str, total: u64) {
+        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = (what.to_string(), total);
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The phase now and its size.
+    pub fn phase(&self) -> (String, u64) {
+        self.phase.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> StoreError + 'a {
@@ -70,7 +120,7 @@ pub fn cycles_path(campaign: &Path) -> PathBuf {
 }
 
 /// A set of 12-bit solver ids.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 struct Solvers([u64; 64]);
 
 impl Solvers {
@@ -163,14 +213,83 @@ impl FileStore {
         })
     }
 
-    fn set_word(&mut self, index: u64, k: u64, value: u64) {
+    fn set_word(&mut self, index: u64, k: u64, value: u64) -> Result<(), StoreError> {
         assert!(self.access == Access::Write && index < self.len && k < 2);
+        self.touch(index)?;
         // SAFETY: as in `word`; one aligned 8-byte store, so no reader or crash sees half of it.
         unsafe {
             (self.map.as_mut_ptr() as *mut u64)
                 .add((2 * index + k) as usize)
                 .write_volatile(value.to_be())
         }
+        Ok(())
+    }
+
+    fn block_of(&self, index: u64) -> usize {
+        (index / self.kept.block_entries) as usize
+    }
+
+    /// Before a write into the block of `index`: the block read this session, and open in
+    /// the summary on disk (so that a kill leaves it to be read again).
+    fn touch(&mut self, index: u64) -> Result<(), StoreError> {
+        let b = self.block_of(index);
+        self.ensure_checked(b)?;
+        if !self.kept.blocks[b].open {
+            self.kept.blocks[b].open = true;
+            self.write_summary()?;
+        }
+        self.written[b] = true;
+        Ok(())
+    }
+
+    /// Writes the summary as this session has it, durably.
+    fn write_summary(&mut self) -> Result<(), StoreError> {
+        if self.broken.is_some() {
+            return Ok(());
+        }
+        let spath = summary::path_of(&self.path);
+        self.kept.identity =
+            summary::Identity::of(&self.path, &history::path_of(&self.path)).map_err(io(&spath, "writing"))?;
+        self.kept.write(&spath).map_err(io(&spath, "writing"))
+    }
+
+    /// After the map is flushed: every open block that nothing of this session will write
+    /// soon is closed (its digest taken from the file), and the summary written if anything
+    /// changed. At a clean stop (`all`), every block is closed and the summary marked clean.
+    fn close_blocks(&mut self, all: bool) -> Result<(), StoreError> {
+        let mut changed = false;
+        let cursor_block = (self.cursor < self.len).then(|| self.block_of(self.cursor));
+        for b in 0..self.kept.blocks.len() {
+            let busy = self.written[b] || self.outstanding[b] > 0 || cursor_block == Some(b);
+            if self.kept.blocks[b].open && (all || !busy) {
+                let r = self.kept.range(b);
+                let mut buf = vec![0u8; ((r.end - r.start) as usize) * ENTRY_BYTES];
+                {
+                    use std::os::unix::fs::FileExt;
+                    self.file
+                        .read_exact_at(&mut buf, r.start * ENTRY_BYTES as u64)
+                        .map_err(io(&self.path, "reading"))?;
+                }
+                self.kept.blocks[b].bytes = xxhash_rust::xxh3::xxh3_64(&buf);
+                self.kept.blocks[b].open = false;
+                changed = true;
+            }
+            self.written[b] = false;
+        }
+        if !self.recorded_checked && self.pass.done.load(std::sync::atomic::Ordering::Acquire) {
+            self.apply_found()?;
+            self.kept.checked_at = history::now();
+            self.recorded_checked = true;
+            changed = true;
+        }
+        if all {
+            self.kept.clean = true;
+            changed = true;
+        }
+        if changed {
+            self.write_summary()?;
+        }
+        Ok(())
     }
 
     fn raw(&self, index: u64) -> [u8; ENTRY_BYTES] {
@@ -259,7 +378,7 @@ impl FileStore {
                 index,
                 0,
                 u64::from_be_bytes(e.encode()[..8].try_into().expect("8 bytes")),
-            );
+            )?;
         }
         Ok(())
     }
@@ -269,5 +388,26 @@ impl FileStore {
         let mut v: Vec<(u16, String)> = self.solvers.iter().map(|(l, &id)| (id, l.clone())).collect();
         v.sort();
         v
+    }
+}
+
+impl Drop for FileStore {
+    /// A clean stop: the background pass stopped, every block closed and the summary marked
+    /// clean, so that the next start reads nothing it need not.
+    fn drop(&mut self) {
+        self.pass.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.background.take() {
+            let _ = t.join();
+        }
+        if self.access == Access::Write && self.broken.is_none() {
+            let r = self
+                .map
+                .flush()
+                .map_err(io(&self.path, "syncing"))
+                .and_then(|_| self.close_blocks(true));
+            if let Err(e) = r {
+                tracing::warn!("{e}: the next start reads the blocks this session wrote again");
+            }
+        }
     }
 }

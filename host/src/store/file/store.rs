@@ -11,7 +11,10 @@ impl Store for FileStore {
     }
 
     fn summary(&self) -> Summary {
-        self.summary
+        Summary {
+            unchecked: self.len - self.pass.checked_entries.load(std::sync::atomic::Ordering::Relaxed),
+            ..self.summary
+        }
     }
 
     fn claim(&mut self, max: usize, stamp: Stamp) -> Result<Vec<Claim>, StoreError> {
@@ -22,7 +25,10 @@ impl Store for FileStore {
                 Some(i) => i,
                 None if self.cursor < self.len => {
                     self.cursor += 1;
-                    self.cursor - 1
+                    let i = self.cursor - 1;
+                    // Wholly solved blocks ahead are passed over without reading them.
+                    self.skip_solved();
+                    i
                 }
                 None => break,
             };
@@ -33,7 +39,9 @@ impl Store for FileStore {
                 Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))?;
             entry.handed_out = Some(stamp);
             let w1 = u64::from_be_bytes(entry.encode()[..8].try_into().expect("8 bytes"));
-            self.set_word(index, 0, w1);
+            self.set_word(index, 0, w1)?;
+            let b = self.block_of(index);
+            self.outstanding[b] += 1;
             out.push(Claim {
                 index,
                 sub: Subproblem {
@@ -63,8 +71,11 @@ impl Store for FileStore {
             self.record_cycles(index, c)?;
         }
         self.stamp(index)?;
-        self.set_word(index, 1, solution.word());
+        self.set_word(index, 1, solution.word())?;
         self.summary.solved.add(sym, solution.whole());
+        let b = self.block_of(index);
+        self.kept.blocks[b].solved.add(sym, solution.whole());
+        self.outstanding[b] = self.outstanding[b].saturating_sub(1);
         Ok(())
     }
 
@@ -72,27 +83,35 @@ impl Store for FileStore {
         let entry = self.entry(index)?;
         self.stamp(index)?;
         let old = entry.solution.as_ref().map_or(0, Solution::whole);
-        self.set_word(index, 1, solution.word());
+        self.set_word(index, 1, solution.word())?;
         let slot = entry.sym.slot();
-        if entry.solution.is_none() {
-            self.summary.solved.preplacements[slot] += 1;
+        let b = self.block_of(index);
+        for t in [&mut self.summary.solved, &mut self.kept.blocks[b].solved] {
+            if entry.solution.is_none() {
+                t.preplacements[slot] += 1;
+            }
+            t.solutions[slot] = t.solutions[slot] - old + solution.whole();
         }
-        self.summary.solved.solutions[slot] = self.summary.solved.solutions[slot] - old + solution.whole();
         Ok(())
     }
 
     fn retract(&mut self, index: u64) -> Result<(), StoreError> {
         let entry = self.entry(index)?;
         if let Some(old) = entry.solution {
-            self.set_word(index, 1, 0);
+            self.set_word(index, 1, 0)?;
             let slot = entry.sym.slot();
-            self.summary.solved.preplacements[slot] -= 1;
-            self.summary.solved.solutions[slot] -= old.whole();
+            let b = self.block_of(index);
+            for t in [&mut self.summary.solved, &mut self.kept.blocks[b].solved] {
+                t.preplacements[slot] -= 1;
+                t.solutions[slot] -= old.whole();
+            }
         }
         Ok(())
     }
 
     fn withdraw_solver(&mut self, solver: u16, reason: &str) -> Result<(), StoreError> {
+        // Every block is read before its counts are looked at.
+        self.check_all(&super::Watch::default())?;
         let mut gone = 0u64;
         for index in 0..self.len {
             let w2 = self.word(index, 1);
@@ -114,11 +133,25 @@ impl Store for FileStore {
     }
 
     fn sync(&mut self) -> Result<(), StoreError> {
+        // A damaged entry the background pass found stops the run here.
+        self.apply_found()?;
         if self.access == Access::Write {
             self.map.flush().map_err(io(&self.path, "syncing"))?;
             if let Some(c) = &self.cycles {
                 c.flush().map_err(io(&cycles_path(&self.path), "syncing"))?;
             }
+            self.close_blocks(false)?;
+        }
+        Ok(())
+    }
+
+    fn settle(&mut self) -> Result<(), StoreError> {
+        if let Some(t) = self.background.take() {
+            let _ = t.join();
+        }
+        self.apply_found()?;
+        if self.access == Access::Write {
+            self.close_blocks(false)?;
         }
         Ok(())
     }

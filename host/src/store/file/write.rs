@@ -1,13 +1,13 @@
 //! Writing a new campaign file: fresh, or from the blocks of a shared store.
 
-use super::{cycles_path, history, io, lock, size_of, unnamed_link, Event, FileStore, Solvers};
+use super::blocks::Canon;
+use super::{cycles_path, history, io, lock, size_of, summary, unnamed_link, Event, FileStore, Solvers, Watch};
 use crate::store::StoreError;
 use queens_core::entry::ENTRY_BYTES;
 use queens_core::BoardSize;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
 
 /// May a new campaign be written at `path`? Not over an existing file unless `force`, and
 /// never while a run holds the campaign there: the file returned holds its lock in turn
@@ -65,19 +65,79 @@ fn persist(
 
 impl FileStore {
     /// Writes a fresh campaign of unsolved entries through a temporary file renamed at the
-    /// end, so an interrupted run never leaves a file that looks complete. An existing file
-    /// is replaced only when `force`, and never while a run holds it. `done` counts the
-    /// prefixes written. Returns the number of entries.
-    pub fn create(path: &Path, size: BoardSize, force: bool, done: &AtomicU64) -> Result<u64, StoreError> {
+    /// end, so an interrupted run never leaves a file that looks complete, and its summary
+    /// beside it. An existing file is replaced only when `force`, and never while a run holds
+    /// it. Partial files a killed creation left beside it are removed first; the free space
+    /// is checked before the first byte; `watch` counts the entries written, and its stop
+    /// flag ends the creation with its partial file removed. Returns the number of entries.
+    pub fn create(path: &Path, size: BoardSize, force: bool, watch: &Watch) -> Result<u64, StoreError> {
         let _held = replaceable(path, force)?;
+        remove_leftovers(path)?;
+        watch.begin("counting the subproblems", 0);
+        let census = queens_core::Enumerator::new(size).census();
+        let entries = census.total();
+        let need = entries * ENTRY_BYTES as u64;
+        let free = free_space(path)?;
+        if free < need {
+            return Err(StoreError::Space {
+                path: path.into(),
+                n: size.n(),
+                need,
+                free,
+            });
+        }
         let tmp = temp_beside(path)?;
+        // Held while it is written: the next start tells a live creation from a dead one's.
+        lock(tmp.as_file(), tmp.path())?;
+        watch.begin("writing the campaign", entries);
+        let block_entries = summary::block_entries(entries);
+        let mut blocks = Vec::new();
+        let mut block = Vec::with_capacity(block_entries as usize * ENTRY_BYTES);
+        let close = |block: &mut Vec<u8>, blocks: &mut Vec<summary::Block>| {
+            let mut canon = Canon::new();
+            for raw in block.chunks_exact(ENTRY_BYTES) {
+                canon.add(raw);
+            }
+            blocks.push(summary::Block {
+                open: false,
+                solved: Default::default(),
+                canon: canon.digest(),
+                bytes: xxhash_rust::xxh3::xxh3_64(block),
+            });
+            block.clear();
+        };
         let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
-        let written = crate::store::fresh_entries(size, done, |b| {
-            out.write_all(b).map_err(io(tmp.path(), "writing"))
+        let written = crate::store::fresh_entries(size, &watch.done, |mut b| {
+            if watch.stopped() {
+                return Err(StoreError::Stopped {
+                    path: path.into(),
+                    what: "writing the new campaign",
+                });
+            }
+            out.write_all(b).map_err(io(tmp.path(), "writing"))?;
+            while !b.is_empty() {
+                let take = (block.capacity() - block.len()).min(b.len());
+                block.extend_from_slice(&b[..take]);
+                b = &b[take..];
+                if block.len() == block.capacity() {
+                    close(&mut block, &mut blocks);
+                }
+            }
+            Ok(())
         })?;
+        if !block.is_empty() {
+            close(&mut block, &mut blocks);
+        }
         out.flush().map_err(io(tmp.path(), "writing"))?;
         drop(out);
+        watch.begin("syncing the campaign to disk", 0);
         tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        if watch.stopped() {
+            return Err(StoreError::Stopped {
+                path: path.into(),
+                what: "writing the new campaign",
+            });
+        }
         persist(tmp, path, force, "renaming the new campaign to")?;
         // Cycle counts or a history left from an earlier campaign of the same name would
         // mislead: a fresh history that will name every solver id.
@@ -92,6 +152,19 @@ impl FileStore {
             }],
         )
         .map_err(io(&hpath, "writing"))?;
+        let spath = summary::path_of(path);
+        summary::Summary {
+            n: size.n(),
+            entries: written,
+            block_entries,
+            identity: summary::Identity::of(path, &hpath).map_err(io(path, "reading the identity of"))?,
+            clean: true,
+            checked_at: history::now(),
+            census: census.count,
+            blocks,
+        }
+        .write(&spath)
+        .map_err(io(&spath, "writing"))?;
         Ok(written)
     }
 
@@ -144,6 +217,8 @@ impl FileStore {
         }
         persist(tmp, path, force, "renaming the new campaign to")?;
         let _ = std::fs::remove_file(cycles_path(path));
+        // Its first open checks every entry and makes the summary.
+        let _ = std::fs::remove_file(summary::path_of(path));
         if let Some(f) = cycles {
             persist(f, &cycles_path(path), true, "renaming the cycle counts to")?;
         }
@@ -169,4 +244,59 @@ impl FileStore {
         history::write_new(&hpath, &events).map_err(io(&hpath, "writing"))?;
         Ok(written)
     }
+}
+
+/// Removes the partial files that creations of the campaign at `path` killed before they
+/// finished left beside it (one still being written holds its lock, and stays), naming each.
+fn remove_leftovers(path: &Path) -> Result<(), StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Ok(());
+    };
+    let prefix = format!(".{name}.");
+    let Ok(list) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in list.flatten() {
+        let f = e.file_name().to_string_lossy().into_owned();
+        let rest = f.strip_prefix(&prefix).unwrap_or("");
+        // Ours are `.<name>.<random>.partial`; `.<name>.summary.<random>.partial` and the
+        // like belong to files beside it.
+        if !rest.ends_with(".partial") || rest.matches('.').count() != 1 {
+            continue;
+        }
+        let p = e.path();
+        let Ok(file) = File::options().read(true).write(true).open(&p) else {
+            continue;
+        };
+        match lock(&file, &p) {
+            Ok(()) => {
+                let bytes = file.metadata().map_or(0, |m| m.len());
+                std::fs::remove_file(&p).map_err(io(&p, "removing"))?;
+                tracing::warn!(
+                    "removed {} ({bytes} bytes), left by a creation of {} that was killed",
+                    p.display(),
+                    path.display()
+                );
+            }
+            Err(StoreError::Busy { .. }) => {
+                return Err(StoreError::Busy { path: p });
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Bytes free to an unprivileged user on the file system that holds `path`.
+fn free_space(path: &Path) -> Result<u64, StoreError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let st = nix::sys::statvfs::statvfs(dir).map_err(|e| io(dir, "reading the free space of")(e.into()))?;
+    Ok(st.blocks_available() as u64 * st.fragment_size() as u64)
 }

@@ -74,6 +74,7 @@ pub(super) fn summary_at(row: &postgres::Row, at: usize) -> Summary {
         subproblems: row.get::<_, i64>(at) as u64,
         solved: tally_of(&row.get::<_, Vec<i64>>(at + 2), &row.get::<_, Vec<i64>>(at + 3)),
         census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
+        unchecked: 0,
     }
 }
 
