@@ -28,29 +28,29 @@ measure() {
     local out
     out=$(mktemp)
     /usr/bin/time -f '%e %M' -o "$out" "$@" >/dev/null 2>>"$dir/log" || true
-    awk '{ printf "%s %.0f", $1, $2 / 1024 }' "$out"
+    # The last line: GNU time puts "Command exited with non-zero status" before it.
+    tail -1 "$out" | awk '{ printf "%s %.0f", $1, $2 / 1024 }'
     rm -f "$out"
 }
 
-# A run that is stopped once its first subproblem has gone out: seconds to that point are
-# what it prints as "opened ... in S s" plus the first fill, so the whole process is timed
-# with a SIGINT sent at once when that line appears.
+# A run stopped as soon as its first subproblems have gone out: the seconds it says that
+# took (from its start, the campaign opened on the way), and its peak resident memory.
 first_send() {
-    local c=$1 n=$2 t0 line
-    t0=$(date +%s.%N)
+    local c=$1 n=$2 line secs=
     coproc RUN { exec /usr/bin/time -f '%e %M' -o "$dir/run.time" "$queens" run "$n" --campaign "$c" \
         --link sim:8 --sim-clock 250MHz 2>&1; }
     while IFS= read -r line <&"${RUN[0]}"; do
         echo "$line" >>"$dir/log"
-        if [[ $line == opened* ]]; then
+        if [[ $line == "first subproblems sent "* ]]; then
+            secs=${line#first subproblems sent }
+            secs=${secs%% *}
             break
         fi
     done
-    local t1
-    t1=$(date +%s.%N)
-    kill -INT "$RUN_PID" 2>/dev/null || true
+    # GNU time ignores SIGINT: the run under it is stopped.
+    pkill -INT -P "$RUN_PID" 2>/dev/null || true
     wait "$RUN_PID" 2>/dev/null || true
-    printf '%.1f %.0f' "$(echo "$t1 - $t0" | bc -l)" "$(awk '{ print $2 / 1024 }' "$dir/run.time")"
+    tail -1 "$dir/run.time" | awk -v s="${secs:-nan}" '{ printf "%s %.0f", s, $2 / 1024 }'
 }
 
 printf '%-3s %14s  %-22s %-22s %-22s %-22s %-22s %-22s\n' N entries create open open-after-kill \

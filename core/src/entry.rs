@@ -192,6 +192,22 @@ impl Entry {
         out
     }
 
+    /// Word 1's own checks, without decoding the pre-placement: its CRC-3 and its stamp. For
+    /// a reader that knows the pre-placement is the one the canonical order puts there.
+    pub fn check_word1(w1: u64) -> Result<(), ModelError> {
+        if crc3(w1 >> 20) != 0 {
+            return Err(ModelError::EntryCrc { word1: w1 });
+        }
+        Symmetry::from_code(w1 >> 23 & 3)?;
+        Stamp::from_bits(w1 & 0xF_FFFF).map(|_| ())
+    }
+
+    /// Word 1 above the stamp and CRC (coordinates and class) of a subproblem, as a fresh
+    /// entry holds it: what the canonical order puts at an index.
+    pub fn placed_bits(pre: &Preplacement, sym: Symmetry) -> u64 {
+        pre.coords().iter().fold(0u64, |acc, &v| (acc << 5) | v as u64) << 2 | sym.code() as u64
+    }
+
     /// Decodes and checks an entry of a campaign for board size `size`.
     pub fn decode(size: BoardSize, bytes: &[u8; ENTRY_BYTES]) -> Result<Self, ModelError> {
         let w1 = u64::from_be_bytes(bytes[..8].try_into().unwrap());

@@ -117,6 +117,18 @@ pub fn spinner(prefix: &str, what: &str) -> ProgressBar {
 #[derive(Default)]
 pub struct RunBars {
     shown: Option<Shown>,
+    /// When the command started: the first subproblems sent are timed from it.
+    since: Option<Instant>,
+}
+
+impl RunBars {
+    /// Bars that say how long after `since` the first subproblems went out.
+    pub fn since(since: Instant) -> Self {
+        Self {
+            shown: None,
+            since: Some(since),
+        }
+    }
 }
 
 struct Shown {
@@ -157,6 +169,21 @@ impl Progress for RunBars {
             solved_before: before.solved.subproblems(),
             links,
         });
+    }
+
+    fn sent(&mut self) {
+        let (Some(b), Some(t)) = (&self.shown, self.since) else {
+            return;
+        };
+        let line = format!(
+            "first subproblems sent {:.1} s after the start",
+            t.elapsed().as_secs_f64()
+        );
+        if b.multi.is_hidden() {
+            eprintln!("{line}");
+        } else {
+            let _ = b.multi.println(line);
+        }
     }
 
     fn update(&mut self, campaign: &Summary, links: &[LinkState]) {

@@ -311,6 +311,7 @@ fn old_campaign(url: &str, n: u32, solved_up_to: u64) {
             solvers: file.solvers(),
         }),
         false,
+        &queens_host::store::Watch::default(),
     )
     .unwrap();
 }

@@ -75,6 +75,7 @@ fn parse_share(s: &str) -> Result<f64, String> {
 }
 
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
+    let began = Instant::now();
     let size = board(a.n)?;
     let stop = stop_flag()?;
     // Before any campaign is made: a simulated board of sim:K holds K units, as an array can.
@@ -106,7 +107,10 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     if pg_conn::is_url(&campaign) {
         // --lease is at least 2 s (its parser): leases are renewed every second.
         let target = Target::parse(&campaign)?;
-        let (store, created) = PgStore::open(&target, size, Duration::from_secs_f64(a.lease))?;
+        let watch = Watch::stopped_by(stop.clone());
+        let (store, created) = watched(&watch, || {
+            PgStore::open_watched(&target, size, Duration::from_secs_f64(a.lease), &watch)
+        })?;
         let s = store.summary();
         if created {
             say(format!(
@@ -118,7 +122,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         }
         resumed(&target.shown, &s);
         let cfg = config(&a, size, Some(stop), &say);
-        let report = run(store, &cfg, &mut *shown(&a))
+        let report = run(store, &cfg, &mut *shown(&a, began))
             .with_context(|| format!("running campaign {}", target.shown))?;
         return finish(&a, &report, true);
     }
@@ -165,7 +169,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     resumed(&path.display().to_string(), &s);
     let cfg = config(&a, size, Some(stop), &say);
     let report =
-        run(store, &cfg, &mut *shown(&a)).with_context(|| format!("running campaign {}", path.display()))?;
+        run(store, &cfg, &mut *shown(&a, began)).with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report, false)
 }
 
@@ -264,11 +268,11 @@ fn human(secs: f64) -> String {
 }
 
 /// Bars on standard error, except with `--json`.
-fn shown(a: &Args) -> Box<dyn Progress> {
+fn shown(a: &Args, since: Instant) -> Box<dyn Progress> {
     if a.json {
         Box::new(Quiet)
     } else {
-        Box::new(RunBars::default())
+        Box::new(RunBars::since(since))
     }
 }
 

@@ -57,6 +57,7 @@ pub fn import(a: ImportArgs) -> anyhow::Result<()> {
             solvers,
         }),
         a.force,
+        &queens_host::store::Watch::default(),
     )?;
     let s = store.summary();
     eprintln!(

@@ -79,6 +79,40 @@ pub fn fresh_entries<E>(
     Ok(written)
 }
 
+/// What a long open or creation is doing, for a bar to show, and a flag that stops it.
+#[derive(Default)]
+pub struct Watch {
+    phase: std::sync::Mutex<(String, u64)>,
+    /// Work done in the current phase (entries).
+    pub done: std::sync::atomic::AtomicU64,
+    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Watch {
+    /// One stopped by `stop`.
+    pub fn stopped_by(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        Self {
+            stop,
+            ..Self::default()
+        }
+    }
+
+    /// A new phase of `total` entries.
+    pub fn begin(&self, what: &str, total: u64) {
+        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = (what.to_string(), total);
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The phase now and its size.
+    pub fn phase(&self) -> (String, u64) {
+        self.phase.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// A subproblem handed out by the store, by its index in canonical order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Claim {

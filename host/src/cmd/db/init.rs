@@ -66,7 +66,18 @@ pub fn init(a: InitArgs) -> anyhow::Result<()> {
     let mut created = Vec::new();
     for size in sizes {
         if !have.contains(&size.n()) {
-            let entries = pg::create(&mut client, &target, size, None, false)?;
+            let watch = queens_host::store::Watch::default();
+            let t = std::time::Instant::now();
+            let entries =
+                crate::progress::watched(&watch, || pg::create(&mut client, &target, size, None, false, &watch))?;
+            if !a.json {
+                eprintln!(
+                    "made the campaign of N = {}: {} subproblems in {:.1} s",
+                    size.n(),
+                    crate::cmd::grouped(entries as u128),
+                    t.elapsed().as_secs_f64()
+                );
+            }
             created.push((size.n(), entries));
         }
     }

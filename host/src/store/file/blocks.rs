@@ -92,11 +92,7 @@ impl BlockReader<'_> {
         for (k, raw) in buf.chunks_exact(ENTRY_BYTES).enumerate() {
             let index = range.start + k as u64;
             c.add(raw);
-            let raw: &[u8; ENTRY_BYTES] = raw.try_into().expect("16 bytes");
-            let entry = Entry::decode(self.size, raw).map_err(|x| self.corrupt(index, x.to_string()))?;
-            if let Some((count, _)) = self.check(index, &entry)? {
-                solved.add(entry.sym, count);
-            }
+            self.check_raw(index, raw.try_into().expect("16 bytes"), |sym, count| solved.add(sym, count))?;
         }
         let found = c.digest();
         if canon.is_some_and(|d| d != found) {
@@ -115,6 +111,28 @@ impl BlockReader<'_> {
             canon: found,
             bytes: xxhash_rust::xxh3::xxh3_64(&buf),
         })
+    }
+
+    /// One entry's own checks, its pre-placement taken as placed (the canonical digest or
+    /// the order vouches for it): an unsolved one by word 1's CRC and stamp alone, a solved
+    /// one decoded whole and held to the rules; `solved` gets its class and count.
+    pub fn check_raw(
+        &self,
+        index: u64,
+        raw: &[u8; ENTRY_BYTES],
+        solved: impl FnOnce(queens_core::Symmetry, u64),
+    ) -> Result<Option<u16>, StoreError> {
+        let w1 = u64::from_be_bytes(raw[..8].try_into().expect("8 bytes"));
+        if raw[8..] == [0; 8] {
+            return Entry::check_word1(w1)
+                .map(|_| None)
+                .map_err(|x| self.corrupt(index, x.to_string()));
+        }
+        let entry = Entry::decode(self.size, raw).map_err(|x| self.corrupt(index, x.to_string()))?;
+        Ok(self.check(index, &entry)?.map(|(count, solver)| {
+            solved(entry.sym, count);
+            solver
+        }))
     }
 
     pub fn corrupt(&self, index: u64, reason: String) -> StoreError {

@@ -18,6 +18,7 @@ mod store;
 pub mod summary;
 mod write;
 
+pub use crate::store::Watch;
 pub use open::campaign_at;
 
 use super::history::{self, Event, History};
@@ -70,40 +71,6 @@ pub struct FileStore {
     broken: Option<String>,
     /// The summary says when the background pass last read every block.
     recorded_checked: bool,
-}
-
-/// What a long open or creation is doing, for a bar to show, and a flag that stops it.
-#[derive(Default)]
-pub struct Watch {
-    phase: std::sync::Mutex<(String, u64)>,
-    /// Work done in the current phase (entries).
-    pub done: std::sync::atomic::AtomicU64,
-    pub stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl Watch {
-    /// One stopped by `stop`.
-    pub fn stopped_by(stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
-        Self {
-            stop,
-            ..Self::default()
-        }
-    }
-
-    /// A new phase of `total` entries.
-    pub fn begin(&self, what: &str, total: u64) {
-        *self.phase.lock().unwrap_or_else(|e| e.into_inner()) = (what.to_string(), total);
-        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The phase now and its size.
-    pub fn phase(&self) -> (String, u64) {
-        self.phase.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    pub fn stopped(&self) -> bool {
-        self.stop.load(std::sync::atomic::Ordering::Relaxed)
-    }
 }
 
 fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> StoreError + 'a {

@@ -324,6 +324,27 @@ fn reread_open(mut k: Kept, reader: &BlockReader, pass: &Pass, watch: &Watch) ->
     Ok(k)
 }
 
+/// Entries read at a time by the full check.
+const CHUNK: u64 = 1 << 16;
+
+/// An entry that is not the subproblem the canonical order puts at its index.
+fn misplaced(reader: &BlockReader, index: u64, raw: &[u8; ENTRY_BYTES], sp: Subproblem) -> StoreError {
+    match Entry::decode(reader.size, raw) {
+        Err(x) => reader.corrupt(index, x.to_string()),
+        Ok(entry) => reader.corrupt(
+            index,
+            format!(
+                "it holds ({}) {}, where the canonical order of N = {} has ({}) {}",
+                entry.pre,
+                entry.sym,
+                reader.size.n(),
+                sp.pre,
+                sp.sym
+            ),
+        ),
+    }
+}
+
 /// Every entry checked against the canonical subproblem at its index and the rules of the
 /// history, then a summary made of the blocks (they are all closed: their bytes as read).
 fn rebuild(reader: &BlockReader, len: u64, watch: &Watch) -> Result<(Kept, Solvers), StoreError> {
@@ -332,40 +353,51 @@ fn rebuild(reader: &BlockReader, len: u64, watch: &Watch) -> Result<(Kept, Solve
     watch.begin("checking every entry against the canonical order", len);
     let e = &layout.enumerator;
     type Part = ([u64; 3], Solvers);
-    let parts: Vec<Result<Part, StoreError>> = layout
-        .prefixes
-        .par_iter()
-        .zip(layout.offsets.par_iter())
-        .map(|(&p, &start)| {
+    let parts: Vec<Result<Part, StoreError>> = (0..layout.prefixes.len())
+        .into_par_iter()
+        .map(|i| {
+            let (p, start) = (layout.prefixes[i], layout.offsets[i]);
+            let end = layout.offsets.get(i + 1).copied().unwrap_or(layout.total);
             let mut census = [0u64; 3];
             let mut used = Solvers::NONE;
-            let mut subs: Vec<Subproblem> = Vec::new();
-            e.for_each_in(p, |sp| subs.push(sp));
-            let end = start + subs.len() as u64;
-            let bytes = reader.bytes(start..end)?;
-            for ((sp, raw), index) in subs.iter().zip(bytes.chunks_exact(ENTRY_BYTES)).zip(start..) {
-                let raw: &[u8; ENTRY_BYTES] = raw.try_into().expect("16 bytes");
-                let entry = Entry::decode(reader.size, raw).map_err(|x| reader.corrupt(index, x.to_string()))?;
-                if entry.pre != sp.pre || entry.sym != sp.sym {
-                    return Err(reader.corrupt(
-                        index,
-                        format!(
-                            "it holds ({}) {}, where the canonical order of N = {} has ({}) {}",
-                            entry.pre,
-                            entry.sym,
-                            reader.size.n(),
-                            sp.pre,
-                            sp.sym
-                        ),
-                    ));
+            let mut err = None;
+            // Read in chunks as the order advances: a prefix of N = 27 can hold millions.
+            let mut buf: Vec<u8> = Vec::new();
+            let mut at = 0usize;
+            let mut index = start;
+            e.for_each_in(p, |sp| {
+                if err.is_some() {
+                    return;
                 }
-                if let Some((_, solver)) = reader.check(index, &entry)? {
-                    used.insert(solver);
+                if at == buf.len() {
+                    let upto = (index + CHUNK).min(end);
+                    match reader.bytes(index..upto) {
+                        Ok(b) => buf = b,
+                        Err(x) => {
+                            err = Some(x);
+                            return;
+                        }
+                    }
+                    at = 0;
+                }
+                let raw: &[u8; ENTRY_BYTES] = buf[at..at + ENTRY_BYTES].try_into().expect("16 bytes");
+                at += ENTRY_BYTES;
+                let w1 = u64::from_be_bytes(raw[..8].try_into().expect("8 bytes"));
+                let r = if w1 >> 23 != Entry::placed_bits(&sp.pre, sp.sym) {
+                    Err(misplaced(reader, index, raw, sp))
+                } else {
+                    reader.check_raw(index, raw, |_, _| {})
+                };
+                match r {
+                    Ok(Some(solver)) => used.insert(solver),
+                    Ok(None) => {}
+                    Err(x) => err = Some(x),
                 }
                 census[sp.sym.slot()] += 1;
-            }
-            watch.done.fetch_add(subs.len() as u64, Ordering::Relaxed);
-            Ok((census, used))
+                index += 1;
+            });
+            watch.done.fetch_add(index - start, Ordering::Relaxed);
+            err.map_or(Ok((census, used)), Err)
         })
         .collect();
     let mut census = [0u64; 3];

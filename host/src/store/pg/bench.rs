@@ -76,7 +76,7 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
     }
     let before = disk_bytes(&mut client, target)?;
     let t = Instant::now();
-    let subproblems = create(&mut client, target, size, None, false)?;
+    let subproblems = create(&mut client, target, size, None, false, &crate::store::Watch::default())?;
     let create_seconds = t.elapsed().as_secs_f64();
     let bytes_fresh = disk_bytes(&mut client, target)?.saturating_sub(before);
     let lease = Duration::from_secs(600);

@@ -6,7 +6,7 @@ use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 use queens_core::entry::ENTRY_BYTES;
 use queens_core::{BoardSize, Entry, Tally};
-use std::sync::atomic::AtomicU64;
+use crate::store::Watch;
 
 /// Blocks written per statement when a campaign is created or imported.
 const INSERT_BATCH: usize = 64;
@@ -20,13 +20,15 @@ pub struct Import<'a> {
 }
 
 /// Writes a whole campaign in one transaction (nobody sees half of one): fresh entries when
-/// `import` is None. Refuses when N has a campaign already, unless `replace`.
+/// `import` is None. Refuses when N has a campaign already, unless `replace`. `watch` counts
+/// the entries written.
 pub fn create(
     client: &mut postgres::Client,
     target: &Target,
     size: BoardSize,
     import: Option<Import>,
     replace: bool,
+    watch: &Watch,
 ) -> Result<u64, StoreError> {
     let n = size.n() as i32;
     let e = db_err;
@@ -51,6 +53,7 @@ pub fn create(
     }
     let census = queens_core::Enumerator::new(size).census();
     let total = census.total();
+    watch.begin(&format!("writing the campaign of N = {n} into {}", target.shown), total);
     let census: Vec<i64> = census.count.iter().map(|&c| c as i64).collect();
     tx.execute(
         "INSERT INTO queens_campaign (n, subproblems, block_size, census, solved, solutions)
@@ -91,7 +94,7 @@ pub fn create(
                 }
                 Ok::<(), StoreError>(())
             };
-            let written = crate::store::fresh_entries(size, &AtomicU64::new(0), |mut chunk: &[u8]| {
+            let written = crate::store::fresh_entries(size, &watch.done, |mut chunk: &[u8]| {
                 while !chunk.is_empty() {
                     let take = (BLOCK * ENTRY_BYTES - block.len()).min(chunk.len());
                     block.extend_from_slice(&chunk[..take]);
@@ -134,6 +137,7 @@ pub fn create(
                     entries.extend_from_slice(&raw);
                 }
                 batch.push(b as i32, solved, entries, any_cycles.then_some(cycles));
+                watch.done.fetch_add(len, std::sync::atomic::Ordering::Relaxed);
                 if batch.0.len() == INSERT_BATCH {
                     flush(&mut tx, &mut batch)?;
                 }
@@ -149,6 +153,7 @@ pub fn create(
         }
     };
     flush(&mut tx, &mut batch)?;
+    watch.begin(&format!("committing the campaign of N = {n}"), 0);
     let solved: Vec<i64> = tally.preplacements.iter().map(|&c| c as i64).collect();
     let sums: Vec<i64> = tally.solutions.iter().map(|&c| c as i64).collect();
     tx.execute(

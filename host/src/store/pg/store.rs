@@ -189,11 +189,22 @@ impl PgStore {
     /// Opens the campaign of `size` in the database, creating it when there is none.
     /// Returns the store and whether it was created.
     pub fn open(target: &Target, size: BoardSize, lease_ttl: Duration) -> Result<(Self, bool), StoreError> {
+        Self::open_watched(target, size, lease_ttl, &crate::store::Watch::default())
+    }
+
+    /// As [`PgStore::open`], telling `watch` how the creation goes when this host makes the
+    /// campaign.
+    pub fn open_watched(
+        target: &Target,
+        size: BoardSize,
+        lease_ttl: Duration,
+        watch: &crate::store::Watch,
+    ) -> Result<(Self, bool), StoreError> {
         let mut client = connect(target)?;
         let n = size.n() as i32;
         let mut created = false;
         if !campaigns(&mut client, target)?.contains(&(n as u32)) {
-            match create(&mut client, target, size, None, false) {
+            match create(&mut client, target, size, None, false, watch) {
                 Ok(_) => created = true,
                 // Another host created it meanwhile.
                 Err(StoreError::Campaign { .. }) => {}
