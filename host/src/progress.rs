@@ -75,7 +75,9 @@ pub fn watched<T: Send>(watch: &Watch, work: impl FnOnce() -> T + Send) -> T {
                     b
                 } else {
                     let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-                    b.set_style(ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"));
+                    b.set_style(
+                        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+                    );
                     b.enable_steady_tick(Duration::from_millis(200));
                     b
                 };
@@ -143,8 +145,10 @@ impl Progress for RunBars {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
         let all = multi.add(ProgressBar::new(before.pending()));
         all.set_style(
-            ProgressStyle::with_template("all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {elapsed} {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template(
+                "all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {elapsed} {msg}",
+            )
+            .expect("valid template"),
         );
         // Drawn from the first second, even while no result has come (at N = 27 the first
         // take half a minute or more).

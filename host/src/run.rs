@@ -250,7 +250,11 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
     let mut interrupted = false;
     let fatal = loop {
         let now = Instant::now();
-        if cfg.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+        if cfg
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed))
+        {
             interrupted = true;
             break None;
         }

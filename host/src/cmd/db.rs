@@ -42,7 +42,8 @@ pub enum Command {
     /// Measure a PostgreSQL server as a shared store: leases and results per second, and
     /// size on disk, on a scratch campaign deleted afterwards.
     #[command(after_help = "Examples:
-  queens db bench postgres://queens@db.lab/scratch --hosts 4 --batch 1000")]
+  queens db bench postgres://queens@db.lab/scratch --hosts 4 --batch 1000
+  queens db bench postgres://queens@db.lab/scratch --n 27 --blocks 2000")]
     Bench(super::pg_bench::BenchArgs),
 }
 
@@ -185,7 +186,9 @@ fn verify_entries(a: &VerifyArgs) -> anyhow::Result<()> {
     let path = std::path::Path::new(&a.campaign);
     let watch = Watch::default();
     let pool = pool(a.threads)?;
-    let store = crate::progress::watched(&watch, || FileStore::open_watched(path, None, Access::Read, &watch))?;
+    let store = crate::progress::watched(&watch, || {
+        FileStore::open_watched(path, None, Access::Read, &watch)
+    })?;
     let start = std::time::Instant::now();
     let all = crate::progress::watched(&watch, || pool.install(|| store.recount(&watch)))?;
     let secs = start.elapsed().as_secs_f64();

@@ -20,6 +20,10 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 1000,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     batch: usize,
+    /// Lease at most this many blocks, and commit at most this many blocks' worth of
+    /// results (default: the whole campaign; at N = 27 that is hours).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    blocks: Option<u64>,
     #[arg(long)]
     json: bool,
 }
@@ -37,6 +41,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
             size,
             hosts: a.hosts,
             batch: a.batch,
+            blocks: a.blocks,
         },
     )?;
     if a.json {

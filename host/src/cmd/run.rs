@@ -3,12 +3,12 @@
 //! and prints Q(N) once all are solved. Run it again on the same campaign to resume.
 
 use super::{board, grouped};
+use crate::progress::watched;
 use crate::progress::RunBars;
 use anyhow::Context;
 use queens_host::dispatch::{Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, Progress, Quiet, RunConfig, RunReport};
-use crate::progress::watched;
 use queens_host::store::file::{Access, FileStore, Watch};
 use queens_host::store::pg::PgStore;
 use queens_host::store::pg_conn::{self, Target};
@@ -150,7 +150,9 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         }
     }
     let t = Instant::now();
-    let store = watched(&watch, || FileStore::open_watched(&path, Some(size), Access::Write, &watch))?;
+    let store = watched(&watch, || {
+        FileStore::open_watched(&path, Some(size), Access::Write, &watch)
+    })?;
     let s = store.summary();
     say(format!(
         "opened {} in {:.1} s{}",
@@ -168,8 +170,8 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     ));
     resumed(&path.display().to_string(), &s);
     let cfg = config(&a, size, Some(stop), &say);
-    let report =
-        run(store, &cfg, &mut *shown(&a, began)).with_context(|| format!("running campaign {}", path.display()))?;
+    let report = run(store, &cfg, &mut *shown(&a, began))
+        .with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report, false)
 }
 
@@ -198,7 +200,12 @@ fn waits(a: &Args, size: queens_core::BoardSize) -> (f64, f64, f64) {
 /// here (the slowest routed design runs above 100 MHz), so waits err on the long side.
 const ASSUMED_HZ: f64 = 50e6;
 
-fn config(a: &Args, size: queens_core::BoardSize, stop: Option<Arc<AtomicBool>>, say: &dyn Fn(String)) -> RunConfig {
+fn config(
+    a: &Args,
+    size: queens_core::BoardSize,
+    stop: Option<Arc<AtomicBool>>,
+    say: &dyn Fn(String),
+) -> RunConfig {
     // Waits follow what a subproblem takes at this N: at N = 27 a mean one takes about
     // 7 x 10^9 cycles, half a minute at 250 MHz, and the slow ones far longer.
     let (mean, slow, hz) = waits(a, size);

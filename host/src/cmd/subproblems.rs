@@ -119,8 +119,9 @@ fn print_spread(pool: &rayon::ThreadPool, size: BoardSize, s: u64, json: bool) -
 fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: bool) -> anyhow::Result<()> {
     let watch = queens_host::store::file::Watch::default();
     let start = Instant::now();
-    let written =
-        crate::progress::watched(&watch, || pool.install(|| FileStore::create(path, e.size(), force, &watch)))?;
+    let written = crate::progress::watched(&watch, || {
+        pool.install(|| FileStore::create(path, e.size(), force, &watch))
+    })?;
     println!(
         "wrote {} entries ({} bytes) to {} in {:.1} s",
         grouped(written as u128),

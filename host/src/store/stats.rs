@@ -64,7 +64,11 @@ impl Stats {
                 checked_at: (kept.checked_at > 0.0).then_some(kept.checked_at),
                 reread: store.summary().subproblems - store.summary().unchecked,
             });
-            let recount = if recount { Some(store.recount(watch)?) } else { None };
+            let recount = if recount {
+                Some(store.recount(watch)?)
+            } else {
+                None
+            };
             return Ok(Stats {
                 from_summary,
                 recount,

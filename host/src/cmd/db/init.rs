@@ -68,8 +68,9 @@ pub fn init(a: InitArgs) -> anyhow::Result<()> {
         if !have.contains(&size.n()) {
             let watch = queens_host::store::Watch::default();
             let t = std::time::Instant::now();
-            let entries =
-                crate::progress::watched(&watch, || pg::create(&mut client, &target, size, None, false, &watch))?;
+            let entries = crate::progress::watched(&watch, || {
+                pg::create(&mut client, &target, size, None, false, &watch)
+            })?;
             if !a.json {
                 eprintln!(
                     "made the campaign of N = {}: {} subproblems in {:.1} s",

@@ -137,7 +137,10 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             "answered from {}: every block last read against the file {}{}",
             f.path,
             f.checked_at
-                .map_or("never (a run's background pass does it)".into(), |t| format!("at {}", when(t))),
+                .map_or("never (a run's background pass does it)".into(), |t| format!(
+                    "at {}",
+                    when(t)
+                )),
             if f.reread > 0 {
                 format!(
                     "; {} entries written since the last sync read now",

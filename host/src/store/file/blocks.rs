@@ -92,7 +92,9 @@ impl BlockReader<'_> {
         for (k, raw) in buf.chunks_exact(ENTRY_BYTES).enumerate() {
             let index = range.start + k as u64;
             c.add(raw);
-            self.check_raw(index, raw.try_into().expect("16 bytes"), |sym, count| solved.add(sym, count))?;
+            self.check_raw(index, raw.try_into().expect("16 bytes"), |sym, count| {
+                solved.add(sym, count)
+            })?;
         }
         let found = c.digest();
         if canon.is_some_and(|d| d != found) {

@@ -215,8 +215,8 @@ impl FileStore {
             return Ok(());
         }
         let spath = summary::path_of(&self.path);
-        self.kept.identity =
-            summary::Identity::of(&self.path, &history::path_of(&self.path)).map_err(io(&spath, "writing"))?;
+        self.kept.identity = summary::Identity::of(&self.path, &history::path_of(&self.path))
+            .map_err(io(&spath, "writing"))?;
         self.kept.write(&spath).map_err(io(&spath, "writing"))
     }
 

@@ -4,7 +4,9 @@
 
 use super::blocks::{self, BlockReader, Outcome, Pass, Rules};
 use super::summary::{self, Identity, Summary as Kept, Unusable};
-use super::{cycles_path, history, io, lock, map_file, size_of, unnamed_link, Access, FileStore, Solvers, Watch};
+use super::{
+    cycles_path, history, io, lock, map_file, size_of, unnamed_link, Access, FileStore, Solvers, Watch,
+};
 use crate::store::history::{Event, History};
 use crate::store::{StoreError, Summary};
 use queens_core::entry::ENTRY_BYTES;
@@ -163,7 +165,11 @@ impl FileStore {
         } else {
             None
         };
-        let cycles_file = cpath.exists().then(|| File::open(&cpath)).transpose().map_err(io(&cpath, "opening"))?;
+        let cycles_file = cpath
+            .exists()
+            .then(|| File::open(&cpath))
+            .transpose()
+            .map_err(io(&cpath, "opening"))?;
         let rebuilt = kept.as_ref().err().map(|why| why.to_string());
         let (kept, used, pass) = match kept {
             Ok(k) => {
@@ -578,8 +584,13 @@ impl FileStore {
     /// Reads every block not yet read this session, on all threads, and applies what it
     /// finds (`db verify --entries` wants all of it; a withdrawal writes everywhere).
     pub fn check_all(&mut self, watch: &Watch) -> Result<(), StoreError> {
-        let todo: Vec<usize> = (0..self.kept.blocks.len()).filter(|&b| self.pass.take(b)).collect();
-        let entries = todo.iter().map(|&b| self.kept.range(b).end - self.kept.range(b).start).sum();
+        let todo: Vec<usize> = (0..self.kept.blocks.len())
+            .filter(|&b| self.pass.take(b))
+            .collect();
+        let entries = todo
+            .iter()
+            .map(|&b| self.kept.range(b).end - self.kept.range(b).start)
+            .sum();
         watch.begin("reading every block again", entries);
         let cycles = File::open(cycles_path(&self.path)).ok();
         let reader = BlockReader {
@@ -600,7 +611,6 @@ impl FileStore {
         }
         self.apply_found()
     }
-
 }
 
 /// `t` less `o`, per class.

@@ -12,7 +12,11 @@ impl Store for FileStore {
 
     fn summary(&self) -> Summary {
         Summary {
-            unchecked: self.len - self.pass.checked_entries.load(std::sync::atomic::Ordering::Relaxed),
+            unchecked: self.len
+                - self
+                    .pass
+                    .checked_entries
+                    .load(std::sync::atomic::Ordering::Relaxed),
             ..self.summary
         }
     }

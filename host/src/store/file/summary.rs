@@ -29,7 +29,10 @@ pub fn path_of(campaign: &Path) -> PathBuf {
 /// Entries per block for a campaign of `entries`: 2^20 (16 MiB) at scale, smaller for small
 /// campaigns so that even they have tens of blocks (and the tests see many).
 pub fn block_entries(entries: u64) -> u64 {
-    (entries / 64).clamp(256, 1 << 20).next_power_of_two().min(1 << 20)
+    (entries / 64)
+        .clamp(256, 1 << 20)
+        .next_power_of_two()
+        .min(1 << 20)
 }
 
 /// One block's record.
@@ -119,7 +122,9 @@ impl Summary {
     }
 
     pub fn solved(&self) -> Tally {
-        self.blocks.iter().fold(Tally::default(), |t, b| t.merge(&b.solved))
+        self.blocks
+            .iter()
+            .fold(Tally::default(), |t, b| t.merge(&b.solved))
     }
 
     fn encode(&self) -> Vec<u8> {

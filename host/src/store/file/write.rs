@@ -1,7 +1,9 @@
 //! Writing a new campaign file: fresh, or from the blocks of a shared store.
 
 use super::blocks::Canon;
-use super::{cycles_path, history, io, lock, size_of, summary, unnamed_link, Event, FileStore, Solvers, Watch};
+use super::{
+    cycles_path, history, io, lock, size_of, summary, unnamed_link, Event, FileStore, Solvers, Watch,
+};
 use crate::store::StoreError;
 use queens_core::entry::ENTRY_BYTES;
 use queens_core::BoardSize;

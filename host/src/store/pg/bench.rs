@@ -9,6 +9,7 @@ use crate::store::pg_conn::Target;
 use crate::store::{Store, StoreError};
 use queens_core::entry::{Solution, Stamp};
 use queens_core::BoardSize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How the benchmark runs.
@@ -20,6 +21,9 @@ pub struct Setup {
     pub hosts: usize,
     /// Results each host commits per transaction.
     pub batch: usize,
+    /// Blocks leased, and blocks' worth of results committed, at most (all of them when
+    /// None): an N = 27 campaign holds half a million blocks, hours of results.
+    pub blocks: Option<u64>,
 }
 
 /// What the server sustained.
@@ -66,7 +70,15 @@ pub enum BenchError {
 
 /// Runs the benchmark on the database of `target`.
 pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
-    let Setup { size, hosts, batch } = setup;
+    let Setup {
+        size,
+        hosts,
+        batch,
+        blocks,
+    } = setup;
+    // Shared by the hosts: what is left to lease, and results left to commit.
+    let lease_left = AtomicU64::new(blocks.unwrap_or(u64::MAX));
+    let result_left = AtomicU64::new(blocks.map_or(u64::MAX, |b| b * BLOCK as u64));
     let mut client = super::connect(target)?;
     if campaigns(&mut client, target)?.contains(&size.n()) {
         return Err(BenchError::Occupied {
@@ -76,7 +88,14 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
     }
     let before = disk_bytes(&mut client, target)?;
     let t = Instant::now();
-    let subproblems = create(&mut client, target, size, None, false, &crate::store::Watch::default())?;
+    let subproblems = create(
+        &mut client,
+        target,
+        size,
+        None,
+        false,
+        &crate::store::Watch::default(),
+    )?;
     let create_seconds = t.elapsed().as_secs_f64();
     let bytes_fresh = disk_bytes(&mut client, target)?.saturating_sub(before);
     let lease = Duration::from_secs(600);
@@ -87,7 +106,7 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
             .map(|_| {
                 s.spawn(|| -> Result<(), StoreError> {
                     let (mut st, _) = PgStore::open(target, size, lease)?;
-                    while !st.claim(BLOCK, Stamp::now())?.is_empty() {}
+                    while take(&lease_left, 1) == 1 && !st.claim(BLOCK, Stamp::now())?.is_empty() {}
                     Ok(())
                 })
             })
@@ -102,7 +121,7 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
             &[&n],
         )?
         .get::<_, i64>(0) as u64;
-    if leased != subproblems.div_ceil(BLOCK as u64) {
+    if leased != subproblems.div_ceil(BLOCK as u64).min(blocks.unwrap_or(u64::MAX)) {
         return Err(BenchError::Leases { leased });
     }
     // Those leases are abandoned: let them lapse so the results phase can take them again.
@@ -114,7 +133,10 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
     let t = Instant::now();
     let (results, commits) = std::thread::scope(|s| {
         let hs: Vec<_> = (0..hosts)
-            .map(|h| s.spawn(move || solve_all(target, size, lease, h, batch)))
+            .map(|h| {
+                let left = &result_left;
+                s.spawn(move || solve_all(target, size, lease, h, batch, left))
+            })
             .collect();
         hs.into_iter()
             .map(|h| h.join().expect("bench thread"))
@@ -134,7 +156,9 @@ pub fn bench(target: &Target, setup: Setup) -> Result<Figures, BenchError> {
     let s = st.summary();
     drop(st);
     drop_campaign(&mut client, target, size)?;
-    if !(s.complete() && results == subproblems) {
+    let whole = blocks.is_none_or(|b| b * BLOCK as u64 >= subproblems);
+    // Every result counted once: all of the campaign, or exactly the results committed.
+    if !(s.solved.subproblems() == results && (!whole || s.complete())) {
         return Err(BenchError::Unfinished {
             solved: s.solved.subproblems(),
             subproblems: s.subproblems,
@@ -171,12 +195,17 @@ fn solve_all(
     lease: Duration,
     h: usize,
     batch: usize,
+    left: &AtomicU64,
 ) -> Result<(u64, u64), StoreError> {
     let (mut st, _) = PgStore::open(target, size, lease)?;
     let solver = st.solver_id(&format!("bench {h}"))?;
     let (mut results, mut commits) = (0, 0);
     loop {
-        let got = st.claim(batch, Stamp::now())?;
+        let want = take(left, batch as u64) as usize;
+        if want == 0 {
+            break;
+        }
+        let got = st.claim(want, Stamp::now())?;
         if got.is_empty() {
             break;
         }
@@ -192,4 +221,14 @@ fn solve_all(
         commits += 1;
     }
     Ok((results, commits))
+}
+
+/// Takes up to `k` from a shared budget: what it got.
+fn take(left: &AtomicU64, k: u64) -> u64 {
+    let mut got = 0;
+    let _ = left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |l| {
+        got = l.min(k);
+        Some(l - got)
+    });
+    got
 }
