@@ -427,13 +427,28 @@ fn devices_pipes_and_links_are_written_not_replaced() {
 
 /// `db stats --json` of a campaign file.
 fn stats(c: &Path, extra: &[&str]) -> serde_json::Value {
+    stats_saying(c, extra, "")
+}
+
+/// `db stats --json` of a campaign file, which says `words` on standard error.
+fn stats_saying(c: &Path, extra: &[&str], words: &str) -> serde_json::Value {
     let o = queens()
         .args(["db", "stats", "--json"])
         .args(extra)
         .arg(c)
         .output()
         .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(words), "{words:?} not in: {err}");
     serde_json::from_str(&ok(&o)).unwrap()
+}
+
+/// Sends `sig` to a child this test started and still owns.
+fn signal(child: &std::process::Child, sig: i32) {
+    // SAFETY: kill(2) on the pid of a child not yet waited for.
+    unsafe {
+        libc::kill(child.id() as i32, sig);
+    }
 }
 
 /// A run of N = 12 on a slow simulated board, in the background: it holds work for a while.
@@ -486,10 +501,7 @@ fn a_start_reads_only_the_blocks_written_since_the_last_sync() {
     // Stopped cleanly (SIGTERM): the report, and nothing to read again at the next start.
     let mut host = slow_run(&c);
     wait_for_progress(&c);
-    unsafe {
-        // SAFETY: signalling a child we started and still own.
-        libc::kill(host.id() as i32, libc::SIGTERM);
-    }
+    signal(&host, libc::SIGTERM);
     let status = host.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let s = stats(&c, &["--recount"]);
@@ -509,22 +521,13 @@ fn a_torn_or_stale_summary_is_not_trusted() {
     let old = std::fs::read(&summary).unwrap();
     let mut host = slow_run(&c);
     wait_for_progress(&c);
-    unsafe {
-        // SAFETY: signalling a child we started and still own.
-        libc::kill(host.id() as i32, libc::SIGINT);
-    }
+    signal(&host, libc::SIGINT);
     assert_eq!(host.wait().unwrap().code(), Some(130));
     let now = stats(&c, &["--recount"]);
     assert!(now["solved"].as_u64().unwrap() > 0);
     // Stale: the fresh campaign's clean summary, put back.
     std::fs::write(&summary, &old).unwrap();
-    let o = queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap();
-    let s: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("stale"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let s = stats_saying(&c, &[], "stale");
     assert_eq!(s["solved"], now["solved"]);
     assert_eq!(s["total"], now["total"]);
     assert!(s.get("from_summary").is_none(), "{s}");
@@ -536,13 +539,7 @@ fn a_torn_or_stale_summary_is_not_trusted() {
         b
     }] {
         std::fs::write(&summary, &torn).unwrap();
-        let o = queens().args(["db", "stats", "--json"]).arg(&c).output().unwrap();
-        let s: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
-        assert!(
-            String::from_utf8_lossy(&o.stderr).contains("torn"),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let s = stats_saying(&c, &[], "torn");
         assert_eq!(s["solved"], now["solved"]);
         assert_eq!(s["total"], now["total"]);
     }
@@ -610,10 +607,7 @@ fn ctrl_c_ends_a_run_with_its_report_and_the_resume_command() {
         .spawn()
         .unwrap();
     wait_for_progress(&c);
-    unsafe {
-        // SAFETY: signalling a child we started and still own.
-        libc::kill(host.id() as i32, libc::SIGINT);
-    }
+    signal(&host, libc::SIGINT);
     let o = host.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130));
     let out = String::from_utf8_lossy(&o.stdout);
@@ -670,10 +664,7 @@ fn a_creation_stopped_leaves_no_partial_file() {
         std::thread::sleep(Duration::from_millis(20));
     }
     wait_partial();
-    unsafe {
-        // SAFETY: signalling a child we started and still own.
-        libc::kill(host.id() as i32, libc::SIGTERM);
-    }
+    signal(&host, libc::SIGTERM);
     let o = host.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(130));
     let err = String::from_utf8_lossy(&o.stderr);

@@ -348,8 +348,9 @@ mod tests {
 pub fn subproblem_cycles(size: BoardSize, samples: usize) -> (f64, f64) {
     let e = Enumerator::new(size);
     let prefixes = e.prefixes();
-    let picks: Vec<Prefix> = (0..samples.max(1))
-        .map(|k| prefixes[k * prefixes.len() / samples.max(1)])
+    let s = samples.max(1) as u64;
+    let picks: Vec<Prefix> = (0..s)
+        .map(|k| prefixes[spread_index(k, s, prefixes.len() as u64) as usize])
         .collect();
     let walks: Vec<f64> = picks
         .par_iter()

@@ -230,14 +230,7 @@ impl FileStore {
             let busy = self.written[b] || self.outstanding[b] > 0 || cursor_block == Some(b);
             if self.kept.blocks[b].open && (all || !busy) {
                 let r = self.kept.range(b);
-                let mut buf = vec![0u8; ((r.end - r.start) as usize) * ENTRY_BYTES];
-                {
-                    use std::os::unix::fs::FileExt;
-                    self.file
-                        .read_exact_at(&mut buf, r.start * ENTRY_BYTES as u64)
-                        .map_err(io(&self.path, "reading"))?;
-                }
-                self.kept.blocks[b].bytes = xxhash_rust::xxh3::xxh3_64(&buf);
+                self.kept.blocks[b].bytes = self.with_reader(|reader| reader.digest(r))?;
                 self.kept.blocks[b].open = false;
                 changed = true;
             }

@@ -171,15 +171,15 @@ impl FileStore {
             .transpose()
             .map_err(io(&cpath, "opening"))?;
         let rebuilt = kept.as_ref().err().map(|why| why.to_string());
+        let reader = BlockReader {
+            file: &file,
+            path,
+            size,
+            rules: &rules,
+            cycles: cycles_file.as_ref(),
+        };
         let (kept, used, pass) = match kept {
             Ok(k) => {
-                let reader = BlockReader {
-                    file: &file,
-                    path,
-                    size,
-                    rules: &rules,
-                    cycles: cycles_file.as_ref(),
-                };
                 let pass = Pass::new(k.blocks.len());
                 let k = reread_open(k, &reader, &pass, watch)?;
                 (k, Solvers::NONE, pass)
@@ -192,13 +192,6 @@ impl FileStore {
                         path.display()
                     );
                 }
-                let reader = BlockReader {
-                    file: &file,
-                    path,
-                    size,
-                    rules: &rules,
-                    cycles: cycles_file.as_ref(),
-                };
                 let (k, used) = rebuild(&reader, len, watch)?;
                 let pass = Pass::new(k.blocks.len());
                 for (b, _) in k.blocks.iter().enumerate() {
@@ -518,23 +511,27 @@ impl FileStore {
                 }
             }
         }
-        self.summary.unchecked = self.len - self.pass.checked_entries.load(Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Runs `f` with a reader of this campaign's blocks (and of its cycle counts, when it
+    /// has them).
+    pub(super) fn with_reader<T>(&self, f: impl FnOnce(&BlockReader) -> T) -> T {
+        let cycles = File::open(cycles_path(&self.path)).ok();
+        f(&BlockReader {
+            file: &self.file,
+            path: &self.path,
+            size: self.size,
+            rules: &self.rules,
+            cycles: cycles.as_ref(),
+        })
     }
 
     /// Makes sure block `b` has been read this session before this host writes it.
     pub(super) fn ensure_checked(&mut self, b: usize) -> Result<(), StoreError> {
         if self.pass.take(b) {
             let r = self.kept.range(b);
-            let cycles = File::open(cycles_path(&self.path)).ok();
-            let reader = BlockReader {
-                file: &self.file,
-                path: &self.path,
-                size: self.size,
-                rules: &self.rules,
-                cycles: cycles.as_ref(),
-            };
-            let outcome = reader.recheck(r.clone(), &self.kept.blocks[b]);
+            let outcome = self.with_reader(|reader| reader.recheck(r.clone(), &self.kept.blocks[b]));
             self.pass.put(b, r.end - r.start, outcome);
         } else {
             self.pass.wait(b);
@@ -559,15 +556,7 @@ impl FileStore {
     /// Every entry checked against the canonical order and the history's rules, and summed
     /// anew, whatever the summary says (`db stats --recount`, `db verify --entries`).
     pub fn recount(&self, watch: &Watch) -> Result<Summary, StoreError> {
-        let cycles = File::open(cycles_path(&self.path)).ok();
-        let reader = BlockReader {
-            file: &self.file,
-            path: &self.path,
-            size: self.size,
-            rules: &self.rules,
-            cycles: cycles.as_ref(),
-        };
-        let (k, _) = rebuild(&reader, self.len, watch)?;
+        let (k, _) = self.with_reader(|reader| rebuild(reader, self.len, watch))?;
         Ok(Summary {
             subproblems: self.len,
             solved: k.solved(),
@@ -592,19 +581,13 @@ impl FileStore {
             .map(|&b| self.kept.range(b).end - self.kept.range(b).start)
             .sum();
         watch.begin("reading every block again", entries);
-        let cycles = File::open(cycles_path(&self.path)).ok();
-        let reader = BlockReader {
-            file: &self.file,
-            path: &self.path,
-            size: self.size,
-            rules: &self.rules,
-            cycles: cycles.as_ref(),
-        };
-        todo.par_iter().for_each(|&b| {
-            let r = self.kept.range(b);
-            let outcome = reader.recheck(r.clone(), &self.kept.blocks[b]);
-            watch.done.fetch_add(r.end - r.start, Ordering::Relaxed);
-            self.pass.put(b, r.end - r.start, outcome);
+        self.with_reader(|reader| {
+            todo.par_iter().for_each(|&b| {
+                let r = self.kept.range(b);
+                let outcome = reader.recheck(r.clone(), &self.kept.blocks[b]);
+                watch.done.fetch_add(r.end - r.start, Ordering::Relaxed);
+                self.pass.put(b, r.end - r.start, outcome);
+            })
         });
         for b in 0..self.kept.blocks.len() {
             self.pass.wait(b);
