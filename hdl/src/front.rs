@@ -304,7 +304,7 @@ fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
 /// `bytes` as the framer takes a payload: the first byte in the top 8 bits.
 fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
     let byte = |b: u8| bit_cast::<PAYLOAD_BITS, 8>((b as u64).to_bits());
-    let zero = std::iter::repeat(0).take(PAYLOAD_BITS / 8 - bytes.len());
+    let zero = std::iter::repeat_n(0, PAYLOAD_BITS / 8 - bytes.len());
     bytes
         .iter()
         .copied()

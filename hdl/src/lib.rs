@@ -1,7 +1,7 @@
 //! The solver circuits, written with rust-hdl and emitted as Verilog.
 //!
 //! [`arbiter`] is the carry chain that decides a column in one cycle (adder, CARRY4 and
-//! parallel-prefix forms); [`unit`] is the solver unit built around two of them; [`lutram`]
+//! parallel-prefix forms); [`unit`](mod@unit) is the solver unit built around two of them; [`lutram`]
 //! the LUT-RAM that holds its stack; [`rtl`] drives a unit in rust-hdl's
 //! simulator.
 

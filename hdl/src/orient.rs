@@ -4,7 +4,7 @@
 //! the decoder and the beats that load a unit, so the units do not change.
 //!
 //! Pipelined in [`LATENCY`] register stages: each orientation's first lines and the rows they
-//! leave open counted in groups of [`GROUP`] rows (wiring and small population counts), each
+//! leave open counted in groups of `GROUP` rows (wiring and small population counts), each
 //! line's score, each half of the four scores, the four scores, the choice. The vectors held at the input for `LATENCY`
 //! cycles come out turned.
 

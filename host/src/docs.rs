@@ -291,8 +291,8 @@ fn headline_rows(readme: &str) -> Vec<(usize, String)> {
         if fenced {
             continue;
         }
-        if l.starts_with("## ") {
-            inside = slug(&l[3..]) == "headline-figures";
+        if let Some(heading) = l.strip_prefix("## ") {
+            inside = slug(heading) == "headline-figures";
             continue;
         }
         if inside && l.starts_with('|') {

@@ -1,6 +1,10 @@
 //! `queens`: counts N-Queens solutions in software and on FPGA boards, and makes and checks
 //! the circuits and the boards that do it.
 
+// The doc comments under cmd/ are clap's help text, written for a terminal
+// (`[user@]host[:port]`, `q<N>.campaign`), not rustdoc links or HTML.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
+
 // Printing in this binary never panics: these shadow std's macros in every module below
 // (see output.rs).
 macro_rules! println {

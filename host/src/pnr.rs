@@ -205,7 +205,7 @@ pub struct Request<'a> {
     /// Seeds 1..=seeds of the unit and the stages, and of the arrays unless `array_seeds`.
     pub seeds: u64,
     pub array_seeds: Option<u64>,
-    /// Keep each design's tool files in DIR/<design>.
+    /// Keep each design's tool files in DIR/DESIGN.
     pub keep: Option<PathBuf>,
     /// More arguments for nextpnr-ecp5, on every design.
     pub nextpnr_args: Vec<String>,

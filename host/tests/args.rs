@@ -2,7 +2,7 @@
 //! anything runs and named with its value when wrong; a closed standard output ends a
 //! command quietly; nothing panics.
 
-mod common;
+use crate::common;
 
 use common::queens;
 use std::os::unix::process::ExitStatusExt;

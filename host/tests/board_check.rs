@@ -2,7 +2,7 @@
 //! passes in seconds with its units exact and its clock within 5%, asked where it answers
 //! identification and inferred where it does not; each broken board fails with its cause.
 
-mod common;
+use crate::common;
 
 use common::{queens, SimBoard};
 

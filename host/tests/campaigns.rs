@@ -2,7 +2,7 @@
 //! kind; temporary files never take a user's name; and a damaged entry of a campaign file is
 //! named when the file is opened, never counted.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, ok, queens, spawn_quiet};
 use std::os::fd::AsRawFd;

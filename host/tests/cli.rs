@@ -1,6 +1,6 @@
 //! The `queens` binary as a user runs it.
 
-mod common;
+use crate::common;
 
 use queens_core::{BoardSize, Entry};
 use std::process::Output;

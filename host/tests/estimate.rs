@@ -5,7 +5,7 @@ use queens_core::enumerate::canonical;
 use queens_core::BoardSize;
 use std::process::Output;
 
-mod common;
+use crate::common;
 
 fn queens(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
     let mut c = common::queens();

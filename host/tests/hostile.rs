@@ -11,7 +11,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 const N: u32 = 10;
 const Q10: u64 = 724;

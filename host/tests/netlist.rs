@@ -3,7 +3,7 @@
 //! a netlist broken by hand is caught and the subproblem named. Needs the open ECP5 tools
 //! and Verilator (scripts/test.sh installs them).
 
-mod common;
+use crate::common;
 
 use queens_core::{BoardSize, Enumerator};
 

@@ -7,7 +7,7 @@ use queens_host::store::file::{Access, FileStore};
 use queens_host::store::Store;
 use std::process::{Child, Output, Stdio};
 
-mod common;
+use crate::common;
 use common::pg::{client, database};
 use common::{ok_json as ok, queens};
 

@@ -10,7 +10,7 @@ use queens_host::store::pg_conn::Target;
 use queens_host::store::{Claim, Store};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::pg::{client, database};
 
 /// A fresh campaign of N = 10 in database `name` whose block 0 a store has claimed for
@@ -107,8 +107,8 @@ fn a_commit_lands_each_count_once_and_touches_nothing_else() {
     assert_eq!(solved, 5);
     let cyc = cyc.expect("cycles known now");
     assert_eq!(cyc.len(), before.len() / 2);
-    for k in 0..got.len() {
-        let i = got[k].index as usize;
+    for (k, g) in got.iter().enumerate() {
+        let i = g.index as usize;
         let c = u64::from_le_bytes(cyc[i * 8..i * 8 + 8].try_into().unwrap());
         let want = match k {
             7 => 700,

@@ -12,7 +12,7 @@ use queens_host::store::pg_conn::Target;
 use queens_host::store::Store;
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::pg::{client, database};
 use common::{ok_json as ok, queens};
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 use common::pg::{client, database, server};
 use common::{ok_json as ok, queens};
 

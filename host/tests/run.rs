@@ -2,7 +2,7 @@
 //! pseudo-terminals through the serial transport, over FIFOs standing in for the XDMA
 //! devices; with faults, resets and a host killed twice.
 
-mod common;
+use crate::common;
 
 use common::{fails_with, queens, SimBoard as Board};
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ use queens_host::store::pg_conn::Target;
 use queens_host::store::{Claim, Store};
 use std::time::Duration;
 
-mod common;
+use crate::common;
 use common::queens;
 
 /// Q(10).

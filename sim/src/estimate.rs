@@ -320,26 +320,6 @@ pub fn estimate(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use queens_core::enumerate::canonical;
-
-    #[test]
-    fn evenly_picks_the_indices_of_the_canonical_order() {
-        let size = BoardSize::new(13).unwrap();
-        let all: Vec<Subproblem> = canonical(size).collect();
-        let mut s = Sampler::new(size);
-        assert_eq!(s.count(&AtomicU64::new(0)), all.len() as u64);
-        for k in [1u64, 7, 1000, all.len() as u64, all.len() as u64 + 5] {
-            let got = s.evenly(k, &AtomicU64::new(0));
-            let k = k.min(all.len() as u64);
-            let want: Vec<Subproblem> = (0..k).map(|i| all[(i * all.len() as u64 / k) as usize]).collect();
-            assert_eq!(got, want, "{k}");
-        }
-    }
-}
-
 /// A subproblem's unit cycles at this N, roughly and at once (no enumeration of the order):
 /// the first subproblem of `samples` prefixes spread over the canonical order, each probed
 /// with 32 random paths. The mean, and the largest seen (a stand-in for the slow tail that
@@ -366,4 +346,24 @@ pub fn subproblem_cycles(size: BoardSize, samples: usize) -> (f64, f64) {
     let mean = walks.iter().sum::<f64>() / walks.len().max(1) as f64;
     let max = walks.iter().copied().fold(0.0, f64::max);
     (mean, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use queens_core::enumerate::canonical;
+
+    #[test]
+    fn evenly_picks_the_indices_of_the_canonical_order() {
+        let size = BoardSize::new(13).unwrap();
+        let all: Vec<Subproblem> = canonical(size).collect();
+        let mut s = Sampler::new(size);
+        assert_eq!(s.count(&AtomicU64::new(0)), all.len() as u64);
+        for k in [1u64, 7, 1000, all.len() as u64, all.len() as u64 + 5] {
+            let got = s.evenly(k, &AtomicU64::new(0));
+            let k = k.min(all.len() as u64);
+            let want: Vec<Subproblem> = (0..k).map(|i| all[(i * all.len() as u64 / k) as usize]).collect();
+            assert_eq!(got, want, "{k}");
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Cycle-accurate simulation of the solver circuits, checked against the software counter.
 //!
-//! [`model`] is the fast cycle model of one unit (machine words, no event queue); [`check`]
+//! [`model`] is the fast cycle model of one unit (machine words, no event queue); [`check`](mod@check)
 //! runs every canonical pre-placement of a board through an engine and compares each count
 //! with the software counter of `queens-core`; [`cycles`] is the unit-cycle benchmark.
 

@@ -9,9 +9,9 @@
 //! pre-placement alone: about 12 of them at N = 16 and 17 share a walk.
 //!
 //! A depth-first walk spends most of its time on mispredicted branches (how many candidates
-//! does this row have?). This one goes breadth-first in chunks instead ([`frontier`]): every
+//! does this row have?). This one goes breadth-first in chunks instead (`frontier`): every
 //! node of a level is in the same row, so a chunk of nodes expands in vector lanes, eight at
-//! a time with AVX2 ([`avx2`]), with no branch per node. At N = 17 that is about four times
+//! a time with AVX2 (`avx2`), with no branch per node. At N = 17 that is about four times
 //! the speed of the per-pre-placement search on one thread.
 
 mod avx2;

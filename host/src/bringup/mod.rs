@@ -236,7 +236,7 @@ pub fn check(conn: Connection, o: &CheckOptions) -> BoardReport {
     let ka_start = Instant::now();
     let mut last_answer = ka_start;
     'run: while !known.done() {
-        let frames = known.to_send(window);
+        let frames = known.take_frames(window);
         if !frames.is_empty() && send(&mut writer, &frames).is_err() {
             failures.push(fail(
                 "the link closed while sending",
@@ -565,7 +565,7 @@ impl<'a> KnownRun<'a> {
     }
 
     /// Frames of subproblems to send again, then of new ones, up to `window` outstanding.
-    fn to_send(&mut self, window: usize) -> Vec<u8> {
+    fn take_frames(&mut self, window: usize) -> Vec<u8> {
         let mut out = Vec::new();
         while self.outstanding.len() < window {
             let Some(i) = self.again.pop() else { break };

@@ -1,0 +1,9 @@
+//! The hdl crate's integration tests as one binary: one compile and one link instead of one per
+//! file. Each module below is a file beside this one; run one with
+//! `cargo test -p queens-hdl --test integration -- <module>::`.
+
+mod boards;
+mod decoder;
+mod ecp5;
+mod queue;
+mod verilog;

@@ -1,0 +1,19 @@
+//! The host crate's integration tests as one binary: one compile and one link instead of one per
+//! file. Each module below is a file beside this one; run one with
+//! `cargo test -p queens-host --test integration -- <module>::`.
+
+mod args;
+mod board_check;
+mod campaigns;
+mod cli;
+mod common;
+mod dispatch;
+mod estimate;
+mod hostile;
+mod netlist;
+mod pg_cross;
+mod pg_merge;
+mod pg_roles;
+mod postgres;
+mod run;
+mod withdrawal;
