@@ -1,7 +1,7 @@
 //! A coronal pre-placement: the queens of the two outer rings, side by side.
 //!
 //! Cells are (x, y): column x, row y, both 0..N-1. Each side is written in its own frame, as
-//! if the board were turned so that the side is west (../shared/PROTOCOL.md):
+//! if the board were turned so that the side is west (docs/spec/protocol.md):
 //! west (wa, wb) rows of the queens in columns 0 and 1; north (na, nb) columns of the queens in
 //! rows N-1 and N-2; east (ea, eb) N-1 minus the rows of the queens in columns N-1 and N-2;
 //! south (sa, sb) N-1 minus the columns of the queens in rows 0 and 1. A corner queen belongs

@@ -1,5 +1,6 @@
 //! Wire words, frames, result records and database entries: the check values of
-//! ../shared/PROTOCOL.md byte for byte, round trips, and corrupted input rejected.
+//! docs/spec/protocol.md and docs/spec/entries.md byte for byte, round trips, and corrupted
+//! input rejected.
 
 use proptest::prelude::*;
 use queens_core::entry::{crc3, Entry, Solution, Stamp};

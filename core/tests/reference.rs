@@ -1,4 +1,4 @@
-//! The model against ../shared/REFERENCE.md: known Q(N), and per-class pre-placement counts
+//! The model against docs/spec/known-counts.md: known Q(N), and per-class pre-placement counts
 //! and solution sums of the coronal (L = 2) decomposition.
 
 use queens_core::count::count;
@@ -6,7 +6,7 @@ use queens_core::plain::plain_count;
 use queens_core::{BoardSize, Enumerator, Symmetry};
 use std::sync::atomic::AtomicU64;
 
-/// Q(N) for N = 1..=27 (REFERENCE.md).
+/// Q(N) for N = 1..=27 (docs/spec/known-counts.md).
 const Q: [u128; 28] = [
     0,
     1,
@@ -38,7 +38,7 @@ const Q: [u128; 28] = [
     234_907_967_154_122_528,
 ];
 
-/// N, pre NONE, POINT, ROTATE, sol NONE, POINT, ROTATE (REFERENCE.md).
+/// N, pre NONE, POINT, ROTATE, sol NONE, POINT, ROTATE (docs/spec/known-counts.md).
 const CLASSES: [(u32, [u64; 3], [u64; 3]); 8] = [
     (10, [3_696, 38, 5], [89, 3, 0]),
     (11, [14_614, 47, 5], [329, 12, 0]),
