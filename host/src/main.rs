@@ -93,7 +93,12 @@ enum Command {
     /// Count Q(N) on boards (a simulated one by default): the main job; resumes a campaign.
     #[command(after_help = "Examples:
   queens run 14                                # one simulated board, q14.campaign
-  queens run 27 --link serial:/dev/ttyUSB0 --link serial:/dev/ttyUSB1 --solvers 360")]
+  queens run 27 --link serial:/dev/ttyUSB0 --link serial:/dev/ttyUSB1 --solvers 360
+  queens run 27 --campaign 'postgres://lab1@db.lab/queens?sslmode=verify-full' --link serial:/dev/ttyUSB0
+  queens run 10 --campaign postgres://queens@db.lab/scratch --accept-unconfirmed   # one role on purpose
+Exit status: 0 done; 1 an error; 2 a command line refused; 3 a shared campaign finished
+whose total no host of another database role can confirm (its hosts share one role:
+docs/sharing.md), unless --accept-unconfirmed; 130 stopped by Ctrl-C or SIGTERM.")]
     Run(cmd::run::Args),
     /// Campaigns, in a file or shared in PostgreSQL: statistics, verification, plots, moves.
     #[command(

@@ -448,7 +448,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
         solved_before: before.solved.subproblems(),
         counters: d.totals(),
         unsettled: d.unsettled,
-        cross_checked: d.store().cross_checks(),
+        cross_checked: d.store_mut().cross_checks(),
         seconds: start.elapsed().as_secs_f64(),
         links,
         interrupted,

@@ -255,3 +255,119 @@ fn a_total_is_final_only_once_another_role_confirmed_its_chosen_counts() {
         "{st}"
     );
 }
+
+/// `queens run 10` on a simulated board, with `extra`, logged in as `url` says (a host role
+/// of these tests with their password).
+fn run10(url: &str, extra: &[&str]) -> Output {
+    let mut c = queens();
+    c.args(["run", "10", "--link", "sim:4", "--campaign", url])
+        .args(extra)
+        .env("RUST_BACKTRACE", "0");
+    if !url.contains("//queens@") {
+        c.env("PGPASSWORD", PW);
+    }
+    c.output().unwrap()
+}
+
+/// The status of `out` is that of a finished campaign no other role can confirm.
+fn unconfirmed_status(out: &Output) -> String {
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(3), "{log}");
+    assert!(
+        log.contains("exit status 3: Q(10) = 724 can be confirmed by no host of another role")
+            && log.contains("--accept-unconfirmed"),
+        "{log}"
+    );
+    assert!(
+        log.contains("give each its own login role (docs/sharing.md)"),
+        "{log}"
+    );
+    log
+}
+
+#[test]
+fn a_campaign_of_one_role_says_no_other_host_checks_it_and_ends_with_status_3() {
+    // As docs/sharing.md once had it: no `db init`, every host one role (the test server's).
+    let url = database("q_cross_one_role");
+    let out = run10(&url, &[]);
+    let log = unconfirmed_status(&out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let subproblems: i64 = client(&url)
+        .query_one("SELECT subproblems FROM queens_campaign WHERE n = 10", &[])
+        .unwrap()
+        .get(0);
+    let total = format!(
+        "Q(10) = 724, unconfirmed: no host of another role can recompute the {} counts chosen for a check\n",
+        grouped(subproblems)
+    );
+    let why = "checked by no other host: every host of this campaign logs in as database role queens (its tables were made without `queens db init`)";
+    assert!(text.contains(&total) && text.contains(why), "{text}");
+    assert!(
+        !text.contains(" once ") && !text.contains("waiting"),
+        "no promise: {text}"
+    );
+    assert!(
+        log.contains(why)
+            && log.contains("  queens db init postgres://postgres@127.0.0.1:")
+            && log.contains(" --hosts queens_hosts ")
+            && log.contains("CREATE ROLE lab1 LOGIN PASSWORD '…' IN ROLE queens_hosts")
+            && log.contains("  queens run 10 --campaign postgres://lab1@127.0.0.1:"),
+        "{log}"
+    );
+    // `db stats` says the same, and the fix.
+    let st =
+        String::from_utf8_lossy(&queens().args(["db", "stats", &url]).output().unwrap().stdout).into_owned();
+    assert!(st.contains(&total) && st.contains(why), "{st}");
+    assert!(st.contains("  queens db init ") && !st.contains(" once "), "{st}");
+    assert!(
+        st.contains(&format!(
+            "host queens: gave {}, checked by no host of another role",
+            grouped(subproblems)
+        )),
+        "{st}"
+    );
+    let j = ok(&queens().args(["db", "stats", "--json", &url]).output().unwrap());
+    let x = &j["cross_checked"];
+    assert_eq!(x["one_role"], true, "{j}");
+    assert_eq!(x["roles"], serde_json::json!(["queens"]), "{j}");
+    assert_eq!(x["hosts_role"], serde_json::Value::Null, "{j}");
+    assert_eq!(x["unconfirmable"], subproblems, "{j}");
+    assert_eq!(x["pending"], subproblems, "{j}");
+    // Finished on purpose: status 0, and the report still says it.
+    let r = ok(&run10(&url, &["--json", "--accept-unconfirmed"]));
+    assert_eq!(r["total"], 724, "{r}");
+    assert_eq!(r["cross_checked"]["one_role"], true, "{r}");
+    assert_eq!(r["cross_checked"]["unconfirmable"], subproblems, "{r}");
+
+    // With `db init`, every workstation on the one login role of the host role: the same
+    // status, and the fix is one more login role.
+    let url = database("q_cross_one_login");
+    let group = "q_cross_one_login_hosts";
+    ok(&queens()
+        .args(["db", "init", &url, "--hosts", group])
+        .args(["--owner", "q_cross_one_login_owner", "--n", "10"])
+        .output()
+        .unwrap());
+    let mut admin = client(&url);
+    let r = "q_cross_one_login_h";
+    admin
+        .batch_execute(&format!(
+            "DO $$ BEGIN CREATE ROLE {r}; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+             ALTER ROLE {r} LOGIN PASSWORD '{PW}'; GRANT {group} TO {r};"
+        ))
+        .unwrap();
+    let out = run10(&url.replacen("queens@", &format!("{r}@"), 1), &["--json"]);
+    let log = unconfirmed_status(&out);
+    assert!(
+        log.contains(&format!(
+            "every host of this campaign logs in as database role {r}, and host role {group} has no other login role"
+        )) && log.contains(&format!("IN ROLE {group}\""))
+            && !log.contains("db init"),
+        "{log}"
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let x = &j["cross_checked"];
+    assert_eq!(x["one_role"], true, "{j}");
+    assert_eq!(x["hosts_role"], group, "{j}");
+    assert_eq!(x["unconfirmable"], subproblems, "{j}");
+}

@@ -32,6 +32,8 @@ fn err(out: &Output) -> String {
 fn host(n: u32, url: &str, link: &str, extra: &[&str]) -> Child {
     queens()
         .args(["run", &n.to_string(), "--json", "--campaign", url, "--link", link])
+        // One role, the test server's: no host of another role confirms a count.
+        .arg("--accept-unconfirmed")
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -302,7 +304,7 @@ fn import_export_round_trip_and_a_campaign_finished_on_postgres() {
         .output()
         .unwrap());
     let r = ok(&queens()
-        .args(["run", "12", "--json", "--campaign", &url])
+        .args(["run", "12", "--json", "--accept-unconfirmed", "--campaign", &url])
         .output()
         .unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[12], "{r}");
@@ -366,7 +368,7 @@ fn bad_urls_and_servers_are_named() {
     assert!(e.contains("--lease"), "{e}");
     // A campaign laid out in blocks of another size is refused, not misread.
     ok(&queens()
-        .args(["run", "8", "--json", "--campaign", &url])
+        .args(["run", "8", "--json", "--accept-unconfirmed", "--campaign", &url])
         .output()
         .unwrap());
     client(&url)
@@ -490,7 +492,7 @@ fn a_campaign_over_the_servers_unix_socket() {
         .unwrap();
     let url = format!("postgres:///q_socket?host={dir}&port={port}&user=queens");
     let r = ok(&queens()
-        .args(["run", "8", "--json", "--campaign", &url])
+        .args(["run", "8", "--json", "--accept-unconfirmed", "--campaign", &url])
         .output()
         .unwrap());
     assert_eq!(r["total"].as_u64().unwrap() as u128, Q[8], "{r}");
@@ -549,7 +551,7 @@ fn the_store_benchmark_measures_and_cleans_up() {
     assert_eq!(left, 0, "the scratch campaign is deleted");
     // A real campaign of that N is never touched.
     ok(&queens()
-        .args(["run", "12", "--json", "--campaign", &url])
+        .args(["run", "12", "--json", "--accept-unconfirmed", "--campaign", &url])
         .output()
         .unwrap());
     let e = err(&queens()
@@ -590,6 +592,7 @@ fn a_campaign_over_tls_verifies_the_server() {
             "run",
             "9",
             "--json",
+            "--accept-unconfirmed",
             "--campaign",
             &format!("{url}?sslmode=verify-full"),
         ])
@@ -625,7 +628,7 @@ fn a_flipped_bit_in_a_shared_block_is_named() {
     let dir = tempfile::tempdir().unwrap();
     // Half a campaign: a fresh one, with the first blocks' worth solved by a run.
     ok(&queens()
-        .args(["run", "10", "--json", "--campaign", &url])
+        .args(["run", "10", "--json", "--accept-unconfirmed", "--campaign", &url])
         .output()
         .unwrap());
     let mut c = client(&url);

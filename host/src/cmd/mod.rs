@@ -1,5 +1,6 @@
 pub mod board;
 pub mod count;
+pub mod cross;
 pub mod db;
 pub mod hdl;
 pub mod pg_bench;

@@ -2,7 +2,7 @@
 //! given links (a simulated board when none is given), validates and records every result,
 //! and prints Q(N) once all are solved. Run it again on the same campaign to resume.
 
-use super::{board, grouped};
+use super::{board, cross, grouped};
 use crate::progress::watched;
 use crate::progress::RunBars;
 use anyhow::Context;
@@ -10,7 +10,7 @@ use queens_host::dispatch::{Timeouts, Trust};
 use queens_host::link::{LinkSpec, SimSettings};
 use queens_host::run::{run, Progress, Quiet, RunConfig, RunReport};
 use queens_host::store::file::{Access, FileStore, Watch};
-use queens_host::store::pg::PgStore;
+use queens_host::store::pg::{Checkers, PgStore};
 use queens_host::store::pg_conn::{self, Target};
 use queens_host::store::{Store, StoreError, Summary};
 use std::path::PathBuf;
@@ -65,6 +65,11 @@ pub struct Args {
     /// Print the final report as one JSON object.
     #[arg(long)]
     json: bool,
+    /// A shared campaign whose total no host of another database role can confirm (all its
+    /// hosts log in as one role, or it was made without `queens db init`) is finished on
+    /// purpose: exit 0 instead of 3.
+    #[arg(long)]
+    accept_unconfirmed: bool,
 }
 
 fn parse_share(s: &str) -> Result<f64, String> {
@@ -121,10 +126,22 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             ));
         }
         resumed(&target.shown, &s);
+        // Before the work: a lab whose hosts share one role learns it now, not weeks later.
+        let mut store = store;
+        let before = store
+            .checkers()
+            .with_context(|| format!("reading the host roles of {}", target.shown))?;
+        if before.one_role {
+            say(cross::one_role_why(&before));
+            for l in cross::one_role_fix(&before, &target, a.n) {
+                say(l);
+            }
+        }
         let cfg = config(&a, size, Some(stop), &say);
         let report = run(store, &cfg, &mut *shown(&a, began))
             .with_context(|| format!("running campaign {}", target.shown))?;
-        return finish(&a, &report, true);
+        let checkers = report.cross_checked.checkers.clone().unwrap_or(before);
+        return finish(&a, &report, Some((&target, &checkers)));
     }
     let path = PathBuf::from(&campaign);
     let watch = Watch::stopped_by(stop.clone());
@@ -172,7 +189,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let cfg = config(&a, size, Some(stop), &say);
     let report = run(store, &cfg, &mut *shown(&a, began))
         .with_context(|| format!("running campaign {}", path.display()))?;
-    finish(&a, &report, false)
+    finish(&a, &report, None)
 }
 
 /// Ctrl-C and SIGTERM set the flag the run stops on (a second one ends the process at once).
@@ -283,13 +300,37 @@ fn shown(a: &Args, since: Instant) -> Box<dyn Progress> {
     }
 }
 
-/// The report; a `shared` campaign's says how much of its total hosts of another role
-/// confirmed.
-fn finish(a: &Args, report: &RunReport, shared: bool) -> anyhow::Result<()> {
+/// The report; a shared campaign's (its database, and who can confirm its counts) says how
+/// much of its total hosts of another role confirmed, and plainly when none can. A finished
+/// shared campaign whose total no host of another role can confirm ends with
+/// [`cross::UNCONFIRMED_STATUS`] unless `--accept-unconfirmed`.
+fn finish(a: &Args, report: &RunReport, shared: Option<(&Target, &Checkers)>) -> anyhow::Result<()> {
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
-        print(report, shared);
+        print(report, shared.map(|s| s.1));
+    }
+    if let Some((target, c)) = shared {
+        // How to set roles up: with the report, and with any status it ends in.
+        let stranded = report.complete && c.unconfirmable > 0 && !a.accept_unconfirmed;
+        if (c.one_role && !a.json) || stranded {
+            if a.json && c.one_role {
+                eprintln!("{}", cross::one_role_why(c));
+            }
+            for l in cross::one_role_fix(c, target, a.n) {
+                eprintln!("{l}");
+            }
+        }
+        if stranded && !report.interrupted {
+            eprintln!(
+                "exit status {}: Q({}) = {} can be confirmed by no host of another role ({} counts chosen for a check wait for a role this campaign does not have); --accept-unconfirmed finishes such a campaign on purpose, with status 0",
+                cross::UNCONFIRMED_STATUS,
+                report.n,
+                grouped(report.total),
+                grouped(c.unconfirmable as u128)
+            );
+            std::process::exit(cross::UNCONFIRMED_STATUS);
+        }
     }
     if report.interrupted {
         eprintln!(
@@ -316,25 +357,19 @@ fn resume_command() -> String {
         .join(" ")
 }
 
-fn print(r: &RunReport, shared: bool) {
+fn print(r: &RunReport, shared: Option<&Checkers>) {
     let x = &r.cross_checked;
-    // Final only once no count chosen for another host's recomputation waits.
-    if r.complete && x.pending == 0 && r.unchecked == 0 {
-        println!("Q({}) = {}", r.n, grouped(r.total));
-    } else if r.complete {
-        println!(
-            "Q({}) = {} once {} counts chosen for another host's recomputation are confirmed",
-            r.n,
-            grouped(r.total),
-            grouped(x.pending as u128)
-        );
-    } else if r.unchecked > 0 && r.complete {
+    let unconfirmable = shared.map_or(0, |c| c.unconfirmable);
+    if r.complete && r.unchecked > 0 {
         println!(
             "Q({}) = {} once the {} entries trusted from the campaign's summary have been read again (the next run does)",
             r.n,
             grouped(r.total),
             grouped(r.unchecked as u128)
         );
+    } else if r.complete {
+        // Final only once no count chosen for another host's recomputation waits.
+        println!("{}", cross::total_line(r.n, r.total, x.pending, unconfirmable));
     } else {
         println!(
             "running total for N = {}: {} ({} of {} subproblems solved)",
@@ -344,14 +379,24 @@ fn print(r: &RunReport, shared: bool) {
             grouped(r.subproblems as u128)
         );
     }
-    if shared {
-        println!(
-            "cross-checked: {} of the campaign's {} counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting",
+    match shared {
+        Some(c) if c.one_role => println!("{}", cross::one_role_why(c)),
+        Some(c) => println!(
+            "cross-checked: {} of the campaign's {} counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting{}",
             grouped(x.confirmed as u128),
             grouped(r.subproblems as u128),
             100.0 * x.confirmed as f64 / r.subproblems.max(1) as f64,
             grouped(x.pending as u128),
-        );
+            if c.unconfirmable > 0 {
+                format!(
+                    ", {} of them for a host role this campaign does not have (a count two roles dispute waits for a third)",
+                    grouped(c.unconfirmable as u128)
+                )
+            } else {
+                String::new()
+            }
+        ),
+        None => {}
     }
     let c = &r.counters;
     if x.agreed + x.disputed > 0 {

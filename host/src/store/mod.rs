@@ -214,7 +214,7 @@ pub enum StoreError {
 
 /// Results a shared store found already solved by another host when it committed them,
 /// and how much of the campaign's total hosts of another role have confirmed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CrossChecks {
     /// The other host's count was the same: nothing counted twice.
     pub agreed: u64,
@@ -224,6 +224,10 @@ pub struct CrossChecks {
     pub confirmed: u64,
     /// Counts chosen for such a recomputation that has not come yet.
     pub pending: u64,
+    /// Who can recompute them, read as the report is made (a shared store; none when the
+    /// database could not be asked).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub checkers: Option<pg::Checkers>,
 }
 
 /// What the dispatcher needs from a campaign store.
@@ -280,7 +284,9 @@ pub trait Store: Send {
         Ok(())
     }
 
-    fn cross_checks(&self) -> CrossChecks {
+    /// Results found solved by another host, and how much of the total hosts of another role
+    /// confirmed and can still confirm (asked once, for the run's report).
+    fn cross_checks(&mut self) -> CrossChecks {
         CrossChecks::default()
     }
 }

@@ -210,6 +210,37 @@ impl Target {
         })
     }
 
+    /// This database's URL for another user, as one types it (no password; TLS asked for
+    /// when the server is elsewhere): for the commands a message suggests.
+    pub fn url_as(&self, user: &str) -> String {
+        let db = self.config.get_dbname().unwrap_or("");
+        let port = self.config.get_ports().first().copied().unwrap_or(5432);
+        let port = if port == 5432 {
+            String::new()
+        } else {
+            format!(":{port}")
+        };
+        let tls = if self.is_local() {
+            ""
+        } else {
+            "?sslmode=verify-full"
+        };
+        match self.config.get_hosts().first() {
+            Some(Host::Unix(dir)) => {
+                format!(
+                    "postgres://{user}@/{db}?host={}{}",
+                    dir.display(),
+                    port.replace(':', "&port=")
+                )
+            }
+            Some(Host::Tcp(h)) if h.contains(':') && !h.starts_with('[') => {
+                format!("postgres://{user}@[{h}]{port}/{db}{tls}")
+            }
+            Some(Host::Tcp(h)) => format!("postgres://{user}@{h}{port}/{db}{tls}"),
+            None => format!("postgres://{user}@localhost{port}/{db}"),
+        }
+    }
+
     /// Logs [`Target::plain_warning`].
     pub fn warn_if_plain(&self) {
         if let Some(w) = self.plain_warning() {
@@ -433,6 +464,33 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.shown, "postgres://bob@h:6000/q");
+    }
+
+    #[test]
+    fn a_url_for_another_user_parses_to_the_same_server() {
+        for (url, want) in [
+            (
+                "postgres://ann:pw@db.lab/queens",
+                "postgres://lab1@db.lab/queens?sslmode=verify-full",
+            ),
+            (
+                "postgres://ann@127.0.0.1:6000/q",
+                "postgres://lab1@127.0.0.1:6000/q",
+            ),
+            ("postgres:///q?host=/run/pg", "postgres://lab1@/q?host=/run/pg"),
+            (
+                "postgres:///q?host=/run/pg&port=6000",
+                "postgres://lab1@/q?host=/run/pg&port=6000",
+            ),
+        ] {
+            let t = parse(url, &[("PGUSER", "ann")]).unwrap();
+            assert_eq!(t.url_as("lab1"), want, "{url}");
+            let back = parse(want.trim_end_matches("?sslmode=verify-full"), &[]).unwrap();
+            assert_eq!(back.config.get_user(), Some("lab1"));
+            assert_eq!(back.config.get_hosts(), t.config.get_hosts(), "{want}");
+            assert_eq!(back.config.get_ports(), t.config.get_ports(), "{want}");
+            assert_eq!(back.config.get_dbname(), t.config.get_dbname(), "{want}");
+        }
     }
 
     #[test]

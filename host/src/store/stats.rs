@@ -23,6 +23,8 @@ pub struct Stats {
     pub disputes: Vec<pg::Dispute>,
     /// Each host role of a shared campaign: what it gave, what another host confirmed.
     pub hosts: Vec<pg::HostStanding>,
+    /// Who can recompute a shared campaign's counts chosen for a check.
+    pub checkers: Option<pg::Checkers>,
     /// A campaign file answered from its summary: where that stands.
     pub from_summary: Option<FromSummary>,
     /// Every entry checked and summed anew (`--recount`).
@@ -80,6 +82,7 @@ impl Stats {
                 leases: Vec::new(),
                 disputes: Vec::new(),
                 hosts: Vec::new(),
+                checkers: None,
             });
         }
         let target = pg_conn::Target::parse(campaign)?;
@@ -103,6 +106,7 @@ impl Stats {
             leases: st.leases,
             disputes: st.disputes,
             hosts: st.hosts,
+            checkers: Some(st.checkers),
             from_summary: None,
             recount: None,
         })

@@ -70,10 +70,15 @@ struct CrossJson {
     unsettled: u64,
     /// Roles quarantined, outvoted by two others.
     quarantined: Vec<String>,
+    /// Who can recompute the chosen counts (a shared campaign): `one_role` when no host
+    /// checks another's counts, `unconfirmable` the chosen counts no role can recompute.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    checkers: Option<pg::Checkers>,
 }
 
-fn cross(hosts: &[pg::HostStanding]) -> CrossJson {
+fn cross(hosts: &[pg::HostStanding], checkers: &Option<pg::Checkers>) -> CrossJson {
     CrossJson {
+        checkers: checkers.clone(),
         agreed: hosts.iter().map(|h| h.checks_agreed).sum(),
         pending: hosts.iter().map(|h| h.checks_pending).sum(),
         unsettled: hosts.iter().map(|h| h.checks_unsettled).sum(),
@@ -103,7 +108,7 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
                 .map(|c| (c.name(), s.solved.preplacements[c.slot()]))
                 .collect(),
             sessions: v.sessions,
-            cross_checked: cross(&v.hosts),
+            cross_checked: cross(&v.hosts, &v.checkers),
             from_summary: v.from_summary.as_ref().map(|f| SummaryJson {
                 checked_at: f.checked_at,
                 reread: f.reread,
@@ -164,28 +169,41 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             );
         }
     }
-    let x = cross(&v.hosts);
-    if s.complete() && x.pending == 0 {
-        println!("Q({}) = {}", v.n, grouped(s.solved.total()));
-    } else if s.complete() {
+    let x = cross(&v.hosts, &v.checkers);
+    let unconfirmable = v.checkers.as_ref().map_or(0, |c| c.unconfirmable);
+    if s.complete() {
         println!(
-            "Q({}) = {} once {} counts chosen for another host's recomputation are confirmed",
-            v.n,
-            grouped(s.solved.total()),
-            grouped(x.pending as u128)
+            "{}",
+            crate::cmd::cross::total_line(v.n, s.solved.total(), x.pending, unconfirmable)
         );
     } else {
         println!("running total {}", grouped(s.solved.total()));
     }
-    if !v.hosts.is_empty() {
-        println!(
-            "cross-checked: {} of {} solved counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting, {} unsettled",
+    match &v.checkers {
+        Some(c) if c.one_role => {
+            println!("{}", crate::cmd::cross::one_role_why(c));
+            let target = queens_host::store::pg_conn::Target::parse(&a.campaign)?;
+            for l in crate::cmd::cross::one_role_fix(c, &target, v.n) {
+                println!("{l}");
+            }
+        }
+        _ if !v.hosts.is_empty() => println!(
+            "cross-checked: {} of {} solved counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting{}, {} unsettled",
             grouped(x.agreed as u128),
             grouped(s.solved.subproblems() as u128),
             100.0 * x.agreed as f64 / s.solved.subproblems().max(1) as f64,
             grouped(x.pending as u128),
+            if unconfirmable > 0 {
+                format!(
+                    " ({} of them for a host role this campaign does not have: a count two roles dispute waits for a third)",
+                    grouped(unconfirmable as u128)
+                )
+            } else {
+                String::new()
+            },
             x.unsettled
-        );
+        ),
+        _ => {}
     }
     for c in Symmetry::ALL {
         let i = c.slot();
@@ -218,7 +236,16 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             l.holder, l.blocks, l.expires_in
         );
     }
+    let one_role = v.checkers.as_ref().is_some_and(|c| c.one_role);
     for h in &v.hosts {
+        if one_role && h.quarantined.is_none() {
+            println!(
+                "host {}: gave {}, checked by no host of another role",
+                h.role,
+                grouped(h.given as u128)
+            );
+            continue;
+        }
         println!(
             "host {}: gave {}, of them {} confirmed by another host, {} waiting, {} unsettled; confirmed {} of others'{}",
             h.role,

@@ -41,7 +41,7 @@ pub use create::{create, Import};
 pub use export::export;
 pub use reader::Reader;
 pub use schema::{campaigns, connect, disk_bytes, drop_campaign, which};
-pub use status::{solvers_of, status, Dispute, HostStanding, Lease, Status};
+pub use status::{checkers, solvers_of, status, Checkers, Dispute, HostStanding, Lease, Status};
 pub use store::PgStore;
 
 use super::pg_conn::Target;

@@ -21,6 +21,26 @@ pub struct Status {
     pub disputes: Vec<Dispute>,
     /// Each host role, by name.
     pub hosts: Vec<HostStanding>,
+    /// Who can recompute the counts chosen for a check.
+    pub checkers: Checkers,
+}
+
+/// Who can recompute a shared campaign's counts chosen for a check: a count is confirmed
+/// only by a host of another role than the one that gave it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Checkers {
+    /// The host roles that may give counts and recompute others': every role that has
+    /// worked on the campaign and is not quarantined, every login role of the host role of
+    /// `queens db init` (superusers aside), and the role asking when it is a host.
+    pub roles: Vec<String>,
+    /// The host role of `queens db init`; none when the campaign's tables were made by a
+    /// host without it (then every host logs in as their owner).
+    pub hosts_role: Option<String>,
+    /// Fewer than two roles: no host checks another's counts.
+    pub one_role: bool,
+    /// Counts chosen for a check that none of `roles` may recompute: each waits for a role
+    /// other than the one that gave it (and, once disputed, than the one that disagreed).
+    pub unconfirmable: u64,
 }
 
 /// A host role's standing in a shared campaign.
@@ -155,6 +175,7 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
                 .then(|| r.get::<_, Option<String>>(2).unwrap_or_default()),
         })
         .collect();
+    let checkers = checkers(client, target, size, false)?;
     Ok(Status {
         summary,
         histories,
@@ -162,6 +183,51 @@ pub fn status(client: &mut postgres::Client, target: &Target, size: BoardSize) -
         leases,
         disputes,
         hosts,
+        checkers,
+    })
+}
+
+/// Who can recompute the campaign's chosen counts ([`Checkers`]); `host`: the role asking is
+/// a host of the campaign (counted among the roles unless quarantined).
+pub fn checkers(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: BoardSize,
+    host: bool,
+) -> Result<Checkers, StoreError> {
+    let r = client
+        .query_one(
+            "WITH meta AS (SELECT value FROM queens_meta WHERE key = 'hosts'),
+                  maybe AS (
+                      SELECT role FROM queens_host WHERE n = $1
+                      UNION
+                      SELECT r.rolname::text FROM pg_roles r
+                      JOIN pg_roles g ON g.rolname = (SELECT value FROM meta)
+                      WHERE r.rolcanlogin AND NOT r.rolsuper AND pg_has_role(r.oid, g.oid, 'MEMBER')
+                      UNION
+                      SELECT session_user::text WHERE $2),
+                  roles AS (
+                      SELECT role FROM maybe
+                      WHERE NOT EXISTS (SELECT 1 FROM queens_host h WHERE h.n = $1
+                                        AND h.role = maybe.role AND h.quarantined IS NOT NULL))
+             SELECT coalesce((SELECT array_agg(role ORDER BY role) FROM roles), '{}'),
+                    (SELECT value FROM meta),
+                    -- a check excludes two roles at most: with three, every one has a role left
+                    CASE WHEN (SELECT count(*) FROM roles) >= 3 THEN 0 ELSE
+                        (SELECT count(*) FROM queens_check c
+                         WHERE c.n = $1 AND c.state IN ('open', 'disputed')
+                           AND NOT EXISTS (SELECT 1 FROM roles WHERE roles.role <> c.giver
+                                           AND roles.role IS DISTINCT FROM c.second))
+                    END",
+            &[&(size.n() as i32), &host],
+        )
+        .map_err(db_err(target, "reading the host roles"))?;
+    let roles: Vec<String> = r.get(0);
+    Ok(Checkers {
+        one_role: roles.len() < 2,
+        roles,
+        hosts_role: r.get(1),
+        unconfirmable: r.get::<_, i64>(2) as u64,
     })
 }
 

@@ -257,6 +257,11 @@ impl PgStore {
         Ok((s, created))
     }
 
+    /// Who can recompute the campaign's chosen counts, this host's role among them.
+    pub fn checkers(&mut self) -> Result<super::Checkers, StoreError> {
+        super::checkers(&mut self.client, &self.target, self.size, true)
+    }
+
     /// Leases held by processes of this workstation that are gone (a crash, a kill): their
     /// blocks need not wait for the leases to expire. (Workstations sharing a campaign need
     /// distinct host names, as they do for their solver names.)
@@ -831,7 +836,17 @@ impl Store for PgStore {
         }
     }
 
-    fn cross_checks(&self) -> CrossChecks {
-        self.checks
+    fn cross_checks(&mut self) -> CrossChecks {
+        let checkers = match self.checkers() {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::warn!("who can confirm the campaign's counts is not known: {e}");
+                None
+            }
+        };
+        CrossChecks {
+            checkers,
+            ..self.checks.clone()
+        }
     }
 }
