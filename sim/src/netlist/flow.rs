@@ -116,6 +116,17 @@ pub fn make(
         .unwrap_or_else(|| std::env::temp_dir().join("queens-netlist"));
     let dir = root.join(format!("{}-{}-{:016x}", b.name, flow_tag(flow), h.finish()));
     let netlist = dir.join("netlist.v");
+    // One build per netlist at a time: a second process (another test, another check) waits
+    // for the first and takes its result rather than routing the same design again.
+    std::fs::create_dir_all(&root).map_err(io(format!("creating {}", root.display())))?;
+    let lock_path = root.join(format!(
+        "{}.lock",
+        dir.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let lock_file =
+        std::fs::File::create(&lock_path).map_err(io(format!("creating {}", lock_path.display())))?;
+    let _building = nix::fcntl::Flock::lock(lock_file, nix::fcntl::FlockArg::LockExclusive)
+        .map_err(|(_, e)| NetlistError::Tools(format!("locking {}: {e}", lock_path.display())))?;
     if !netlist.exists() {
         let tmp = root.join(format!("build-{}-{:08x}", std::process::id(), fastrand::u32(..)));
         std::fs::create_dir_all(&tmp).map_err(io(format!("creating {}", tmp.display())))?;
