@@ -156,8 +156,8 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     at0: Signal<Local, Bit>,
     at1: Signal<Local, Bit>,
     b_ok: Signal<Local, Bit>,
-    /// The uncle is held (searching): where A and B find nothing, the unit moves it.
-    c_ok: Signal<Local, Bit>,
+    /// The held uncle is valid while searching: where A and B find nothing, the unit moves it.
+    uncle_ok: Signal<Local, Bit>,
     /// The queen of c-1 after a step back: the held uncle, else the stack's.
     back_q: Signal<Local, Bits<M>>,
     adv: Signal<Local, Bit>,
@@ -256,7 +256,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             at0: Default::default(),
             at1: Default::default(),
             b_ok: Default::default(),
-            c_ok: Default::default(),
+            uncle_ok: Default::default(),
             back_q: Default::default(),
             adv: Default::default(),
             fin: Default::default(),
@@ -462,8 +462,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.unc.d.next = self.arb_b.grant.val();
             self.unc_v.d.next = self.adv.val() & self.b_ok.val();
         }
-        self.c_ok.next = self.act.q.val() & self.unc_v.q.val();
-        if self.c_ok.val() {
+        self.uncle_ok.next = self.act.q.val() & self.unc_v.q.val();
+        if self.uncle_ok.val() {
             self.back_q.next = self.unc.q.val();
         } else {
             self.back_q.next = self.pop_q.val();
@@ -522,7 +522,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         } else {
             self.qtop.d.next = self.back_q.val();
         }
-        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val() & !self.c_ok.val();
+        self.exh.d.next = !self.adv_c.val() & !self.b_ok.val() & !self.uncle_ok.val();
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
@@ -547,13 +547,13 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.go.d.next = self.keep_go_adv.y.val();
             self.act.d.next = self.keep_act_adv.y.val();
         } else if self.arb_b.tout.val() {
-            self.go.d.next = self.start.val() | self.c_ok.val();
+            self.go.d.next = self.start.val() | self.uncle_ok.val();
             self.act.d.next = self.keep_act_b1.y.val();
         } else if self.qvalid.q.val() {
             self.go.d.next = self.keep_go_move.y.val();
             self.act.d.next = self.keep_act_b0.y.val();
         } else {
-            self.go.d.next = self.start.val() | self.c_ok.val();
+            self.go.d.next = self.start.val() | self.uncle_ok.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
         self.busy.next = self.run.q.val() & !self.done_r.q.val();

@@ -7,7 +7,6 @@ pub mod bringup;
 pub mod dispatch;
 pub mod link;
 pub mod plot;
-pub mod pnr;
 pub mod run;
 pub mod store;
 pub mod validate;

@@ -239,7 +239,7 @@ impl Steps {
     }
 }
 
-impl queens_host::pnr::Show for Steps {
+impl queens_hdl::pnr::figures::Show for Steps {
     fn begin(&self, what: &str) {
         *self.bar() = Some(spinner(what, ""));
     }

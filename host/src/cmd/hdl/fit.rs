@@ -4,9 +4,9 @@ use super::{parse_kind, CostJson};
 use crate::progress::Steps;
 use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit};
 use queens_hdl::board::{Board, Family};
+use queens_hdl::pnr::figures as pnr;
 use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
-use queens_host::pnr;
 use serde::Serialize;
 use std::time::Instant;
 

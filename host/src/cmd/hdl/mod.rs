@@ -1,10 +1,10 @@
 //! `queens hdl`: the circuits as Verilog, and what they cost. One file per subcommand:
-//! [`emit`], [`fit`], [`report`] (its routed figures in [`pnr`]).
+//! [`emit`], [`fit`], [`report`] (its routed figures in [`routed`]).
 
 mod emit;
 mod fit;
-mod pnr;
 mod report;
+mod routed;
 
 pub(super) use fit::{estimate_units, fit_board};
 

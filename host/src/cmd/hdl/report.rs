@@ -4,9 +4,9 @@
 use super::{parse_kind, CostJson};
 use crate::cmd::board;
 use anyhow::Context;
+use queens_hdl::pnr::figures::Units;
 use queens_hdl::report::synthesize;
 use queens_hdl::ArbiterKind;
-use queens_host::pnr::Units;
 use serde::Serialize;
 
 #[derive(clap::Args)]
@@ -84,7 +84,7 @@ struct Report {
 
 pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     if a.pnr {
-        return super::pnr::report(&a);
+        return super::routed::report(&a);
     }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     // The xc7 figures are of a Kintex-7: a form has to build there.

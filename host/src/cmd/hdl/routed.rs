@@ -5,8 +5,8 @@ use super::report::ReportArgs;
 use crate::progress::Steps;
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
+use queens_hdl::pnr::figures::{report as route_all, Array, Request, Seeded};
 use queens_hdl::pnr::Routed;
-use queens_host::pnr::{report as route_all, Array, Request, Seeded};
 use serde::Serialize;
 
 #[derive(Serialize)]

@@ -2,17 +2,17 @@
 //! the unit, the stage and whole board tops, each synthesized once and placed and routed
 //! with several placer seeds (a routed clock moves by several percent from seed to seed, so
 //! only medians compare), and each array against its own stage. The tools run in
-//! `queens_hdl::pnr`; this module decides what to route and keeps the figures.
+//! [`super`]; this module decides what to route and keeps the figures.
 
+use super::{jobs, route, synthesize, Job, PnrError, Routed, Synthesized};
+use crate::board::build::BuildError;
+use crate::board::fit::{fit, Fit};
+use crate::board::toolchain::trellis::Device;
+use crate::board::Board;
+use crate::emit::{CoreConfig, EmitError};
+use crate::report::Cost;
+use crate::ArbiterKind;
 use queens_core::{BoardSize, ModelError};
-use queens_hdl::board::build::BuildError;
-use queens_hdl::board::fit::{fit, Fit};
-use queens_hdl::board::toolchain::trellis::Device;
-use queens_hdl::board::Board;
-use queens_hdl::emit::{CoreConfig, EmitError};
-use queens_hdl::pnr::{jobs, route, synthesize, Job, PnrError, Routed, Synthesized};
-use queens_hdl::report::Cost;
-use queens_hdl::ArbiterKind;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::PathBuf;

@@ -12,6 +12,8 @@ use std::collections::BTreeMap;
 use std::process::Command;
 use thiserror::Error;
 
+pub mod figures;
+
 #[derive(Debug, Error)]
 pub enum PnrError {
     #[error("the open ECP5 tools: {0}")]
