@@ -5,7 +5,8 @@
 #
 #   ./scripts/test.sh            everything (what CI runs)
 #   ./scripts/test.sh --quick    minutes, after a change: lint and every test that needs no
-#                                open ECP5 flow, PostgreSQL, Verilator or netlist
+#                                open ECP5 flow, PostgreSQL, Verilator, netlist or yosys
+#                                synthesis of a whole design
 #
 # Further arguments go to `cargo nextest run` (a filter, say: `./scripts/test.sh --quick cli::`).
 set -euo pipefail
@@ -105,9 +106,9 @@ if [[ -z $quick ]]; then
     profile=default
 else
     profile=quick
-    echo "quick: leaving out the tests that need the open ECP5 flow, PostgreSQL, Verilator"
-    echo "or a netlist (the filter is .config/nextest.toml's [profile.quick]); run"
-    echo "./scripts/test.sh for all of them"
+    echo "quick: leaving out the tests that need the open ECP5 flow, PostgreSQL, Verilator,"
+    echo "a netlist or yosys synthesis of a whole design (the filter is .config/nextest.toml's"
+    echo "[profile.quick]); ./scripts/test.sh runs all of them"
 fi
 
 lap "tests (cargo nextest, profile $profile)"
