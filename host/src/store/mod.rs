@@ -122,6 +122,23 @@ pub struct Claim {
     pub sub: Subproblem,
 }
 
+impl Claim {
+    /// Entry `index` of a campaign of `size`, decoded and checked from its 16 bytes, and the
+    /// claim of its subproblem: the one place a stored entry becomes work for a board.
+    pub fn decode(
+        size: BoardSize,
+        index: u64,
+        raw: &[u8; ENTRY_BYTES],
+    ) -> Result<(Self, Entry), queens_core::ModelError> {
+        let entry = Entry::decode(size, raw)?;
+        let sub = Subproblem {
+            pre: entry.pre,
+            sym: entry.sym,
+        };
+        Ok((Self { index, sub }, entry))
+    }
+}
+
 /// Where a campaign stands.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {

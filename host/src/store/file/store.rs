@@ -3,7 +3,7 @@
 use super::{cycles_path, history, io, Access, Event, FileStore};
 use crate::store::{Claim, Store, StoreError, Summary};
 use queens_core::entry::{Solution, Stamp};
-use queens_core::{BoardSize, Entry, Subproblem, Symmetry};
+use queens_core::{BoardSize, Symmetry};
 
 impl Store for FileStore {
     fn size(&self) -> BoardSize {
@@ -39,20 +39,14 @@ impl Store for FileStore {
             if self.word(index, 1) != 0 {
                 continue;
             }
-            let mut entry =
-                Entry::decode(self.size, &self.raw(index)).map_err(|x| self.corrupt(index, x.to_string()))?;
+            let (claim, mut entry) = Claim::decode(self.size, index, &self.raw(index))
+                .map_err(|x| self.corrupt(index, x.to_string()))?;
             entry.handed_out = Some(stamp);
             let w1 = u64::from_be_bytes(entry.encode()[..8].try_into().expect("8 bytes"));
             self.set_word(index, 0, w1)?;
             let b = self.block_of(index);
             self.outstanding[b] += 1;
-            out.push(Claim {
-                index,
-                sub: Subproblem {
-                    pre: entry.pre,
-                    sym: entry.sym,
-                },
-            });
+            out.push(claim);
         }
         Ok(out)
     }

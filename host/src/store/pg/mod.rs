@@ -23,7 +23,7 @@
 //! In parts: connecting (`schema.rs`); the tables and functions (`install.rs`, `tables.sql`,
 //! `functions.sql`) and the roles (`roles.rs`); writing a campaign (`create.rs`) and reading
 //! one out (`export.rs`); what its rows say (`rows.rs`); where it stands (`status.rs`); the
-//! store the dispatcher leases from (`store.rs`); random access to its entries (`reader.rs`);
+//! store the dispatcher leases from (`store/`); random access to its entries (`reader.rs`);
 //! the benchmark of a server (`bench.rs`).
 
 pub mod bench;

@@ -62,17 +62,16 @@ pub(super) fn check_block(
     })
 }
 
-/// A campaign row (subproblems, census, solved, solutions) as a summary.
+/// A row's campaign totals, by their columns' names (subproblems, census, solved,
+/// solutions: those of `queens_campaign`) as a summary.
 pub(super) fn summary_of(row: &postgres::Row) -> Summary {
-    summary_at(row, 0)
-}
-
-/// The summary in the columns of a row from `at` on (subproblems, census, solved, solutions).
-pub(super) fn summary_at(row: &postgres::Row, at: usize) -> Summary {
-    let census: Vec<i64> = row.get(at + 1);
+    let census: Vec<i64> = row.get("census");
     Summary {
-        subproblems: row.get::<_, i64>(at) as u64,
-        solved: tally_of(&row.get::<_, Vec<i64>>(at + 2), &row.get::<_, Vec<i64>>(at + 3)),
+        subproblems: row.get::<_, i64>("subproblems") as u64,
+        solved: tally_of(
+            &row.get::<_, Vec<i64>>("solved"),
+            &row.get::<_, Vec<i64>>("solutions"),
+        ),
         census: [0, 1, 2].map(|i| census.get(i).copied().unwrap_or(0) as u64),
         unchecked: 0,
     }
@@ -92,7 +91,7 @@ pub(super) fn read_summary(
         .map_err(db_err(target, "reading the campaign"))?
         .ok_or_else(|| missing(target, n))?;
     // Entry indices map to blocks by this build's block size.
-    let block_size: i32 = row.get(4);
+    let block_size: i32 = row.get("block_size");
     if block_size as usize != BLOCK {
         return Err(StoreError::Campaign {
             db: target.shown.clone(),
@@ -117,7 +116,7 @@ pub(super) fn read_solvers(
         )
         .map_err(db_err(target, "reading solver ids"))?
         .iter()
-        .map(|r| (r.get::<_, i32>(0) as u16, r.get(1)))
+        .map(|r| (r.get::<_, i32>("id") as u16, r.get("link")))
         .collect())
 }
 
