@@ -7,7 +7,7 @@
 // exhausted column) and EF, and by the node prices below (checked against the stepped model);
 // `lookback probe N K`: the prices by 256 probes each. Figures in docs/design/unit.md.
 use queens_core::{Blocking, BoardSize};
-use queens_sim::estimate::Sampler;
+use queens_sim::sample::Sampler;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 

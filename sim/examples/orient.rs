@@ -4,8 +4,8 @@
 // same probes; the oracle picks by a separate pilot of probes. Figures in
 // docs/design/unit.md, "The walk's orientation".
 use queens_core::{Blocking, BoardSize, Orientation};
-use queens_sim::estimate::Sampler;
 use queens_sim::probe;
+use queens_sim::sample::Sampler;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 

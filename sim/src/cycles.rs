@@ -7,56 +7,14 @@
 //! the N that boards are built for) are too large for that at N = 27 and 28 and are measured
 //! by Knuth's probes ([`crate::probe`]), each ratio with its 95% interval ([`Ratio`]).
 
-use crate::estimate::Sampler;
-use crate::model::run_subproblem;
-use crate::probe;
 use crate::ratio::Ratio;
+use crate::sample::{rng_for, Sampler, Walks};
 use queens_core::enumerate::canonical;
-use queens_core::{Blocking, BoardSize, Preplacement, Subproblem};
+use queens_core::{BoardSize, Subproblem};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
-
-/// One subproblem's cycles on the three walks compared.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Walks {
-    /// Our unit as the array runs it (the board turned by the front end).
-    pub ours: f64,
-    /// Our unit walking the columns left to right.
-    pub columns: f64,
-    /// Queens@TUD's unit (which always walks the columns left to right).
-    pub tud: f64,
-}
-
-impl Walks {
-    /// Exact: the cycle model, and the unturned walk's tree priced for both units.
-    pub fn exact(pre: &Preplacement) -> Walks {
-        let unturned = probe::cycles(&Blocking::new(pre));
-        Walks {
-            ours: run_subproblem(pre).cycles as f64,
-            columns: unturned.ours as f64,
-            tud: unturned.tud as f64,
-        }
-    }
-
-    /// Knuth's estimate from `probes` random paths of the turned walk (ours) and as many of
-    /// the unturned one (the left-to-right walk and Queens@TUD's, priced on the same paths).
-    pub fn probed(pre: &Preplacement, probes: u32, rng: &mut fastrand::Rng) -> Walks {
-        let b = Blocking::new(pre);
-        let unturned = probe::probe_mean(&b, probes, rng);
-        Walks {
-            ours: probe::probe_mean(&b.oriented(), probes, rng).ours,
-            columns: unturned.ours,
-            tud: unturned.tud,
-        }
-    }
-}
-
-/// The generator of subproblem `i` of a sample: figures do not depend on the threads.
-pub fn rng_for(seed: u64, i: usize) -> fastrand::Rng {
-    fastrand::Rng::with_seed(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
-}
 
 /// Which subproblems of N a set holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -13,6 +13,7 @@ pub mod netlist;
 pub mod probe;
 pub mod pty;
 pub mod ratio;
+pub mod sample;
 pub mod tud;
 pub mod verilator;
 pub mod wire;

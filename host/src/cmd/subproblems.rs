@@ -5,7 +5,7 @@ use super::{board, classes_json, grouped, pool};
 use crate::progress::with_bar;
 use queens_core::{word, BoardSize, Enumerator, Subproblem, Symmetry};
 use queens_host::store::file::FileStore;
-use queens_sim::estimate::{spread_index, Sampler};
+use queens_sim::sample::{spread_index, Sampler};
 use serde::Serialize;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

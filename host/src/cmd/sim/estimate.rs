@@ -64,7 +64,8 @@ fn barred<T: Send>(
 }
 
 pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
-    use queens_sim::estimate::{self as est, BoardSpeed, Sampler};
+    use queens_sim::estimate::{self as est, BoardSpeed};
+    use queens_sim::sample::Sampler;
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
     // A board without a device has fixed figures; a board file has its own N and clock,
     // and our fit's units.
