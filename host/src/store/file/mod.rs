@@ -14,6 +14,7 @@
 
 mod blocks;
 mod open;
+mod rebuild;
 mod store;
 pub mod summary;
 mod write;
