@@ -381,6 +381,55 @@ fn an_older_versions_campaign_is_upgraded_and_finished() {
 }
 
 #[test]
+fn a_database_from_before_numbered_migrations_is_adopted() {
+    // As a build before numbered migrations left it: the tables of roles, its schema version
+    // and the fingerprint of its functions in queens_meta, a function retired since, and no
+    // record of migrations. The next run applies every migration from the first (written to
+    // run again over what is there) and keeps the campaign it finds.
+    let url = database("q_adopt");
+    ok(&queens()
+        .args(["run", "10", "--json", "--accept-unconfirmed", "--campaign", &url])
+        .output()
+        .unwrap());
+    let mut c = client(&url);
+    c.batch_execute(
+        "DROP TABLE queens_migration;
+         UPDATE queens_meta SET value = '2' WHERE key = 'schema';
+         INSERT INTO queens_meta (key, value) VALUES ('functions', '0123456789abcdef');
+         CREATE FUNCTION queens_rebuild(bytea, bigint[]) RETURNS bytea LANGUAGE sql AS 'SELECT $1';",
+    )
+    .unwrap();
+    let r = ok(&queens()
+        .args(["run", "11", "--json", "--accept-unconfirmed", "--campaign", &url])
+        .output()
+        .unwrap());
+    assert_eq!(r["total"].as_u64().unwrap() as u128, Q[11], "{r}");
+    let applied: Vec<i32> = c
+        .query("SELECT version FROM queens_migration ORDER BY version", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(applied, (1..=pg::install::VERSION).collect::<Vec<_>>());
+    let meta: Vec<(String, String)> = c
+        .query("SELECT key, value FROM queens_meta ORDER BY key", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(meta, [("schema".into(), pg::install::VERSION.to_string())]);
+    let retired: bool = c
+        .query_one(
+            "SELECT to_regprocedure('queens_rebuild(bytea, bigint[])') IS NOT NULL",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(!retired, "a function older builds left is dropped");
+    assert_eq!(recount(&url, 10).solved.total(), Q[10]);
+}
+
+#[test]
 fn a_remote_server_without_tls_is_warned_about() {
     // Nothing listens there; the warning comes before the attempt.
     let out = queens()

@@ -20,16 +20,17 @@
 //! Lost connections are not fatal: results stay buffered until the database is back (they
 //! are the same transaction, redone), and the host waits rather than finishing early.
 //!
-//! In parts: connecting (`schema.rs`); the tables and functions (`install.rs`, `tables.sql`,
-//! `functions.sql`) and the roles (`roles.rs`); writing a campaign (`create.rs`) and reading
-//! one out (`export.rs`); what its rows say (`rows.rs`); where it stands (`status.rs`); the
-//! store the dispatcher leases from (`store/`); random access to its entries (`reader.rs`);
-//! the benchmark of a server (`bench.rs`).
+//! In parts: connecting (`schema.rs`); the tables and functions, as numbered migrations
+//! (`migrations/`), installed (`install.rs`) and handed to the roles (`roles.rs`); writing a
+//! campaign (`create.rs`) and reading one out (`export.rs`); what its rows say (`rows.rs`);
+//! where it stands (`status.rs`); the store the dispatcher leases from (`store/`); random
+//! access to its entries (`reader.rs`); the benchmark of a server (`bench.rs`).
 
 pub mod bench;
 pub mod create;
 pub mod export;
 pub mod install;
+pub mod migrations;
 pub mod reader;
 pub mod roles;
 mod rows;
