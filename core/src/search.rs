@@ -20,7 +20,9 @@ pub fn completions(pre: &Preplacement) -> u64 {
 pub fn completions_of(b: &Blocking) -> u64 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("popcnt") && std::is_x86_feature_detected!("bmi1") {
-        // SAFETY: the features the function is compiled for were just detected.
+        // SAFETY: the features the function is compiled for were just detected. (Calling a
+        // function compiled for target features is unsafe in the language itself: no crate
+        // stands in for it.)
         return unsafe { search_x86(b) };
     }
     search(b)

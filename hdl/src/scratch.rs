@@ -27,9 +27,12 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub fn interrupt() -> usize {
     INTERRUPTED.store(true, Ordering::SeqCst);
     for pid in locked(&TOOLS).drain(..) {
-        // SAFETY: kill(2) has no memory effects. The id is a child of ours being waited
-        // for, or one reaped a moment ago (it leaves the list just after its wait).
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+        // The id is a child of ours being waited for, or one reaped a moment ago (it leaves
+        // the list just after its wait).
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid as i32),
+            nix::sys::signal::Signal::SIGTERM,
+        );
     }
     let dirs = std::mem::take(&mut *locked(&DIRS));
     for d in &dirs {

