@@ -201,3 +201,73 @@ fn the_routed_ulx3s_netlist_answers_as_a_board() {
     assert_eq!(v["wrong_counts"].as_array().unwrap().len(), 0, "{v}");
     assert_eq!(v["wrong_cycles"].as_array().unwrap().len(), 0, "{v}");
 }
+
+/// Queens@TUD's board as the simulated board plays it (held to a recording of their VHDL):
+/// every count checked, its cycle counts recognised as their unit's, nothing blamed on it.
+#[test]
+fn a_queens_at_tud_board_passes_and_is_named_one() {
+    for extra in [&[][..], &["--no-cycles"][..]] {
+        let mut a = vec!["--tud", "--solvers", "4"];
+        a.extend_from_slice(extra);
+        let b = SimBoard::tcp(10, &a);
+        let (v, ok) = check(&b, 10);
+        assert!(ok, "{extra:?}: {v}");
+        assert!(v["ident"].is_null());
+        assert_eq!(v["known_answered"], v["known_sent"], "{v}");
+        assert!(v["wrong_counts"].as_array().unwrap().is_empty(), "{v}");
+        if extra.is_empty() {
+            assert_eq!(v["unit"]["unit"], "Queens@TUD", "{v}");
+        }
+        // Every probe frame accounted for: answered or lost (it drops what it has no room for).
+        let p = &v["frames"]["probes"];
+        assert_eq!(
+            p["sent"].as_u64().unwrap(),
+            p["answered"].as_u64().unwrap() + p["lost"].as_u64().unwrap(),
+            "{v}"
+        );
+    }
+}
+
+/// Healthy boards across N, units and clocks pass, whatever bounds the measurement: the
+/// clock is confirmed where the units set the pace and named unmeasurable where the link or
+/// the host did, never "slower than built". (The wider sweep: `scripts/bench-board-check.sh`.)
+#[test]
+fn healthy_boards_pass_across_n_and_clock() {
+    for (n, units, clock) in [
+        (8, "4", "1MHz"),
+        (10, "12", "50kHz"),
+        (14, "12", "250MHz"),
+        (17, "4", "1MHz"),
+    ] {
+        let b = SimBoard::tcp(n, &["--solvers", units, "--clock", clock]);
+        let (v, ok) = check(&b, n);
+        assert!(ok, "N = {n}, {units} units at {clock}: {v}");
+        let source = v["clock_source"].as_str().unwrap();
+        if source.contains("confirmed") || source.starts_with("measured") {
+            let hz = v["ident"]["clock_hz"].as_f64().unwrap();
+            clock_within(&v, hz, 0.05);
+        }
+        let f = &v["frames"]["known_answers"];
+        assert_eq!(f["sent"], f["answered"], "N = {n}: {v}");
+    }
+}
+
+/// With both cores kept busy beside it, a healthy board still passes.
+#[test]
+fn a_healthy_board_passes_beside_busy_cores() {
+    let busy: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let b = board(&[]);
+    let (v, ok) = check(&b, 12);
+    for mut c in busy {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    assert!(ok, "{v}");
+}

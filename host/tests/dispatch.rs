@@ -1,6 +1,7 @@
 //! The dispatcher's rules, with a scripted board: no threads, no sockets, the clock given.
 
 use queens_core::frame;
+use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{completions, word, BoardSize};
 use queens_host::dispatch::{Dispatcher, Timeouts, Trust};
@@ -17,14 +18,28 @@ fn campaign(n: u32) -> (tempfile::TempDir, FileStore) {
     (dir, s)
 }
 
-/// The words in a batch of frames sent to a board.
+/// The words in a batch of frames sent to a board (an identification request, which goes
+/// first after each connect, is none).
 fn words(size: BoardSize, bytes: &[u8]) -> Vec<u64> {
     let flen = word::wire_bytes(size) + 2;
     assert_eq!(bytes.len() % flen, 0);
     bytes
         .chunks(flen)
+        .filter(|f| !ident::is_request(size, f))
         .map(|f| word::wire_from_bytes(frame::decode(f, flen - 2).unwrap()))
         .collect()
+}
+
+/// The board on `l` answers identification: `units` units (and the front end's queue).
+fn says_units<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units: u32, now: Instant) {
+    let id = Ident {
+        n: size.n(),
+        units,
+        clock_hz: 1_000_000,
+        design_hash: 0,
+        with_cycles: true,
+    };
+    d.feed(l, &id.encode(), now).unwrap();
 }
 
 /// A board's result frame for `wire`, with the right count unless `wrong` is given.
@@ -99,17 +114,13 @@ fn the_window_halves_when_a_result_goes_missing() {
     let l = d.add_link("a", 64, 0).unwrap();
     d.link_up(l);
     let mut now = Instant::now();
-    // Grown to 36 by 32 answers.
-    for _ in 0..8 {
-        for w in words(size, &d.fill(l, now).unwrap()) {
-            d.feed(l, &answer(size, w, None), now).unwrap();
-        }
-        if d.links()[l].window() >= 32 {
-            break;
-        }
+    // A board of ours says it holds 48 units and its queue: the window opens to that.
+    for w in words(size, &d.fill(l, now).unwrap()) {
+        d.feed(l, &answer(size, w, None), now).unwrap();
     }
+    says_units(&mut d, l, size, 48, now);
     let grown = d.links()[l].window();
-    assert!(grown >= 32, "{grown}");
+    assert_eq!(grown, 48 + queens_hdl::front::WORD_QUEUE);
     // A whole window lost at once (a board without room drops frames): one halving.
     let lost = words(size, &d.fill(l, now).unwrap());
     assert_eq!(lost.len(), grown);
@@ -432,11 +443,16 @@ fn a_silent_full_board_gets_no_work_beyond_its_room() {
     let (_d, s) = campaign(10);
     let size = s.size();
     let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
-    // Room for 8, of which 4 may be taken by words that look lost.
-    let l = d.add_link("a", 8, 4).unwrap();
+    // A board of ours with room for 20 (4 units and its queue), of which 4 may be taken by
+    // words that look lost.
+    let l = d.add_link("a", 20, 4).unwrap();
     d.link_up(l);
     let mut now = Instant::now();
-    // Grown to the limit, every answer 5 ms after its word.
+    for w in words(size, &d.fill(l, now).unwrap()) {
+        d.feed(l, &answer(size, w, None), now).unwrap();
+    }
+    says_units(&mut d, l, size, 4, now);
+    // Every answer 5 ms after its word.
     for _ in 0..8 {
         let sent = words(size, &d.fill(l, now).unwrap());
         now += Duration::from_millis(5);
@@ -444,11 +460,11 @@ fn a_silent_full_board_gets_no_work_beyond_its_room() {
             d.feed(l, &answer(size, w, None), now).unwrap();
         }
     }
-    assert_eq!(d.links()[l].window(), 8);
+    assert_eq!(d.links()[l].window(), 20);
     let held = words(size, &d.fill(l, now).unwrap());
-    assert_eq!(held.len(), 8);
+    assert_eq!(held.len(), 20);
     // The board stalls far past the suspect age (at least 125 ms here): it may still hold
-    // all 8, so nothing more.
+    // all 20, so nothing more.
     now += Duration::from_millis(200);
     assert!(
         d.fill(l, now).unwrap().is_empty(),
@@ -458,11 +474,43 @@ fn a_silent_full_board_gets_no_work_beyond_its_room() {
     d.feed(l, &answer(size, held[0], None), now).unwrap();
     let next = words(size, &d.fill(l, now).unwrap());
     assert_eq!(next.len(), 1);
-    // It answers a word sent after the other seven: those may be lost, and up to the slack
+    // It answers a word sent after the other 19: those may be lost, and up to the slack
     // of them give their slots to new work.
     // (Looked at once they are older than twice the longest recent latency.)
     now += Duration::from_millis(100);
     d.feed(l, &answer(size, next[0], None), now).unwrap();
     now += Duration::from_millis(500);
     assert_eq!(words(size, &d.fill(l, now).unwrap()).len(), 1 + 4);
+}
+
+#[test]
+fn a_board_that_does_not_say_what_it_holds_grows_from_what_any_board_holds() {
+    let (_d, s) = campaign(10);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let l = d.add_link("a", 376, 16).unwrap();
+    d.link_up(l);
+    let now = Instant::now();
+    let first = d.fill(l, now).unwrap();
+    let flen = word::wire_bytes(size) + 2;
+    assert!(ident::is_request(size, &first[..flen]), "identification first");
+    // Slow start alone would open the window to 68 in 64 answers; a board that has not said
+    // what it holds (Queens@TUD's drops what it has no room for) grows from the room of
+    // the smallest of theirs, one place per window of answers.
+    let smallest = queens_sim::tud_board::holds(size, 1);
+    let mut held = words(size, &first);
+    for _ in 0..64 {
+        let w = held.remove(0);
+        d.feed(l, &answer(size, w, None), now).unwrap();
+        held.extend(words(size, &d.fill(l, now).unwrap()));
+        assert!(held.len() <= smallest + 5, "{} held", held.len());
+    }
+    assert!(d.links()[l].window() > smallest, "it grows");
+    // Then it says: 100 units and the queue, at once.
+    says_units(&mut d, l, size, 100, now);
+    assert_eq!(d.links()[l].window(), 100 + queens_hdl::front::WORD_QUEUE);
+    // A reconnected board may be another: it starts small again.
+    d.link_down(l);
+    d.link_up(l);
+    assert!(d.links()[l].window() <= smallest);
 }

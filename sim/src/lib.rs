@@ -15,6 +15,7 @@ pub mod pty;
 pub mod ratio;
 pub mod sample;
 pub mod tud;
+pub mod tud_board;
 pub mod verilator;
 pub mod wire;
 

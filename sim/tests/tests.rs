@@ -8,4 +8,5 @@ mod core;
 mod model;
 mod netlist_cells;
 mod rtl;
+mod tud_board;
 mod verilator;

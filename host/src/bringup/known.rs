@@ -20,7 +20,7 @@ pub struct Known {
 
 /// Subproblems the model runs to choose from: all of a small N, an even spread of a large one
 /// (a subproblem of N = 20 takes the model about a millisecond, one of N = 27 minutes).
-fn candidates(size: BoardSize) -> u64 {
+fn candidates_of(size: BoardSize) -> u64 {
     match size.n() {
         ..=13 => u64::MAX,
         14..=16 => 8192,
@@ -30,11 +30,20 @@ fn candidates(size: BoardSize) -> u64 {
     }
 }
 
+/// The subproblems the set is chosen from, with their canonical indices.
+pub fn candidates(size: BoardSize) -> Vec<(u64, Subproblem)> {
+    let total = Enumerator::new(size).census().total();
+    select(size, Selection::Sample(candidates_of(size).min(total))).expect("a sample always exists")
+}
+
 /// The set for a board of `units` units (at least 16 subproblems, at most 512).
 pub fn known_set(size: BoardSize, units: usize) -> Vec<Known> {
-    let total = Enumerator::new(size).census().total();
-    let picked =
-        select(size, Selection::Sample(candidates(size).min(total))).expect("a sample always exists");
+    choose(&candidates(size), units)
+}
+
+/// The set for a board of `units` units from `picked` ([`candidates`]): the model and the
+/// software counter run each of them.
+pub fn choose(picked: &[(u64, Subproblem)], units: usize) -> Vec<Known> {
     let runs: Vec<Known> = picked
         .par_iter()
         .map(|&(index, sub)| {

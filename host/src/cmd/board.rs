@@ -5,7 +5,7 @@ use anyhow::{bail, Context};
 use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::word;
-use queens_host::bringup::{check, BoardReport, CheckOptions};
+use queens_host::bringup::{check_saying, BoardReport, Bound, CheckOptions};
 use queens_host::link::{LinkSpec, SimSettings};
 use std::time::Duration;
 
@@ -111,7 +111,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         expected,
     };
     eprintln!("checking the board on {} for N = {n} ...", a.link);
-    let r = check(conn, &o);
+    let r = check_saying(conn, &o, &mut |s| eprintln!("{s}"));
     if a.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
@@ -129,6 +129,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
 
 fn print_report(link: &LinkSpec, r: &BoardReport) {
     println!("board on {link}, N = {}", r.n);
+    let unit = r.unit.as_ref();
     match &r.ident {
         Some(i) => println!(
             "  identity:      built for N = {}, {} units, {}, design {:08x}, {}",
@@ -145,25 +146,62 @@ fn print_report(link: &LinkSpec, r: &BoardReport) {
                 "no cycle counters"
             }
         ),
-        None => {
-            println!("  identity:      no answer (a Queens@TUD board, or one that knows no identification)")
-        }
+        None => match unit.and_then(|u| u.unit.map(|name| (name, u))) {
+            Some(("Queens@TUD", u)) => println!(
+                "  identity:      no answer; its cycle counts are those of Queens@TUD's unit ({} of {} checked): a Queens@TUD board",
+                u.match_tud, u.tud_checked
+            ),
+            Some((_, u)) => println!(
+                "  identity:      no answer; its cycle counts are this project's unit's ({} of {}): a board of ours built before identification",
+                u.match_ours, u.cycles_checked
+            ),
+            None if r.with_cycles == Some(false) => println!(
+                "  identity:      no answer and no cycle counters: a Queens@TUD board without them, or a board of ours built before identification"
+            ),
+            None => println!(
+                "  identity:      no answer, and cycle counts of neither unit model: a board of another design"
+            ),
+        },
     }
+    let cycles = match (r.with_cycles, &r.ident) {
+        (Some(false), _) => " (the board reports no cycles)".to_string(),
+        (_, Some(_)) => format!(", {} wrong cycle counts", r.wrong_cycles.len()),
+        (Some(true), None) => match unit {
+            Some(u) => format!(
+                "; cycle counts not judged (the board does not say its unit): {} of {} equal this project's model",
+                u.match_ours, u.cycles_checked
+            ),
+            None => String::new(),
+        },
+        (None, None) => String::new(),
+    };
     println!(
-        "  known answers: {} of {} answered, {} wrong counts, {} wrong cycle counts{}",
+        "  known answers: {} of {} answered, {} wrong counts{cycles}",
         r.known_answered,
         r.known_sent,
         r.wrong_counts.len(),
-        r.wrong_cycles.len(),
-        match r.with_cycles {
-            Some(true) => "",
-            Some(false) => " (the board reports no cycles)",
-            None => "",
+    );
+    let f = &r.frames;
+    println!(
+        "  frames:        identification {} sent, {} answered; known answers {} sent, {} answered, {} lost, {} sent again; probes {} sent, {} answered, {} lost{}",
+        f.identification.sent,
+        f.identification.answered,
+        f.known_answers.sent,
+        f.known_answers.answered,
+        f.known_answers.lost,
+        f.known_answers.resent,
+        f.probes.sent,
+        f.probes.answered,
+        f.probes.lost,
+        if r.ident.is_none() && f.probes.lost > 0 {
+            " (copies beyond what the board holds: it has no flow control)"
+        } else {
+            ""
         }
     );
     println!(
-        "  link:          {} bad CRC, {} bytes outside frames, {} sent again, {} unanswered",
-        r.bad_crc, r.skipped_bytes, r.resent, r.unanswered
+        "  link:          {} bad CRC, {} bytes outside frames, {} unanswered",
+        r.bad_crc, r.skipped_bytes, r.unanswered
     );
     let units = r.units.map_or("?".to_string(), |u| u.to_string());
     let clock = r
@@ -171,12 +209,34 @@ fn print_report(link: &LinkSpec, r: &BoardReport) {
         .map_or("?".to_string(), |c| format!("{:.3} MHz", c / 1e6));
     println!("  units:         {units} ({})", r.units_source);
     println!("  clock:         {clock} ({})", r.clock_source);
+    if let Some(b) = r.bound {
+        let probes: Vec<String> = r
+            .probes
+            .iter()
+            .map(|p| format!("#{} of {} cycles: {:.1}/s", p.index, p.cycles, p.rate))
+            .collect();
+        let bound = match (b, r.cycles_per_second, r.cycles_per_second_at_least) {
+            (Bound::Units, Some(p), _) => {
+                format!("the units and their clock ({:.3} M cycles/s in all)", p / 1e6)
+            }
+            (_, _, Some(p)) => format!(
+                "{} (the units run at least {:.3} M cycles/s in all)",
+                b.text(),
+                p / 1e6
+            ),
+            _ => b.text().to_string(),
+        };
+        println!("  pace:          bound by {bound}; probes {}", probes.join(", "));
+    }
     match (r.predicted_rate, r.limit) {
         (Some(p), Some(l)) => println!(
-            "  rate:          {:.1} subproblems/s over the known-answer set; predicted {:.1} (bound by the {l})",
+            "  rate:          {:.1} subproblems/s over the known-answer set; predicted {:.1} (bound by {l})",
             r.rate, p
         ),
-        _ => println!("  rate:          {:.1} subproblems/s over the known-answer set", r.rate),
+        _ => println!(
+            "  rate:          {:.1} subproblems/s over the known-answer set",
+            r.rate
+        ),
     }
     for w in r.wrong_counts.iter().take(10) {
         println!(

@@ -98,8 +98,16 @@ impl<S: Store> Dispatcher<S> {
         }
         let solver = self.store.solver_id(label)?;
         let framing = Framing::new(self.size);
-        self.links
-            .push(LinkState::new(label, solver, limit.max(1), slack, framing));
+        // Until the board says what it holds, no more than the smallest Queens@TUD board
+        // holds: it has no flow control and drops what it has no room for.
+        let start = queens_sim::tud_board::holds(self.size, 1);
+        self.links.push(LinkState::new(
+            label,
+            solver,
+            (limit.max(1), start),
+            slack,
+            framing,
+        ));
         Ok(self.links.len() - 1)
     }
 
@@ -111,6 +119,7 @@ impl<S: Store> Dispatcher<S> {
             return;
         }
         link.up = true;
+        link.ask_ident = true;
         link.window.restart();
         link.framing.reconnected();
     }

@@ -13,6 +13,8 @@ pub struct LinkState {
     /// Probably lost subproblems that may be replaced by new work before they time out.
     pub slack: usize,
     pub up: bool,
+    /// An identification request goes out before the next subproblem (after each connect).
+    pub(super) ask_ident: bool,
     /// Why the link was given up for this run (quarantined or incompatible), if it was.
     pub dropped: Option<String>,
     /// Dropped because its board was caught giving wrong counts.
@@ -33,16 +35,25 @@ pub struct LinkState {
 }
 
 impl LinkState {
-    pub(super) fn new(label: &str, solver: u16, limit: usize, slack: usize, framing: Framing) -> Self {
+    /// A link of at most `limit` subproblems whose window starts below `start` (see
+    /// [`Window`]).
+    pub(super) fn new(
+        label: &str,
+        solver: u16,
+        (limit, start): (usize, usize),
+        slack: usize,
+        framing: Framing,
+    ) -> Self {
         LinkState {
             label: label.into(),
             solver,
             slack,
             up: false,
+            ask_ident: false,
             dropped: None,
             quarantined: false,
             in_flight: 0,
-            window: Window::new(limit),
+            window: Window::new(limit, start),
             order: VecDeque::new(),
             counters: Counters::default(),
             framing,

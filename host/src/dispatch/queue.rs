@@ -125,8 +125,12 @@ impl<S: Store> Dispatcher<S> {
         if !self.links[l].up || !self.links[l].live() {
             return Ok(out);
         }
+        if std::mem::take(&mut self.links[l].ask_ident) {
+            // Our boards answer with what they hold; Queens@TUD's drop it as a bad frame.
+            out.extend(queens_core::ident::request(self.size));
+        }
         let suspects = self.suspects(l, now);
-        while self.links[l].in_flight < self.links[l].window() + suspects {
+        while self.links[l].in_flight < self.links[l].window.room(suspects) {
             let Some(wire) = self.next_job(l)? else {
                 break;
             };

@@ -24,6 +24,13 @@ impl<S: Store> Dispatcher<S> {
             Ok(got) => got,
             Err(incompatible) => return self.drop_link(l, incompatible.to_string()),
         };
+        if let Some(id) = got.ident.filter(|id| id.n == size.n() && !link.window.said()) {
+            // Its units and the front end's queue; a board of another N is dropped by its
+            // frames.
+            let holds = id.units as usize + queens_hdl::front::WORD_QUEUE;
+            tracing::info!(link = %link.label, units = id.units, holds, "board identified");
+            link.window.board_holds(holds);
+        }
         if let Some(c) = got.recognised {
             tracing::info!(link = %link.label, cycles = c, "results recognised");
         }

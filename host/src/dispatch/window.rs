@@ -1,6 +1,11 @@
 //! The learned window of a link: how many subproblems it may hold now. Learned as TCP learns
 //! its own: it starts small, grows while results come back and halves when one goes missing,
 //! never beyond the link's limit.
+//!
+//! A board that has not said what it holds (Queens@TUD's knows no identification and no flow
+//! control: it drops what it has no room for) starts below what the smallest such board
+//! holds, and the ceiling rises from its answers. A board of ours says its units; it then
+//! holds its units and its queue at once.
 
 use std::time::Instant;
 
@@ -8,11 +13,16 @@ use std::time::Instant;
 const INITIAL_WINDOW: f64 = 4.0;
 
 pub(super) struct Window {
-    /// The most the link may ever hold (units and queue, as configured).
+    /// The most the link may ever hold (units and queue, as configured or as the board said).
     limit: usize,
+    configured: usize,
     /// The congestion window and its slow-start threshold.
     cwnd: f64,
     ssthresh: f64,
+    /// The ceiling a link starts with before its board says what it holds.
+    start: usize,
+    /// The board said what it holds.
+    said: bool,
     /// What the board is believed to hold: lowered to just below the depth at which a
     /// subproblem went missing, raised by one again after `ceiling << backoff` clean results
     /// (a board without back-pressure drops what it has no room for; probing its size
@@ -27,12 +37,17 @@ pub(super) struct Window {
 }
 
 impl Window {
-    pub(super) fn new(limit: usize) -> Self {
+    /// A window of at most `limit`, its ceiling `start` until the board says more.
+    pub(super) fn new(limit: usize, start: usize) -> Self {
+        let start = start.clamp(1, limit);
         Self {
             limit,
-            cwnd: INITIAL_WINDOW.min(limit as f64),
+            configured: limit,
+            cwnd: INITIAL_WINDOW.min(start as f64),
             ssthresh: limit as f64,
-            ceiling: limit,
+            start,
+            said: false,
+            ceiling: start,
             backoff: 0,
             clean: 0,
             answered_upto: None,
@@ -49,12 +64,44 @@ impl Window {
         (self.cwnd as usize).clamp(1, self.ceiling.min(self.limit))
     }
 
+    /// Subproblems the link may hold now with `suspects` of them probably lost. A board that
+    /// has not said what it holds gets none beyond its ceiling: the suspect may only be late,
+    /// and a board without flow control drops what it has no room for.
+    pub(super) fn room(&self, suspects: usize) -> usize {
+        let room = self.size() + suspects;
+        if self.said {
+            room
+        } else {
+            room.min(self.ceiling.min(self.limit))
+        }
+    }
+
     /// A reconnected board may have been reset: its window is learned again.
     pub(super) fn restart(&mut self) {
-        self.cwnd = INITIAL_WINDOW.min(self.limit as f64);
-        self.ceiling = self.limit;
+        self.limit = self.configured;
+        self.cwnd = INITIAL_WINDOW.min(self.start as f64);
+        self.ceiling = self.start;
+        self.said = false;
         self.backoff = 0;
         self.cut_at = None;
+    }
+
+    /// The board said it holds `holds` subproblems at once (its units and queue): the window
+    /// opens to that at once, whatever was configured (the board knows better).
+    pub(super) fn board_holds(&mut self, holds: usize) {
+        let holds = holds.max(1);
+        self.limit = holds;
+        self.ceiling = holds;
+        self.cwnd = holds as f64;
+        self.ssthresh = holds as f64;
+        self.backoff = 0;
+        self.clean = 0;
+        self.said = true;
+    }
+
+    /// Whether the board said what it holds.
+    pub(super) fn said(&self) -> bool {
+        self.said
     }
 
     /// A result came back: the window grows, by one per result below the threshold (slow

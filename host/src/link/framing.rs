@@ -3,6 +3,7 @@
 
 use crate::validate;
 use queens_core::frame::{Deframed, Deframer};
+use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
 
@@ -40,6 +41,8 @@ pub struct Received {
     pub skipped: u64,
     /// The variant, when these bytes told it (with or without cycle counters).
     pub recognised: Option<bool>,
+    /// The board's answer to an identification request, if these bytes held one.
+    pub ident: Option<Ident>,
 }
 
 impl Received {
@@ -48,18 +51,43 @@ impl Received {
             Deframed::Frame(p) => self.frames.push((p, with_cycles)),
             Deframed::BadCrc { .. } => self.bad_crc += 1,
             Deframed::Skipped(n) => self.skipped += n as u64,
-            // Not asked for by this deframer.
-            Deframed::Ident(_) => {}
+            Deframed::Ident(id) => self.ident = Some(id),
         }
     }
 }
 
 /// A board that sent no good result frame in its first few kilobytes.
 #[derive(Debug, thiserror::Error)]
-#[error("the board does not speak this protocol for N = {n}: {diagnosis}")]
+#[error("the board does not speak this protocol for N = {n}: {diagnosis}", diagnosis = self.diagnosis())]
 pub struct Incompatible {
     n: u32,
-    diagnosis: String,
+    /// The N and variant whose result frames the bytes hold, if any.
+    found: Option<(u32, bool)>,
+    /// Bytes looked at.
+    seen: usize,
+}
+
+impl Incompatible {
+    /// The N whose result frames the board sends instead, when its bytes are frames at all.
+    pub fn frames_for(&self) -> Option<u32> {
+        self.found.map(|(n, _)| n)
+    }
+
+    fn diagnosis(&self) -> String {
+        match self.found {
+            // Frames that pass the checks for this N end the detection, so this is another N.
+            Some((n, c)) => format!(
+                "its frames are results for N = {n}{} (wire words of {} bytes, not {})",
+                if c { " with cycle counters" } else { "" },
+                BoardSize::new(n).map(word::wire_bytes).unwrap_or(0),
+                BoardSize::new(self.n).map(word::wire_bytes).unwrap_or(0)
+            ),
+            None => format!(
+                "no valid result frame in its first {} bytes (another protocol, baud rate or device?)",
+                self.seen
+            ),
+        }
+    }
 }
 
 impl Framing {
@@ -69,8 +97,8 @@ impl Framing {
         Self {
             size,
             state: State::Detecting {
-                plain: Deframer::new(plen(false)),
-                cycles: Deframer::new(plen(true)),
+                plain: Deframer::new(plen(false)).with_ident(),
+                cycles: Deframer::new(plen(true)).with_ident(),
                 seen: Vec::new(),
             },
         }
@@ -88,7 +116,7 @@ impl Framing {
     pub fn reconnected(&mut self) {
         if let State::Locked { with_cycles, .. } = self.state {
             self.state = State::Locked {
-                deframer: Deframer::new(ResultRecord::payload_len(self.size, with_cycles)),
+                deframer: Deframer::new(ResultRecord::payload_len(self.size, with_cycles)).with_ident(),
                 with_cycles,
             };
         }
@@ -110,17 +138,17 @@ impl Framing {
                 // Both variants read the stream; the first good result decides.
                 let mut found = None;
                 for (d, c) in [(plain, false), (cycles, true)] {
-                    d.push(bytes, |x| {
-                        if let Deframed::Frame(p) = x {
-                            if found.is_none() && validate::check(size, &p, c).is_ok() {
-                                found = Some(c);
-                            }
+                    d.push(bytes, |x| match x {
+                        Deframed::Frame(p) if found.is_none() && validate::check(size, &p, c).is_ok() => {
+                            found = Some(c);
                         }
+                        Deframed::Ident(id) => got.ident = Some(id),
+                        _ => {}
                     });
                 }
                 seen.extend_from_slice(bytes);
                 if let Some(c) = found {
-                    let mut d = Deframer::new(ResultRecord::payload_len(size, c));
+                    let mut d = Deframer::new(ResultRecord::payload_len(size, c)).with_ident();
                     let replay = std::mem::take(seen);
                     d.push(&replay, |x| got.take(x, c));
                     got.recognised = Some(c);
@@ -131,7 +159,8 @@ impl Framing {
                 } else if seen.len() > DETECT_BYTES {
                     return Err(Incompatible {
                         n: size.n(),
-                        diagnosis: diagnose(seen, size),
+                        found: diagnosis_of(seen),
+                        seen: seen.len(),
                     });
                 }
             }
@@ -164,20 +193,4 @@ fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
         }
     }
     best
-}
-
-fn diagnose(seen: &[u8], size: BoardSize) -> String {
-    match diagnosis_of(seen) {
-        // Frames that pass the checks for this N end the detection, so this is another N.
-        Some((n, c)) => format!(
-            "its frames are results for N = {n}{} (wire words of {} bytes, not {})",
-            if c { " with cycle counters" } else { "" },
-            BoardSize::new(n).map(word::wire_bytes).unwrap_or(0),
-            word::wire_bytes(size)
-        ),
-        None => format!(
-            "no valid result frame in its first {} bytes (another protocol, baud rate or device?)",
-            seen.len()
-        ),
-    }
 }

@@ -46,6 +46,15 @@ pub struct BoardArgs {
     /// Answer no identification request, as a Queens@TUD board (model engine).
     #[arg(long)]
     no_ident: bool,
+    /// Play Queens@TUD's UART board (their design: no identification, no flow control, an
+    /// input FIFO of 5 × (solvers + 5) bytes, their unit's cycles; held to a recording of
+    /// their VHDL under GHDL, sim/tud/board/) at --clock (default 100 MHz) behind a UART at
+    /// --baud.
+    #[arg(long, conflicts_with_all = ["no_ident", "claim_units", "claim_clock", "board"])]
+    tud: bool,
+    /// The UART's baud rate of --tud.
+    #[arg(long, default_value_t = 115_200, requires = "tud")]
+    baud: u32,
     /// Claim this many units when identified (default: the units it has), to play a board
     /// whose units do not all answer (model engine).
     #[arg(long, value_name = "K", value_parser = crate::cmd::units())]
@@ -82,6 +91,22 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
         faults: a.faults,
         seed: a.seed,
     };
+    if a.tud {
+        use queens_sim::tud_board::{TudBoard, TudConfig};
+        anyhow::ensure!(
+            a.engine == BoardEngine::Model && !cfg.faults.has_any(),
+            "--tud plays Queens@TUD's board with its own model, fault-free"
+        );
+        let clock = a.clock.unwrap_or(100e6);
+        let tud = TudConfig::new(size, units, cfg.with_cycles, clock, a.baud);
+        let what = format!("Queens@TUD's UART board at {} MHz, {} baud", clock / 1e6, a.baud);
+        return serve_board(&a, units, &what, |input, out| {
+            let mut board = TudBoard::new(tud);
+            board.serve(clock, input, out)?;
+            tracing::info!(dropped = board.dropped_bytes, bad = board.bad_frames, "host left");
+            Ok(Default::default())
+        });
+    }
     match a.engine {
         BoardEngine::Model => {
             let what = a.clock.map_or("as fast as it can".to_string(), |hz| {

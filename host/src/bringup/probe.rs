@@ -1,0 +1,160 @@
+//! Step 3: bursts of copies of one subproblem, kept coming for a while so that the units
+//! never wait: when the answers arrive tells the pace the board answers at, and (in waves)
+//! its units and clock. Every copy sent is counted answered or lost.
+
+use super::answers::Frames;
+use super::timing::{infer, Inferred};
+use super::{send, Incoming, Known, Writer};
+use crate::link::framing::Framing;
+use crate::validate;
+use queens_core::{frame, word, BoardSize};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+
+/// Copies the probe sends at most (a board that answers at once would take them all).
+const MAX_PROBE_COPIES: usize = 5_000;
+
+/// One probe: its subproblem, its frames, and when each answer came.
+#[derive(Debug, Clone, Serialize)]
+pub struct Probe {
+    /// The subproblem's position in the canonical order.
+    pub index: u64,
+    /// Its unit cycles: as the board counted them, or our cycle model's when it counts none.
+    pub cycles: u64,
+    pub frames: Frames,
+    /// Answers per second while the units were kept busy (the median of its stretches, so
+    /// that a stall of the host moves it little).
+    pub rate: f64,
+    /// Waves of answers: units and clock, if their spacing shows them.
+    pub waves: Option<(usize, f64)>,
+    #[serde(skip)]
+    pub arrivals: Vec<Duration>,
+}
+
+/// How a probe runs: copies at first, how long copies keep coming, and the silence after
+/// which a copy is given up.
+pub struct ProbePlan {
+    pub burst: usize,
+    pub span: Duration,
+    pub quiet: Duration,
+    /// Time to carry one answer where the link is slow enough to matter.
+    pub frame_time: Option<Duration>,
+}
+
+/// Sends `plan.burst` copies of `k` at once, then one more for each answer until `plan.span`
+/// has passed (so the units never wait), and waits for the rest. Copies the board has no room
+/// for are dropped by it, and counted lost.
+pub fn probe(
+    writer: &mut Writer,
+    incoming: &Incoming,
+    size: BoardSize,
+    k: &Known,
+    plan: &ProbePlan,
+) -> Probe {
+    let wire = word::encode_wire(&k.sub.pre).expect("canonical pre-placements encode");
+    let one = frame::encode(&word::wire_to_bytes(size, wire));
+    let copies = |n: usize| -> Vec<u8> { one.iter().copied().cycle().take(one.len() * n).collect() };
+    let mut p = Probe {
+        index: k.index,
+        cycles: k.cycles,
+        frames: Frames::default(),
+        rate: 0.0,
+        waves: None,
+        arrivals: Vec::new(),
+    };
+    if send(writer, &copies(plan.burst)).is_err() {
+        return p;
+    }
+    p.frames.sent = plan.burst as u64;
+    let sent = Instant::now();
+    let mut framing = Framing::new(size);
+    let mut last = sent;
+    let mut board_cycles = None;
+    // Waves come one round of the units apart: wait for the next one as long as the longest
+    // gap so far, twice over, and at least `quiet`; once no more copies go out, four times
+    // the longest gap.
+    let mut longest = Duration::ZERO;
+    loop {
+        let refilling = sent.elapsed() < plan.span && (p.frames.sent as usize) < MAX_PROBE_COPIES;
+        let wait = if refilling || p.arrivals.len() < 2 {
+            plan.quiet.max(2 * longest)
+        } else {
+            (4 * longest).max(Duration::from_millis(100))
+        };
+        let left = (last + wait).saturating_duration_since(Instant::now());
+        let Ok((at, bytes)) = incoming.next(left) else {
+            break;
+        };
+        let Ok(r) = framing.push(&bytes) else { break };
+        let mut more = 0;
+        for (payload, with_cycles) in r.frames {
+            let Ok(c) = validate::check(size, &payload, with_cycles) else {
+                continue;
+            };
+            if c.wire != wire {
+                continue;
+            }
+            let t = at.duration_since(sent);
+            if let Some(prev) = p.arrivals.last() {
+                longest = longest.max(t.saturating_sub(*prev));
+            }
+            p.arrivals.push(t);
+            board_cycles = board_cycles.or(c.cycles);
+            last = at;
+            more += 1;
+        }
+        if refilling && more > 0 {
+            if send(writer, &copies(more)).is_err() {
+                break;
+            }
+            p.frames.sent += more as u64;
+        }
+    }
+    p.frames.answered = p.arrivals.len() as u64;
+    p.frames.lost = p.frames.sent.saturating_sub(p.frames.answered);
+    p.cycles = board_cycles.unwrap_or(k.cycles);
+    p.arrivals.sort_unstable();
+    let busy: Vec<Duration> = p.arrivals.iter().copied().filter(|t| *t <= plan.span).collect();
+    p.rate = steady_rate(&busy);
+    if let Inferred::Waves { units, clock_hz, .. } = infer(&p.arrivals, p.cycles, plan.frame_time) {
+        p.waves = Some((units, clock_hz));
+    }
+    p
+}
+
+/// Answers per second of sorted `arrivals`: the first tenth left out (the units filling),
+/// the rest cut in eight stretches of equal answers, and the median of their rates.
+pub fn steady_rate(arrivals: &[Duration]) -> f64 {
+    if arrivals.len() < 3 {
+        return 0.0;
+    }
+    let from = arrivals.len() / 10;
+    let a = &arrivals[from..];
+    let stretches = (a.len() - 1).clamp(1, 8);
+    let per = (a.len() - 1) / stretches;
+    let mut rates: Vec<f64> = (0..stretches)
+        .map(|s| {
+            let (i, j) = (s * per, (s + 1) * per);
+            let dt = (a[j] - a[i]).as_secs_f64().max(1e-7);
+            (j - i) as f64 / dt
+        })
+        .collect();
+    rates.sort_by(f64::total_cmp);
+    rates[rates.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_steady_rate_shrugs_off_a_stall() {
+        // 1,000 answers a second, with one stall of 50 ms and the burst after it.
+        let mut a: Vec<Duration> = (0..400).map(Duration::from_millis).collect();
+        for t in &mut a[200..250] {
+            *t = Duration::from_millis(250);
+        }
+        let r = steady_rate(&a);
+        assert!((r - 1000.0).abs() < 20.0, "{r}");
+    }
+}
