@@ -257,10 +257,4 @@ impl Entry {
             solution,
         })
     }
-
-    /// The pre-placement wire word derived from the entry (N = 17..=32, 5-bit coordinates):
-    /// word 1 shifted right by 25, plus parity.
-    pub fn wire_word(&self) -> Result<u64, ModelError> {
-        crate::word::encode_wire(&self.pre)
-    }
 }

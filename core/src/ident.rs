@@ -127,7 +127,7 @@ pub fn design_hash(text: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::{Deframed, Deframer};
+    use crate::deframe::{Deframed, Deframer};
 
     #[test]
     fn an_answer_reads_back_and_a_plain_receiver_drops_both_frames() {

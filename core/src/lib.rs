@@ -12,6 +12,7 @@
 pub mod blocking;
 pub mod board;
 pub mod count;
+pub mod deframe;
 pub mod entry;
 pub mod enumerate;
 pub mod error;

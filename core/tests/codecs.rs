@@ -3,9 +3,10 @@
 //! input rejected.
 
 use proptest::prelude::*;
+use queens_core::deframe::{Deframed, Deframer};
 use queens_core::entry::{crc3, Entry, Solution, Stamp};
 use queens_core::enumerate::canonical;
-use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::frame;
 use queens_core::{word, BoardSize, Enumerator, ModelError, ResultRecord, Subproblem};
 use std::sync::OnceLock;
 

@@ -1,13 +1,13 @@
 //! Verilog text of the circuits.
 
-use crate::arbiter::ArbiterKind;
-use crate::stage::{COUNT_BITS, CYCLE_BITS};
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::stage::{COUNT_BITS, CYCLE_BITS};
 use rust_hdl::prelude::*;
 
 /// The Verilog of a bare unit for inner width m, its top module renamed to `name`.
 pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     let v = crate::with_width!(m, |M, M1, D| {
-        let mut u = crate::unit::Unit::<M, M1, D>::new(kind);
+        let mut u = crate::solver::unit::Unit::<M, M1, D>::new(kind);
         u.connect_all();
         generate_verilog(&u)
     });
@@ -17,7 +17,7 @@ pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
 /// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
 pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     let v = crate::with_width!(m, |M, M1, D| {
-        let mut st = crate::stage::Stage::<M, M1, D>::new(kind);
+        let mut st = crate::solver::stage::Stage::<M, M1, D>::new(kind);
         st.connect_all();
         generate_verilog(&st)
     });
@@ -46,10 +46,15 @@ pub fn rename_top(v: &str, name: &str) -> String {
 }
 
 /// The Verilog of one arbiter for m rows, its module named `name`.
-pub fn arbiter_verilog(m: usize, kind: ArbiterKind, entry: crate::arbiter::Entry, name: &str) -> String {
+pub fn arbiter_verilog(
+    m: usize,
+    kind: ArbiterKind,
+    entry: crate::solver::arbiter::Entry,
+    name: &str,
+) -> String {
     let v = crate::with_width!(m, |M, M1, D| {
         let _ = D;
-        let mut a = crate::arbiter::Arbiter::<M, M1>::new(kind, entry);
+        let mut a = crate::solver::arbiter::Arbiter::<M, M1>::new(kind, entry);
         a.connect_all();
         generate_verilog(&a)
     });
@@ -76,12 +81,15 @@ pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
 pub const STAGE_MODULES: &str = "*_chain_stage";
 
 /// K solver stages in series: the stage module once, instantiated by a generate loop, so the
-/// Verilog does not grow with K. Ports as [`crate::chain::Chain`]; stage i has id i.
+/// Verilog does not grow with K. Ports as [`crate::solver::chain::Chain`]; stage i has id i.
 pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
-    assert!((1..=1 << crate::stage::ID_BITS).contains(&k), "1 to 1024 units");
+    assert!(
+        (1..=1 << crate::solver::stage::ID_BITS).contains(&k),
+        "1 to 1024 units"
+    );
     let stage = format!("{name}_stage");
     let mut v = stage_verilog(m, kind, &stage);
-    let id = crate::stage::ID_BITS;
+    let id = crate::solver::stage::ID_BITS;
     let w = m;
     v += &format!(
         "
@@ -187,7 +195,7 @@ impl CoreConfig {
         if !(6..=32).contains(&n) {
             return Err(EmitError::Size(n));
         }
-        if !(1..=1 << crate::stage::ID_BITS).contains(&units) {
+        if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {
             return Err(EmitError::Units(units));
         }
         Ok(Self {
@@ -249,7 +257,7 @@ pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
 /// rx_ready; tx_last marks the last byte of a frame).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
-    let id = crate::stage::ID_BITS;
+    let id = crate::solver::stage::ID_BITS;
     let mut v = front_verilog(cfg, &format!("{name}_front"));
     v += &chain_verilog(m, cfg.arbiter, cfg.units, &format!("{name}_chain"));
     v += &format!(
@@ -298,9 +306,9 @@ endmodule
 
 /// UART receiver and transmitter modules `{name}_rx` and `{name}_tx`.
 pub fn uart_verilog(cycles_per_sample: u32, name: &str) -> String {
-    let mut rx = crate::uart_rx::UartRx::new(cycles_per_sample);
+    let mut rx = crate::link::uart_rx::UartRx::new(cycles_per_sample);
     rx.connect_all();
-    let mut tx = crate::uart_tx::UartTx::new(cycles_per_sample);
+    let mut tx = crate::link::uart_tx::UartTx::new(cycles_per_sample);
     tx.connect_all();
     rename_top(&generate_verilog(&rx), &format!("{name}_rx"))
         + &rename_top(&generate_verilog(&tx), &format!("{name}_tx"))
@@ -348,9 +356,9 @@ endmodule
 
 /// The AXI4-Stream adapters `{name}_in` and `{name}_out`.
 pub fn axis_verilog(name: &str) -> String {
-    let mut i = crate::axis::AxisIn::default();
+    let mut i = crate::link::axis::AxisIn::default();
     i.connect_all();
-    let mut o = crate::axis::AxisOut::default();
+    let mut o = crate::link::axis::AxisOut::default();
     o.connect_all();
     rename_top(&generate_verilog(&i), &format!("{name}_in"))
         + &rename_top(&generate_verilog(&o), &format!("{name}_out"))

@@ -1,36 +1,27 @@
-//! The solver circuits, written with rust-hdl and emitted as Verilog.
+//! The solver circuits, written with rust-hdl and emitted as Verilog, in three parts and the
+//! boards they are built for:
 //!
-//! [`arbiter`] is the carry chain that decides a column in one cycle (adder, CARRY4 and
-//! parallel-prefix forms); [`unit`](mod@unit) is the solver unit built around two of them; [`lutram`]
-//! the LUT-RAM that holds its stack; [`rtl`] drives a unit in rust-hdl's
-//! simulator.
+//! - [`solver`]: the solver unit and what it is made of, from the carry chain that decides a
+//!   column in one cycle ([`solver::arbiter`]) to the stage that holds a unit and its result
+//!   and the stages in series;
+//! - [`front`]: the array's shared front end (word queue, unit ids, dispatch, result queue)
+//!   and its queues and RAMs;
+//! - [`link`]: the UART, the frame parser and framer, the CRC-8 step, and the AXI4-Stream
+//!   adapters for PCIe;
+//! - [`board`]: boards as data, their tops and one module per toolchain; [`pnr`] the routed
+//!   figures of the open ECP5 flow; [`emit`] the Verilog; [`report`] the yosys cost report;
+//!   [`rtl`] and [`sim_core`] rust-hdl's simulator.
 
-pub mod advance;
-pub mod arbiter;
-pub mod axis;
 pub mod board;
-pub mod chain;
-pub mod crc8;
-pub mod decoder;
-pub mod frame_rx;
-pub mod frame_tx;
+pub mod emit;
 pub mod front;
-pub mod lutram;
-pub mod orient;
+pub mod link;
 pub mod pnr;
-pub mod queue;
-pub mod ram;
+pub mod report;
 pub mod rtl;
 pub mod scratch;
 pub mod sim_core;
-pub mod stage;
-pub mod uart_rx;
-pub mod uart_tx;
-pub mod unit;
+pub mod solver;
 pub mod width;
 
-pub use arbiter::ArbiterKind;
-pub mod emit;
-pub mod enable;
-pub mod keep;
-pub mod report;
+pub use solver::arbiter::ArbiterKind;

@@ -1,8 +1,8 @@
 //! Driving a unit in rust-hdl's own simulator, stepped by hand (the testbench thread of
 //! `Simulation` would cost a thread rendezvous per cycle).
 
-use crate::arbiter::ArbiterKind;
-use crate::unit::{load_sequence, Load, Unit};
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::unit::{load_sequence, Load, Unit};
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
@@ -100,12 +100,12 @@ pub struct StageResult {
 /// K stages in series under simulation, fed and drained by this driver (it plays the
 /// distributor, with a free list of unit ids, and the collector).
 pub struct RtlChain<const M: usize, const M1: usize, const D: usize, const K: usize> {
-    uut: crate::chain::Chain<M, M1, D, K>,
+    uut: crate::solver::chain::Chain<M, M1, D, K>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M, M1, D, K> {
     pub fn new(kind: ArbiterKind) -> Self {
-        let mut uut = crate::chain::Chain::<M, M1, D, K>::new(kind);
+        let mut uut = crate::solver::chain::Chain::<M, M1, D, K>::new(kind);
         uut.connect_all();
         check_all(&uut).expect("the chain's connections check");
         Self { uut }
@@ -133,7 +133,7 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
                 if let Some(id) = free.pop_front() {
                     running[id] = Some(next);
                     beats.extend(
-                        crate::stage::beats(&subs[next])
+                        crate::solver::stage::beats(&subs[next])
                             .into_iter()
                             .map(|(k, d)| (id, k, d)),
                     );

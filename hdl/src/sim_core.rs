@@ -2,9 +2,9 @@
 //! This composite is for rust-hdl's simulator; the emitted core wires the same two parts with
 //! the chain as a generate loop (`emit::core_verilog`).
 
-use crate::arbiter::ArbiterKind;
-use crate::chain::Chain;
 use crate::front::Front;
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::chain::Chain;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

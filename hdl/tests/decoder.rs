@@ -2,7 +2,7 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::{word, Blocking, BoardSize, Enumerator, Subproblem};
-use queens_hdl::decoder::{Decoder, LATENCY};
+use queens_hdl::solver::decoder::{Decoder, LATENCY};
 use rust_hdl::prelude::*;
 
 fn check<const M: usize, const D: usize, const W: usize>(subs: &[Subproblem]) {

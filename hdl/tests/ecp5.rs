@@ -3,13 +3,13 @@
 //! cause. Needs yosys, nextpnr-ecp5, ecppack and ecppll (scripts/test.sh installs the pinned
 //! PyPI builds into a virtual environment and puts them on PATH).
 
-use queens_hdl::arbiter::Entry;
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::clock::{solve, Primitive};
 use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, Device};
 use queens_hdl::board::{Board, HostLink};
 use queens_hdl::emit::CoreConfig;
 use queens_hdl::pnr::{route, synthesize, Job, PnrError};
+use queens_hdl::solver::arbiter::Entry;
 use queens_hdl::ArbiterKind;
 use std::path::Path;
 use std::process::Command;

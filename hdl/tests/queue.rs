@@ -1,7 +1,7 @@
 //! The front end's queue against rust-hdl's `SynchronousFIFO`, whose behaviour it keeps:
 //! both driven with the same random reads and writes, cycle by cycle, in rust-hdl's simulator.
 
-use queens_hdl::queue::Queue;
+use queens_hdl::front::queue::Queue;
 use rust_hdl::prelude::*;
 
 /// Sets the clock low, high and low again, letting the block settle each time.

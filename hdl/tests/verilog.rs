@@ -2,9 +2,9 @@
 //! and every arbiter form computes the same grants as the behavioural model (iverilog,
 //! exhaustively over a small column, the CARRY4 and CCU2C forms on models of their cells).
 
-use queens_hdl::arbiter::Entry;
 use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CCU2C_SIM};
 use queens_hdl::report::synthesize;
+use queens_hdl::solver::arbiter::Entry;
 use queens_hdl::ArbiterKind;
 use std::process::Command;
 
@@ -209,7 +209,7 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     for (j, sp) in subs.iter().enumerate() {
         let b = Blocking::new(&sp.pre);
         let id = j % k;
-        for (kind, data) in queens_hdl::stage::beats(&b) {
+        for (kind, data) in queens_hdl::solver::stage::beats(&b) {
             tb += &format!("beat({id}, {kind}, {data});\n");
         }
         tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n";
@@ -239,7 +239,7 @@ fn queens_sim_cycles(b: &queens_core::Blocking) -> u64 {
 /// The orientation stage's Verilog for inner width M, fed blocking vectors in iverilog: the
 /// vectors it turns them into are those of `Blocking::oriented`.
 fn orient_in_iverilog<const M: usize, const D: usize>(tag: &str, blocks: &[queens_core::Blocking]) {
-    use queens_hdl::orient::{Orient, LATENCY};
+    use queens_hdl::solver::orient::{Orient, LATENCY};
     use rust_hdl::prelude::*;
     let mut o = Orient::<M, D>::default();
     o.connect_all();

@@ -113,7 +113,8 @@ fn verilated_sim_board_answers_over_tcp() {
 }
 
 fn board_over_tcp(engine: &str) {
-    use queens_core::frame::{self, Deframed, Deframer};
+    use queens_core::deframe::{Deframed, Deframer};
+    use queens_core::frame;
     use queens_core::result::ResultRecord;
     use queens_core::{completions, enumerate::canonical, word};
     use std::io::{BufRead, BufReader, Read, Write};

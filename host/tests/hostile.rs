@@ -3,7 +3,8 @@
 //! board beside it the run must end with the exact Q(10), exit 0, within a minute; alone, a
 //! lying board must never produce a wrong total with exit 0.
 
-use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::deframe::{Deframed, Deframer};
+use queens_core::frame;
 use queens_core::result::ResultRecord;
 use queens_core::{completions, word, BoardSize};
 use std::io::{Read, Write};

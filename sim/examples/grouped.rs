@@ -1247,7 +1247,7 @@ module tally #(parameter W = 23) (
 endmodule
 "#;
 
-/// Today's stage's solution count (`hdl/src/stage.rs`), which the tally replaces.
+/// Today's stage's solution count (`hdl/src/solver/stage.rs`), which the tally replaces.
 const COUNT_V: &str = r#"// Today's stage's solution count, for the price it frees: mod 2^44 in two halves with a
 // registered carry, mod 13 and mod 15, cleared by a start.
 module count (input clk, input start, input sol, output reg [21:0] lo, output reg [21:0] hi,

@@ -7,7 +7,8 @@
 //! reliability tests.
 
 use crate::model::run_subproblem;
-use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::deframe::{Deframed, Deframer};
+use queens_core::frame;
 use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};

@@ -94,10 +94,6 @@ impl Unit {
         }
     }
 
-    pub fn is_done(&self) -> bool {
-        self.done
-    }
-
     /// Active column (for comparing traces with the circuits).
     pub fn column(&self) -> u32 {
         self.c

@@ -6,7 +6,8 @@
 //! answer has to find its way out between result frames.
 
 use crate::model::UnitRun;
-use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::deframe::{Deframed, Deframer};
+use queens_core::frame;
 use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize, Subproblem};

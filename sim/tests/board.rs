@@ -1,8 +1,9 @@
 //! The simulated board on the wire: every subproblem answered once with the right count, and
 //! the fault injector does what it says.
 
+use queens_core::deframe::{Deframed, Deframer};
 use queens_core::enumerate::canonical;
-use queens_core::frame::{self, Deframed, Deframer};
+use queens_core::frame;
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
 use queens_sim::board::{Board, BoardConfig, Faults};

@@ -29,7 +29,7 @@ fn core_counts_every_subproblem_of_n8_like_software_and_model() {
 
 #[test]
 fn core_answers_a_request_once_and_ignores_one_with_the_wrong_crc() {
-    use queens_core::frame::{Deframed, Deframer};
+    use queens_core::deframe::{Deframed, Deframer};
     use queens_core::ident;
     // N = 8: M = 4, D = 7, W = 24.
     let size = BoardSize::new(8).unwrap();

@@ -2,7 +2,7 @@
 //! under GHDL (sim/tud/board/, made by sim/tud/record-board.sh) replayed through the model,
 //! frame for frame.
 
-use queens_core::frame::{Deframed, Deframer};
+use queens_core::deframe::{Deframed, Deframer};
 use queens_core::result::ResultRecord;
 use queens_core::BoardSize;
 use queens_sim::tud_board::{TudBoard, TudConfig};

@@ -54,7 +54,8 @@ fn emitted_core_counts_n8_to_n12_like_software_with_the_model_cycles() {
 /// with a flipped bit is dropped whole and the frames after it still count.
 #[test]
 fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
-    use queens_core::frame::{self, Deframed, Deframer};
+    use queens_core::deframe::{Deframed, Deframer};
+    use queens_core::frame;
     use queens_core::result::ResultRecord;
     use queens_core::{completions, word};
     use queens_hdl::emit::CoreConfig;
@@ -109,7 +110,8 @@ fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
 /// fails on any TLAST that does not end a frame).
 #[test]
 fn stream_top_counts_n10_through_axi4_stream_beats() {
-    use queens_core::frame::{self, Deframed, Deframer};
+    use queens_core::deframe::{Deframed, Deframer};
+    use queens_core::frame;
     use queens_core::result::ResultRecord;
     use queens_core::{completions, word};
     use queens_hdl::emit::CoreConfig;

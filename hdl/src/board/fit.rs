@@ -53,12 +53,12 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     } else {
         (by_ff, "flip-flops")
     };
-    let units = n.clamp(1, 1 << crate::stage::ID_BITS) as usize;
+    let units = n.clamp(1, 1 << crate::solver::stage::ID_BITS) as usize;
     let luts = front.lut_sites() + units as u64 * stage.lut_sites();
     let flip_flops = front.ff + units as u64 * stage.ff;
     Fit {
         units,
-        limit: if n > 1 << crate::stage::ID_BITS {
+        limit: if n > 1 << crate::solver::stage::ID_BITS {
             "the array's 1024 unit ids"
         } else {
             limit

@@ -82,10 +82,6 @@ impl<S: Store> Dispatcher<S> {
         &mut self.store
     }
 
-    pub fn into_store(self) -> S {
-        self.store
-    }
-
     pub fn links(&self) -> &[LinkState] {
         &self.links
     }

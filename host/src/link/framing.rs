@@ -2,7 +2,7 @@
 //! first good result, and what a board that never sends one seems to speak instead.
 
 use crate::validate;
-use queens_core::frame::{Deframed, Deframer};
+use queens_core::deframe::{Deframed, Deframer};
 use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};

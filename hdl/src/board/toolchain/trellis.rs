@@ -51,16 +51,16 @@ pub fn placer_args(extra: &[String]) -> Vec<String> {
 ///   area, into different, deeper logic; with one, both alike, and about 30% smaller.
 /// - The solver stage keeps its hierarchy, so that it is mapped in the array exactly as alone:
 ///   the stage's routed figures are then those of every stage of the array.
-/// - So does each copy of the unit's advance ([`crate::advance`]) and of its blocking
-///   registers' enables ([`crate::enable`]), which would otherwise be merged back into one.
+/// - So does each copy of the unit's advance ([`crate::solver::advance`]) and of its blocking
+///   registers' enables ([`crate::solver::enable`]), which would otherwise be merged back into one.
 pub fn synth_script(sources: &str, top: &str, json: &str, target_mhz: f64) -> String {
     let delay_ps = (1e6 / target_mhz * LOGIC_SHARE).round() as u64;
     format!(
         "read_verilog {sources}; setattr -mod -set keep_hierarchy 1 {stages} {advance} {enable}; \
          scratchpad -set abc9.D {delay_ps}; synth_ecp5 -top {top} -json {json}",
         stages = crate::emit::STAGE_MODULES,
-        advance = crate::advance::COPIES,
-        enable = crate::enable::COPIES
+        advance = crate::solver::advance::COPIES,
+        enable = crate::solver::enable::COPIES
     )
 }
 

@@ -1,8 +1,8 @@
 //! K solver stages in series: the array without its distributor and collector (for
 //! simulation; the emitted array instantiates the stage module in a generate loop).
 
-use crate::arbiter::ArbiterKind;
-use crate::stage::{Stage, COUNT_BITS, CYCLE_BITS, ID_BITS};
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::stage::{Stage, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

@@ -7,8 +7,8 @@
 //! are. The echoed word is not kept here: the array keeps one copy per unit id, which saves
 //! a 40-bit register and its share of the collection chain in every stage.
 
-use crate::arbiter::ArbiterKind;
-use crate::unit::{load_sequence, Load, Unit};
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::unit::{load_sequence, Load, Unit};
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 

@@ -28,11 +28,11 @@
 //! The ring's blocking thus sits in the registers the walk already reads; no table of open
 //! rows per column is kept or fetched.
 
-use crate::advance::Advance;
-use crate::arbiter::{Arbiter, ArbiterKind, Entry};
-use crate::enable::Enable;
-use crate::keep::{Keep, KeepBits};
-use crate::lutram::LutRam;
+use crate::solver::advance::Advance;
+use crate::solver::arbiter::{Arbiter, ArbiterKind, Entry};
+use crate::solver::enable::Enable;
+use crate::solver::keep::{Keep, KeepBits};
+use crate::solver::lutram::LutRam;
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 

@@ -16,8 +16,8 @@
 //! the pointers' comparison, shared by synthesis with the read side's, to the block RAM's
 //! byte enable had been six LUT levels, the 32-unit top's critical path at one seed.
 
-use crate::keep::Keep;
-use crate::ram::Ram;
+use crate::front::ram::Ram;
+use crate::solver::keep::Keep;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

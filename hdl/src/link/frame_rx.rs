@@ -7,7 +7,7 @@
 //! starts with the identification magic is no word but a request: it is reported on
 //! `request`, neither delivered nor counted as dropped.
 
-use crate::crc8::{Crc8, INIT};
+use crate::link::crc8::{Crc8, INIT};
 use queens_core::frame::{crc8, SENTINEL};
 use queens_core::ident::{IDENT_CRC_XOR, MAGIC};
 use rust_hdl::prelude::*;

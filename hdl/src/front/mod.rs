@@ -10,19 +10,22 @@
 //!
 //! Every path is cut to the length of a unit's or shorter, so that the units set the array's
 //! clock: dispatch and collection start from registered conditions, the queues' read
-//! addresses are one multiplexer after the read ([`crate::queue`]), every block RAM's read
+//! addresses are one multiplexer after the read ([`crate::front::queue`]), every block RAM's read
 //! data lands in a register before any logic uses it (ECP5 block RAMs have no output
 //! register that yosys infers, and their read data is slow), the decoder is pipelined, and
 //! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
 //! cycles per subproblem in the front end, none in the units.
 
-use crate::decoder::{Decoder, LATENCY};
-use crate::frame_rx::FrameRx;
-use crate::frame_tx::{FrameTx, PAYLOAD_BITS};
-use crate::orient::{self, Orient};
-use crate::queue::Queue;
-use crate::ram::Ram;
-use crate::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
+pub mod queue;
+pub mod ram;
+
+use crate::front::queue::Queue;
+use crate::front::ram::Ram;
+use crate::link::frame_rx::FrameRx;
+use crate::link::frame_tx::{FrameTx, PAYLOAD_BITS};
+use crate::solver::decoder::{Decoder, LATENCY};
+use crate::solver::orient::{self, Orient};
+use crate::solver::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use queens_core::ident::{Ident, IDENT_CRC_XOR};
 use rust_hdl::prelude::*;
 

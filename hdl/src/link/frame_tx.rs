@@ -2,7 +2,7 @@
 //! CRC-8, XORed with `crc_xor` (0 for results; identification answers have their own).
 //! Payloads up to 160 bits (the result frame with cycle counter for N <= 32 is 144).
 
-use crate::crc8::{Crc8, INIT};
+use crate::link::crc8::{Crc8, INIT};
 use queens_core::frame::SENTINEL;
 use rust_hdl::prelude::*;
 

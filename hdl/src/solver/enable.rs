@@ -1,6 +1,6 @@
 //! One copy of a blocking register group's clock enable, picked by the two carry outs from
 //! its three values known at the start of the cycle, in a module of its own that synthesis
-//! keeps whole ([`COPIES`]), like [`crate::advance::Advance`]: the rows and each diagonal
+//! keeps whole ([`COPIES`]), like [`crate::solver::advance::Advance`]: the rows and each diagonal
 //! direction get their own copy, placed beside them. One copy for both diagonal registers
 //! drove 90 flip-flops' enables, and on a full device that net was the longest routing hop
 //! of a critical path (3.3 ns).

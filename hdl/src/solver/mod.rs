@@ -1,0 +1,17 @@
+//! The solver unit and its parts: the carry chain that decides a column in one cycle
+//! ([`arbiter`]: adder, CARRY4, CCU2C and parallel-prefix forms), the unit built around two of
+//! them ([`unit`](mod@unit)), the LUT-RAM that holds its stack ([`lutram`]), the copies of its
+//! advance and clock enables that synthesis keeps whole ([`advance`], [`enable`], [`keep`]),
+//! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
+//! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]).
+
+pub mod advance;
+pub mod arbiter;
+pub mod chain;
+pub mod decoder;
+pub mod enable;
+pub mod keep;
+pub mod lutram;
+pub mod orient;
+pub mod stage;
+pub mod unit;
