@@ -115,23 +115,28 @@ pub fn probe(
     p.cycles = board_cycles.unwrap_or(k.cycles);
     p.arrivals.sort_unstable();
     let busy: Vec<Duration> = p.arrivals.iter().copied().filter(|t| *t <= plan.span).collect();
-    p.rate = steady_rate(&busy);
     if let Inferred::Waves { units, clock_hz, .. } = infer(&p.arrivals, p.cycles, plan.frame_time) {
         p.waves = Some((units, clock_hz));
     }
+    p.rate = steady_rate(&busy, p.waves.map_or(1, |w| w.0));
     p
 }
 
-/// Answers per second of sorted `arrivals`: the first tenth left out (the units filling),
-/// the rest cut in eight stretches of equal answers, and the median of their rates.
-pub fn steady_rate(arrivals: &[Duration]) -> f64 {
+/// Answers per second of sorted `arrivals` that come in waves of `wave` (the units, where
+/// waves show; 1 otherwise): the first tenth left out (the units filling), the rest cut in
+/// eight stretches of equal answers, and the median of their rates. Each stretch is whole
+/// waves long, so that it starts and ends at the same place in a wave: a stretch of 4½
+/// waves of 4 answers measured from one wave's start to another's would count 18 answers
+/// in 4 waves' time, an eighth too fast.
+pub fn steady_rate(arrivals: &[Duration], wave: usize) -> f64 {
     if arrivals.len() < 3 {
         return 0.0;
     }
     let from = arrivals.len() / 10;
     let a = &arrivals[from..];
-    let stretches = (a.len() - 1).clamp(1, 8);
-    let per = (a.len() - 1) / stretches;
+    let wave = wave.clamp(1, (a.len() - 1).max(1));
+    let stretches = ((a.len() - 1) / wave).clamp(1, 8);
+    let per = (a.len() - 1) / stretches / wave * wave;
     let mut rates: Vec<f64> = (0..stretches)
         .map(|s| {
             let (i, j) = (s * per, (s + 1) * per);
@@ -154,7 +159,17 @@ mod tests {
         for t in &mut a[200..250] {
             *t = Duration::from_millis(250);
         }
-        let r = steady_rate(&a);
+        let r = steady_rate(&a, 1);
         assert!((r - 1000.0).abs() < 20.0, "{r}");
+    }
+
+    #[test]
+    fn the_steady_rate_of_waves_counts_whole_waves() {
+        // Waves of 4 answers every 10 ms (400 a second), the four 0.1 ms apart.
+        let a: Vec<Duration> = (0..160)
+            .map(|i| Duration::from_micros(10_000 * (i / 4) + 100 * (i % 4)))
+            .collect();
+        let r = steady_rate(&a, 4);
+        assert!((r / 400.0 - 1.0).abs() < 0.01, "{r}");
     }
 }
