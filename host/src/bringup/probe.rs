@@ -134,7 +134,11 @@ pub fn steady_rate(arrivals: &[Duration], wave: usize) -> f64 {
     }
     let from = arrivals.len() / 10;
     let a = &arrivals[from..];
-    let wave = wave.clamp(1, (a.len() - 1).max(1));
+    if a.len() <= wave.max(2) {
+        // Not one whole wave after the first answer: no pace to measure.
+        return 0.0;
+    }
+    let wave = wave.max(1);
     let stretches = ((a.len() - 1) / wave).clamp(1, 8);
     let per = (a.len() - 1) / stretches / wave * wave;
     let mut rates: Vec<f64> = (0..stretches)

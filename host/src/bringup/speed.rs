@@ -121,7 +121,14 @@ pub fn judge(
     let mut s = unmeasured(ident);
     let said_units = ident.map(|i| i.units as usize);
     let said_clock = ident.map(|i| i.clock_hz as f64).filter(|&c| c > 0.0);
-    let fitted = h.and_then(|h| fit(d, h, size));
+    // Where the two probes' rates give no fit (too few answers in the dearer one's span),
+    // their waves still show units and clock when both show the same: subproblems of
+    // different cycles coming back at one units × clock is the units' pace, not a link's.
+    let fitted = h.and_then(|h| fit(d, h, size)).or_else(|| {
+        let (a, b) = (d.waves?, h?.waves?);
+        let same = a.0 == b.0 && (a.1 / b.1 - 1.0).abs() <= WAVES_AGREE;
+        same.then_some((a.0 as f64 * a.1, 0.0))
+    });
     let pace = h.map_or(d.rate, |h| h.rate.max(d.rate));
     let queue_lasts = queens_hdl::front::WORD_QUEUE as f64 / pace.max(1e-9);
     let trusted = fitted.filter(|_| queue_lasts >= QUEUE_TIME);
