@@ -9,21 +9,8 @@
 # `queens` (QUEENS to override). Prints each set's total cycles: all of N = 12 and 13 and the
 # first 1,337 of N = 17 are the totals sim/src/cycles.rs states as Queens@TUD's.
 set -euo pipefail
-if ! command -v ghdl >/dev/null 2>&1; then
-    echo "generate.sh: ghdl not found: apt-get install ghdl (Debian 12's 2.0.0+dfsg-6.2+b2 made cycles.txt; its header names the version)" >&2
-    exit 127
-fi
-cd "$(dirname "$0")/../.."
-root=$PWD
-queens=${QUEENS:-$root/target/release/queens}
-commit=c8df61d
-q27=${1:-$root/target/q27}
-if [ ! -d "$q27/.git" ] && [ ! -f "$q27/src/vhdl/queens/queens_slice.vhdl" ]; then
-    git clone --quiet https://github.com/preusser/q27 "$q27"
-fi
-if [ -d "$q27/.git" ]; then
-    git -C "$q27" checkout --quiet "$commit"
-fi
+# shellcheck source=q27.sh
+source "$(dirname "$0")/q27.sh" "${1:-}" src/vhdl/queens/queens_slice.vhdl generate.sh
 vhdl=$q27/src/vhdl
 work=$root/target/tud-ghdl
 rm -rf "$work" && mkdir -p "$work"

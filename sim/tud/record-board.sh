@@ -10,21 +10,8 @@
 # Needs ghdl (Debian: ghdl, 2.0.0; ghdl-llvm makes it about twice as fast), python3 and a
 # release build of `queens` (QUEENS to override). About 5 minutes with ghdl-llvm.
 set -euo pipefail
-if ! command -v ghdl >/dev/null 2>&1; then
-    echo "record-board.sh: ghdl not found: apt-get install ghdl (Debian 12's 2.0.0+dfsg-6.2+b2 made the recording)" >&2
-    exit 127
-fi
-cd "$(dirname "$0")/../.."
-root=$PWD
-queens=${QUEENS:-$root/target/release/queens}
-commit=c8df61d
-q27=${1:-$root/target/q27}
-if [ ! -d "$q27/.git" ] && [ ! -f "$q27/src/vhdl/queens/queens_uart.vhdl" ]; then
-    git clone --quiet https://github.com/preusser/q27 "$q27"
-fi
-if [ -d "$q27/.git" ]; then
-    git -C "$q27" checkout --quiet "$commit"
-fi
+# shellcheck source=q27.sh
+source "$(dirname "$0")/q27.sh" "${1:-}" src/vhdl/queens/queens_uart.vhdl record-board.sh
 backend=${GHDL_BACKEND:-}
 if [ -z "$backend" ] && command -v ghdl-llvm >/dev/null 2>&1; then
     backend=llvm
