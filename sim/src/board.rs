@@ -13,7 +13,7 @@ use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
 // Words the board queues beyond its running units: the core's word queue.
-use queens_hdl::front::WORD_QUEUE;
+use queens_hdl::front::holds;
 use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::time::{Duration, Instant};
@@ -250,7 +250,7 @@ impl Board {
         self.stats.bad_frames += bad;
         for w in words {
             self.stats.received += 1;
-            if self.queue.len() + self.running.len() >= self.cfg.units + WORD_QUEUE {
+            if self.queue.len() + self.running.len() >= holds(self.cfg.units) {
                 self.stats.no_room += 1;
                 tracing::debug!(word = w, "no room: frame dropped");
                 continue;

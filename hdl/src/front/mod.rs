@@ -44,6 +44,11 @@ const WORD_QUEUE_BITS1: usize = WORD_QUEUE_BITS + 1;
 /// the units before a frame is dropped for lack of room.
 pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
 
+/// Subproblems a core of `units` units holds at once: one in each unit and the word queue.
+pub fn holds(units: usize) -> usize {
+    units + WORD_QUEUE
+}
+
 /// Cycles the front end spends on one dispatch, from a queued word and a free unit to the
 /// start beat: taking them, the decoder's and the orientation stage's pipelines, and the
 /// beats of `stage::beats` (rows, columns, 2M - 1 diagonals, start).

@@ -188,7 +188,7 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
         .max(Duration::from_secs_f64(4.0 * dearest.cycles as f64 / clock_guess));
     // Our boards hold their units and a queue; a board that does not say gets no more than
     // any board has room for.
-    let room = ident.map(|i| i.units as usize + WORD_QUEUE);
+    let room = ident.map(|i| queens_hdl::front::holds(i.units as usize));
     let window = room.unwrap_or(WORD_QUEUE / 2);
     let answers = answers::run(&mut writer, &incoming, size, &set, window, quiet, ident.is_some());
     verdicts.extend(answers.verdicts(!id.seen.is_empty()));

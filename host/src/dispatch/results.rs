@@ -27,7 +27,7 @@ impl<S: Store> Dispatcher<S> {
         if let Some(id) = got.ident.filter(|id| id.n == size.n() && !link.window.said()) {
             // Its units and the front end's queue; a board of another N is dropped by its
             // frames.
-            let holds = id.units as usize + queens_hdl::front::WORD_QUEUE;
+            let holds = queens_hdl::front::holds(id.units as usize);
             tracing::info!(link = %link.label, units = id.units, holds, "board identified");
             link.window.board_holds(holds);
         }
