@@ -202,7 +202,7 @@ fn fault_campaign_survives_resets_and_two_kills() {
 fn a_lost_link_is_reopened() {
     let dir = tempfile::tempdir().unwrap();
     let slow = ["--solvers", "4", "--clock", "50kHz"];
-    let first = Board::tcp(12, &slow);
+    let mut first = Board::logged(&[&["--n", "12", "--listen", "127.0.0.1:0"], &slow[..]].concat());
     let addr = first.link.strip_prefix("tcp:").unwrap().to_string();
     let mut host = queens()
         .args([
@@ -220,7 +220,9 @@ fn a_lost_link_is_reopened() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Lost with work in flight: the whole run takes about 5 s on these boards.
+    first.wait_for_host();
+    std::thread::sleep(Duration::from_millis(500));
     drop(first);
     std::thread::sleep(Duration::from_millis(500));
     let mut args = vec!["--n", "12", "--listen", addr.as_str()];

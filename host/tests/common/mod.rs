@@ -62,11 +62,21 @@ pub struct SimBoard {
 
 impl SimBoard {
     pub fn start(args: &[&str]) -> SimBoard {
+        SimBoard::spawn(args, Stdio::null(), "warn")
+    }
+
+    /// A board whose log says when a host connects: see [`SimBoard::wait_for_host`].
+    pub fn logged(args: &[&str]) -> SimBoard {
+        SimBoard::spawn(args, Stdio::piped(), "info")
+    }
+
+    fn spawn(args: &[&str], log: Stdio, level: &str) -> SimBoard {
         let mut child = queens()
             .args(["sim", "board"])
             .args(args)
+            .env("RUST_LOG", level)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("board starts");
         let mut line = String::new();
@@ -92,6 +102,24 @@ impl SimBoard {
         let mut a = vec!["--n", n.as_str(), "--listen", "127.0.0.1:0"];
         a.extend_from_slice(extra);
         SimBoard::start(&a)
+    }
+
+    /// Blocks until a host has connected to a [`SimBoard::logged`] board: a test that acts
+    /// mid-run waits for the run, not for a guess at how long a loaded machine takes to start.
+    pub fn wait_for_host(&mut self) {
+        let log = self.child.stderr.as_mut().expect("a logged board");
+        let mut line = String::new();
+        for b in std::io::Read::bytes(log) {
+            let b = b.expect("the board's log");
+            if b != b'\n' {
+                line.push(b as char);
+            } else if line.contains("host connected") {
+                return;
+            } else {
+                line.clear();
+            }
+        }
+        panic!("the board ended before a host connected");
     }
 
     pub fn pty(n: u32) -> SimBoard {
