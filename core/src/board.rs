@@ -5,6 +5,12 @@ use crate::error::ModelError;
 /// Depth of the coronal pre-placement: the outer `L` rings are fixed by the host.
 pub const RINGS: u32 = 2;
 
+/// Bits per coordinate on the wire for board size `n`: ceil(log2 N). A `const fn` so that the
+/// circuits can size their wire words at compile time.
+pub const fn coord_bits(n: u32) -> u32 {
+    u32::BITS - (n - 1).leading_zeros()
+}
+
 /// Smallest board with a coronal pre-placement model (the inner board is 2 × 2).
 pub const MIN_N: u32 = 6;
 /// Largest board: 5-bit coordinates, rows of the board in a `u32`.
@@ -36,7 +42,7 @@ impl BoardSize {
 
     /// Bits per coordinate on the wire: ceil(log2 N).
     pub fn coord_bits(self) -> u32 {
-        u32::BITS - (self.n - 1).leading_zeros()
+        coord_bits(self.n)
     }
 
     /// Number of side placements (a, b) with |a - b| > 1: (N-2)(N-1).

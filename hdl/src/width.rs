@@ -27,30 +27,26 @@ macro_rules! with_width {
     };
 }
 
+pub use queens_core::board::RINGS;
+
+/// The wire word's width in bits for inner width `m`: whole bytes of coordinates
+/// (`queens_core::board::coord_bits`), so that [`with_board_widths!`] fixes it per width at
+/// compile time.
+pub const fn wire_word_width(m: usize) -> usize {
+    8 * queens_core::board::coord_bits(m as u32 + 2 * queens_core::board::RINGS) as usize
+}
+
 /// As [`with_width!`] for board size `$n` (6..=32), with `$W` the wire word width in bits
-/// (8 ceil(log2 N)) also in scope.
+/// (8 ceil(log2 N)) also in scope. W follows from M at compile time: picked at run time, it
+/// had instantiated the front end and the core three times for every width.
 #[macro_export]
 macro_rules! with_board_widths {
     ($n:expr, |$M:ident, $M1:ident, $D:ident, $W:ident| $body:expr) => {{
         let n: usize = $n;
-        let bytes = (usize::BITS - (n - 1).leading_zeros()) as usize;
-        $crate::with_width!(n - 4, |$M, $M1, $D| match bytes {
-            3 => {
-                #[allow(non_upper_case_globals)]
-                const $W: usize = 24;
-                $body
-            }
-            4 => {
-                #[allow(non_upper_case_globals)]
-                const $W: usize = 32;
-                $body
-            }
-            5 => {
-                #[allow(non_upper_case_globals)]
-                const $W: usize = 40;
-                $body
-            }
-            _ => unreachable!("boards 6..=32 have 3 to 5 bytes per word"),
+        $crate::with_width!(n - 2 * $crate::width::RINGS as usize, |$M, $M1, $D| {
+            #[allow(non_upper_case_globals)]
+            const $W: usize = $crate::width::wire_word_width($M);
+            $body
         })
     }};
 }
