@@ -25,6 +25,9 @@ pub struct Probe {
     /// Answers per second while the units were kept busy (the median of its stretches, so
     /// that a stall of the host moves it little).
     pub rate: f64,
+    /// How far the stretches' rates stray from `rate`: half their interquartile range over
+    /// it (0 where fewer than four stretches were measured).
+    pub spread: f64,
     /// Waves of answers: units and clock, if their spacing shows them.
     pub waves: Option<(usize, f64)>,
     #[serde(skip)]
@@ -59,6 +62,7 @@ pub fn probe(
         cycles: k.cycles,
         frames: Frames::default(),
         rate: 0.0,
+        spread: 0.0,
         waves: None,
         arrivals: Vec::new(),
     };
@@ -118,25 +122,26 @@ pub fn probe(
     if let Inferred::Waves { units, clock_hz, .. } = infer(&p.arrivals, p.cycles, plan.frame_time) {
         p.waves = Some((units, clock_hz));
     }
-    p.rate = steady_rate(&busy, p.waves.map_or(1, |w| w.0));
+    (p.rate, p.spread) = steady_rate(&busy, p.waves.map_or(1, |w| w.0));
     p
 }
 
 /// Answers per second of sorted `arrivals` that come in waves of `wave` (the units, where
 /// waves show; 1 otherwise): the first tenth left out (the units filling), the rest cut in
-/// eight stretches of equal answers, and the median of their rates. Each stretch is whole
+/// eight stretches of equal answers, and the median of their rates with their spread (see
+/// [`Probe::spread`]). Each stretch is whole
 /// waves long, so that it starts and ends at the same place in a wave: a stretch of 4½
 /// waves of 4 answers measured from one wave's start to another's would count 18 answers
 /// in 4 waves' time, an eighth too fast.
-pub fn steady_rate(arrivals: &[Duration], wave: usize) -> f64 {
+pub fn steady_rate(arrivals: &[Duration], wave: usize) -> (f64, f64) {
     if arrivals.len() < 3 {
-        return 0.0;
+        return (0.0, 0.0);
     }
     let from = arrivals.len() / 10;
     let a = &arrivals[from..];
     if a.len() <= wave.max(2) {
         // Not one whole wave after the first answer: no pace to measure.
-        return 0.0;
+        return (0.0, 0.0);
     }
     let wave = wave.max(1);
     let stretches = ((a.len() - 1) / wave).clamp(1, 8);
@@ -149,7 +154,14 @@ pub fn steady_rate(arrivals: &[Duration], wave: usize) -> f64 {
         })
         .collect();
     rates.sort_by(f64::total_cmp);
-    rates[rates.len() / 2]
+    let median = rates[rates.len() / 2];
+    let q = rates.len() / 4;
+    let spread = if rates.len() >= 4 {
+        (rates[rates.len() - 1 - q] - rates[q]) / 2.0 / median
+    } else {
+        0.0
+    };
+    (median, spread)
 }
 
 #[cfg(test)]
@@ -163,8 +175,9 @@ mod tests {
         for t in &mut a[200..250] {
             *t = Duration::from_millis(250);
         }
-        let r = steady_rate(&a, 1);
+        let (r, spread) = steady_rate(&a, 1);
         assert!((r - 1000.0).abs() < 20.0, "{r}");
+        assert!(spread < 0.02, "{spread}");
     }
 
     #[test]
@@ -173,7 +186,21 @@ mod tests {
         let a: Vec<Duration> = (0..160)
             .map(|i| Duration::from_micros(10_000 * (i / 4) + 100 * (i % 4)))
             .collect();
-        let r = steady_rate(&a, 4);
+        let (r, _) = steady_rate(&a, 4);
         assert!((r / 400.0 - 1.0).abs() < 0.01, "{r}");
+    }
+
+    #[test]
+    fn an_uneven_pace_has_a_spread() {
+        // Stretches alternately at 1,000 and 600 answers a second.
+        let mut a = Vec::new();
+        let mut t = 0.0;
+        for i in 0..400 {
+            t += if (i / 45) % 2 == 0 { 1e-3 } else { 1.0 / 600.0 };
+            a.push(Duration::from_secs_f64(t));
+        }
+        let (r, spread) = steady_rate(&a, 1);
+        assert!(r > 600.0 && r < 1000.0, "{r}");
+        assert!(spread > 0.1, "{spread}");
     }
 }

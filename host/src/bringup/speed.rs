@@ -97,10 +97,13 @@ fn fit(a: &Probe, b: &Probe, size: BoardSize) -> Option<(f64, f64)> {
     if rd <= 0.0 || rc <= 0.0 || (dear.cycles as f64) < 1.5 * cheap.cycles as f64 {
         return None;
     }
-    let (xd, xc) = (1.0 / rd, 1.0 / rc);
-    if xd <= xc {
+    // Rates apart by no more than each one strays within its probe tell nothing: a link
+    // or host that sets an uneven pace (a board simulated slower than real time) would
+    // otherwise give units a few kilohertz fast.
+    if rc - rd <= 2.0 * (rd * dear.spread + rc * cheap.spread) {
         return None;
     }
+    let (xd, xc) = (1.0 / rd, 1.0 / rc);
     let p = (dear.cycles - cheap.cycles) as f64 / (xd - xc);
     let overhead = xc * p - cheap.cycles as f64;
     // Our front end keeps a unit waiting a dispatch; Queens@TUD's chain a few cycles.
@@ -235,4 +238,46 @@ pub fn predict(
         take(pace, s.bound.expect("matched"));
     }
     (best.map(|b| b.0), best.map(|b| b.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(cycles: u64, rate: f64, spread: f64) -> Probe {
+        Probe {
+            index: 0,
+            cycles,
+            frames: Default::default(),
+            rate,
+            spread,
+            waves: None,
+            arrivals: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn rates_apart_by_their_noise_give_no_units() {
+        // N = 10 through a slow, uneven link: the cheaper probe happened to come back 20%
+        // faster, inside what each probe's stretches strayed.
+        let size = BoardSize::new(10).unwrap();
+        let s = judge(
+            None,
+            &probe(24, 25.0, 0.12),
+            Some(&probe(13, 30.0, 0.12)),
+            size,
+            None,
+        );
+        assert_eq!(s.bound, Some(Bound::LinkOrHost));
+        assert_eq!(s.cycles_per_second, None);
+        // The same rates measured steadily are the units' pace.
+        let s = judge(
+            None,
+            &probe(24, 25.0, 0.01),
+            Some(&probe(13, 30.0, 0.01)),
+            size,
+            None,
+        );
+        assert_eq!(s.bound, Some(Bound::Units));
+    }
 }
