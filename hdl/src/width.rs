@@ -30,7 +30,7 @@ macro_rules! with_width {
 pub use queens_core::board::RINGS;
 
 /// The wire word's width in bits for inner width `m`: whole bytes of coordinates
-/// (`queens_core::board::coord_bits`), so that [`with_board_widths!`] fixes it per width at
+/// (`queens_core::board::coord_bits`), so that [`crate::with_board_widths!`] fixes it per width at
 /// compile time.
 pub const fn wire_word_width(m: usize) -> usize {
     8 * queens_core::board::coord_bits(m as u32 + 2 * queens_core::board::RINGS) as usize
