@@ -130,6 +130,51 @@ fn the_window_halves_when_a_result_goes_missing() {
 }
 
 #[test]
+fn a_board_that_said_its_room_keeps_it_through_link_losses() {
+    let (_d, s) = campaign(11);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T).with_trust(Trust::OFF, None);
+    let l = d.add_link("a", 64, 0).unwrap();
+    d.link_up(l);
+    let mut now = Instant::now();
+    for w in words(size, &d.fill(l, now).unwrap()) {
+        d.feed(l, &answer(size, w, None), now).unwrap();
+    }
+    says_units(&mut d, l, size, 8, now);
+    let holds = d.links()[l].window();
+    // Ten frames lost on the link, each the last of its batch, with the rest answered and
+    // later work too: the board never had more than it said, so it had room for each.
+    for _ in 0..10 {
+        let sent = words(size, &d.fill(l, now).unwrap());
+        for &w in sent.iter().rev().skip(1) {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+        // Work sent after the lost frame is answered before it times out.
+        now += Duration::from_millis(10);
+        for w in words(size, &d.fill(l, now).unwrap()) {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+        now += Duration::from_secs(2);
+        d.expire(now);
+    }
+    // Then a clean link: the window comes back to all the board holds.
+    let mut most = 0;
+    for _ in 0..2_000 {
+        let sent = words(size, &d.fill(l, now).unwrap());
+        most = most.max(sent.len().max(d.links()[l].in_flight));
+        for w in sent {
+            d.feed(l, &answer(size, w, None), now).unwrap();
+        }
+        now += Duration::from_millis(100);
+        d.expire(now);
+        if d.finished() {
+            break;
+        }
+    }
+    assert_eq!(most, holds, "the window after the losses");
+}
+
+#[test]
 fn every_result_counts_once_whatever_the_faults() {
     let (_d, s) = campaign(10);
     let size = s.size();

@@ -138,8 +138,9 @@ impl Window {
         }
         // The board answered work sent after this: it was alive and had no room, so it
         // holds less than this one's depth. (A board that lost everything, reset or not yet
-        // up, says nothing of its size.)
-        if self.answered_upto.is_some_and(|a| a > sent) {
+        // up, says nothing of its size; one that said what it holds is never sent more, so
+        // what it lost the link lost: its room stays.)
+        if !self.said && self.answered_upto.is_some_and(|a| a > sent) {
             let below = depth.saturating_sub(1).max(1);
             if below < self.ceiling {
                 self.ceiling = below;
