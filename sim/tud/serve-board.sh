@@ -36,23 +36,9 @@ if [ -z "$backend" ] || [ "$backend" = mcode ]; then
     echo "serve-board.sh: needs ghdl-llvm or ghdl-gcc: mcode cannot link bridge.c" >&2
     exit 127
 fi
-v=$q27/src/vhdl
 work=$root/target/tud-bridge-ghdl
-rm -rf "$work" && mkdir -p "$work"
-ghdl_() { GHDL_BACKEND=$backend ghdl "$1" --std=08 -frelaxed --workdir="$work" -P"$work" "${@:2}"; }
-# The same units as record-board.sh; their warnings (hidden names, metavalues) are theirs.
-p=$v/PoC
-ghdl_ -a --work=poc -Wno-hide "$p/common/my_config_KC705.vhdl" "$p/common/my_project.vhdl" \
-    "$p/common/utils.vhdl" "$p/common/config.vhdl" "$p/common/strings.vhdl" \
-    "$p/common/vectors.vhdl" "$p/common/physical.vhdl" "$p/common/components.vhdl" \
-    "$p/arith/arith_counter_free.vhdl" "$p/ocram/ocram.pkg.vhdl" "$p/ocram/ocram_sdp.vhdl" \
-    "$p/fifo/fifo.pkg.vhdl" "$p/fifo/fifo_glue.vhdl" "$p/fifo/fifo_cc_got.vhdl" \
-    "$p/fifo/fifo_cc_got_tempput.vhdl" "$p/uart/uart.pkg.vhdl" "$p/uart/uart_rx.vhdl" \
-    "$p/uart/uart_tx.vhdl" 2>/dev/null
-q=$v/queens
-ghdl_ -a "$q/arbit_forward.vhdl" "$q/queens_slice.vhdl" "$q/expand_blocking.vhdl" \
-    "$q/msg_tap.vhdl" "$q/msg_funnel.vhdl" "$q/enframe.vhdl" "$q/unframe.vhdl" \
-    "$q/queens_chain.vhdl" "$q/queens_uart.vhdl" 2>/dev/null
+# shellcheck source=uart-board.sh
+source "$root/sim/tud/uart-board.sh"
 ghdl_ -a "$root/sim/tud/bridge_tb.vhdl"
 cc -O2 -c -o "$work/bridge.o" "$root/sim/tud/bridge.c"
 (cd "$work" && ghdl_ -e -Wl,"$work/bridge.o" bridge_tb 2>/dev/null)
