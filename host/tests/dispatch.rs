@@ -42,6 +42,15 @@ fn says_units<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units:
     d.feed(l, &id.encode(), now).unwrap();
 }
 
+/// The board on `l` answers the first words it was sent, then identification: a board of
+/// ours with `units` units, its window open to them and its queue.
+fn opens<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units: u32, now: Instant) {
+    for w in words(size, &d.fill(l, now).unwrap()) {
+        d.feed(l, &answer(size, w, None), now).unwrap();
+    }
+    says_units(d, l, size, units, now);
+}
+
 /// A board's result frame for `wire`, with the right count unless `wrong` is given.
 fn answer(size: BoardSize, wire: u64, wrong: Option<u64>) -> Vec<u8> {
     let pre = word::decode_wire(size, wire).unwrap();
@@ -115,10 +124,7 @@ fn the_window_halves_when_a_result_goes_missing() {
     d.link_up(l);
     let mut now = Instant::now();
     // A board of ours says it holds 48 units and its queue: the window opens to that.
-    for w in words(size, &d.fill(l, now).unwrap()) {
-        d.feed(l, &answer(size, w, None), now).unwrap();
-    }
-    says_units(&mut d, l, size, 48, now);
+    opens(&mut d, l, size, 48, now);
     let grown = d.links()[l].window();
     assert_eq!(grown, 48 + queens_hdl::front::WORD_QUEUE);
     // A whole window lost at once (a board without room drops frames): one halving.
@@ -137,10 +143,7 @@ fn a_board_that_said_its_room_keeps_it_through_link_losses() {
     let l = d.add_link("a", 64, 0).unwrap();
     d.link_up(l);
     let mut now = Instant::now();
-    for w in words(size, &d.fill(l, now).unwrap()) {
-        d.feed(l, &answer(size, w, None), now).unwrap();
-    }
-    says_units(&mut d, l, size, 8, now);
+    opens(&mut d, l, size, 8, now);
     let holds = d.links()[l].window();
     // Ten frames lost on the link, each the last of its batch, with the rest answered and
     // later work too: the board never had more than it said, so it had room for each.
@@ -493,10 +496,7 @@ fn a_silent_full_board_gets_no_work_beyond_its_room() {
     let l = d.add_link("a", 20, 4).unwrap();
     d.link_up(l);
     let mut now = Instant::now();
-    for w in words(size, &d.fill(l, now).unwrap()) {
-        d.feed(l, &answer(size, w, None), now).unwrap();
-    }
-    says_units(&mut d, l, size, 4, now);
+    opens(&mut d, l, size, 4, now);
     // Every answer 5 ms after its word.
     for _ in 0..8 {
         let sent = words(size, &d.fill(l, now).unwrap());
