@@ -80,7 +80,7 @@ fn a_board_that_does_not_say_gets_its_units_and_clock_inferred() {
 fn a_board_that_loses_and_corrupts_frames_is_named_a_link_fault() {
     let b = board(&["--faults", "corrupt=0.1,drop=0.1"]);
     let (v, ok) = check(&b, 12);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     assert!(failures(&v).contains("the link lost frames"), "{v}");
 }
 
@@ -88,7 +88,7 @@ fn a_board_that_loses_and_corrupts_frames_is_named_a_link_fault() {
 fn a_board_for_another_n_says_which() {
     let b = SimBoard::tcp(13, &["--solvers", "4", "--clock", "20kHz"]);
     let (v, ok) = check(&b, 12);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     let f = failures(&v);
     assert!(
         f.contains("built for N = 13, not 12") && f.contains("--n 13"),
@@ -100,7 +100,7 @@ fn a_board_for_another_n_says_which() {
 fn a_board_at_half_its_clock_is_slower_than_built() {
     let b = board(&["--claim-clock", "40kHz"]);
     let (v, ok) = check(&b, 12);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     assert!(failures(&v).contains("slower than built"), "{v}");
     clock_within(&v, 20e3, 0.05);
 }
@@ -109,7 +109,7 @@ fn a_board_at_half_its_clock_is_slower_than_built() {
 fn a_board_with_fewer_units_than_it_claims_is_caught() {
     let b = board(&["--claim-units", "8"]);
     let (v, ok) = check(&b, 12);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     assert!(
         failures(&v).contains("4 units answer; the board says it has 8"),
         "{v}"
@@ -120,7 +120,7 @@ fn a_board_with_fewer_units_than_it_claims_is_caught() {
 fn a_lying_board_has_its_wrong_subproblems_named() {
     let b = board(&["--faults", "lie=0.3"]);
     let (v, ok) = check(&b, 12);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     let wrong = v["wrong_counts"].as_array().unwrap();
     assert!(!wrong.is_empty(), "{v}");
     for w in wrong {
@@ -156,7 +156,7 @@ fn a_board_is_checked_against_the_design_json_it_was_built_from() {
     other["design_hash"] = (other["design_hash"].as_u64().unwrap() ^ 1).into();
     let other = write("other.json", &other);
     let (v3, ok) = check_with(&b, &["--design", &other]);
-    assert!(!ok);
+    assert!(!ok, "{v}");
     let f = failures(&v3);
     assert!(
         f.contains("the board is another design: units 4 (built: 6), design"),

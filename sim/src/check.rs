@@ -195,13 +195,19 @@ fn keep(list: &mut Vec<Mismatch>, count: &mut u64, m: Mismatch) {
 }
 
 /// rust-hdl's simulator on the whole core: frames in as bytes, frame parser, front end,
-/// `units` solver stages, framer, frames out as bytes.
+/// `units` solver stages, framer, frames out as bytes. For boards up to
+/// [`RTL_CORE_MAX_N`]: each size is a separate instantiation of the whole core, and
+/// instantiating all 27 took most of this crate's compile time for sizes rust-hdl's
+/// simulator would take hours a subproblem on (Verilator runs those).
 pub struct RtlCoreEngine {
     pub arbiter: queens_hdl::ArbiterKind,
 }
 
 /// Solver stages in the simulated core (rust-hdl instantiates each one separately).
 pub const RTL_CORE_UNITS: usize = 4;
+
+/// The largest board [`RtlCoreEngine`] runs.
+pub const RTL_CORE_MAX_N: u32 = 12;
 
 impl Engine for RtlCoreEngine {
     fn name(&self) -> &'static str {
@@ -212,9 +218,23 @@ impl Engine for RtlCoreEngine {
         let kind = self.arbiter;
         // A search that sends nothing for this long has stalled.
         let quiet = 1 << 24;
-        queens_hdl::with_board_widths!(size.n() as usize, |M, M1, D, W| {
-            run_core::<M, M1, D, W>(kind, size, subproblems, quiet)
-        })
+        // Inner width M, M + 1, 2M - 1 and the wire word's width, per board size.
+        macro_rules! sizes {
+            ($($n:literal => $m:literal $m1:literal $d:literal),*) => {
+                match size.n() {
+                    $($n => {
+                        const W: usize = queens_hdl::width::wire_word_width($m);
+                        run_core::<$m, $m1, $d, W>(kind, size, subproblems, quiet)
+                    })*
+                    n => Err(format!(
+                        "rust-hdl's simulator runs the whole core for N = 6 to \
+                         {RTL_CORE_MAX_N}, not {n}: the verilator engine runs the core at any N"
+                    )),
+                }
+            };
+        }
+        sizes!(6 => 2 3 3, 7 => 3 4 5, 8 => 4 5 7, 9 => 5 6 9, 10 => 6 7 11, 11 => 7 8 13,
+               12 => 8 9 15)
     }
 }
 

@@ -54,3 +54,19 @@ fn core_answers_a_request_once_and_ignores_one_with_the_wrong_crc() {
     assert_eq!(seen, vec![Deframed::Ident(core.ident())], "{out:02x?}");
     assert_eq!(out, core.ident().encode());
 }
+
+#[test]
+fn core_beyond_its_sizes_names_the_engine_that_runs_them() {
+    use queens_sim::check::RTL_CORE_MAX_N;
+    use queens_sim::Engine;
+    let size = BoardSize::new(RTL_CORE_MAX_N + 1).unwrap();
+    let sub = canonical(size).next().unwrap();
+    let e = RtlCoreEngine {
+        arbiter: queens_hdl::ArbiterKind::Adder,
+    };
+    let err = e.run(size, &[sub]).unwrap_err();
+    assert!(
+        err.contains("verilator") && err.contains(&format!("not {}", size.n())),
+        "{err}"
+    );
+}

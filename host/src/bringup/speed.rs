@@ -97,10 +97,7 @@ fn fit(a: &Probe, b: &Probe, size: BoardSize) -> Option<(f64, f64)> {
     if rd <= 0.0 || rc <= 0.0 || (dear.cycles as f64) < 1.5 * cheap.cycles as f64 {
         return None;
     }
-    // Rates apart by no more than each one strays within its probe tell nothing: a link
-    // or host that sets an uneven pace (a board simulated slower than real time) would
-    // otherwise give units a few kilohertz fast.
-    if rc - rd <= 2.0 * (rd * dear.spread + rc * cheap.spread) {
+    if within_noise(dear, cheap) {
         return None;
     }
     let (xd, xc) = (1.0 / rd, 1.0 / rc);
@@ -110,6 +107,24 @@ fn fit(a: &Probe, b: &Probe, size: BoardSize) -> Option<(f64, f64)> {
     let most = 2.0 * queens_hdl::front::dispatch_cycles(size.inner() as usize) as f64 + 16.0;
     let fits = overhead >= -0.15 * cheap.cycles as f64 && overhead <= most;
     fits.then_some((p, overhead.max(0.0)))
+}
+
+/// Whether the rates of the probes `dear` and `cheap` are apart by no more than each one
+/// strays within its probe: then they tell nothing. A link or host that sets an uneven pace
+/// (a board simulated slower than real time, a host busy with other work) would otherwise
+/// give units a few kilohertz fast, or hide a slow clock.
+fn within_noise(dear: &Probe, cheap: &Probe) -> bool {
+    cheap.rate - dear.rate <= 2.0 * (dear.rate * dear.spread + cheap.rate * cheap.spread)
+}
+
+/// Whether the probes `d` and `h` were too uneven to tell whether the units set their pace:
+/// worth probing again.
+pub fn uneven(d: &Probe, h: &Probe) -> bool {
+    let (dear, cheap) = if d.cycles >= h.cycles { (d, h) } else { (h, d) };
+    dear.rate > 0.0
+        && cheap.rate > dear.rate
+        && within_noise(dear, cheap)
+        && (dear.spread > 0.0 || cheap.spread > 0.0)
 }
 
 /// Judges the probes `d` (the dearer) and `h`. `link_rate`: answers a second a serial link
@@ -279,5 +294,15 @@ mod tests {
             None,
         );
         assert_eq!(s.bound, Some(Bound::Units));
+    }
+
+    #[test]
+    fn only_an_uneven_pair_is_probed_again() {
+        // Either order: the dearer probe is the one with more cycles.
+        assert!(uneven(&probe(24, 25.0, 0.12), &probe(13, 30.0, 0.12)));
+        assert!(uneven(&probe(13, 30.0, 0.12), &probe(24, 25.0, 0.12)));
+        // Steady rates are judged as they are, and so are equal ones (a link's pace).
+        assert!(!uneven(&probe(24, 25.0, 0.01), &probe(13, 30.0, 0.01)));
+        assert!(!uneven(&probe(24, 25.0, 0.0), &probe(13, 25.0, 0.0)));
     }
 }
