@@ -38,20 +38,18 @@
 // walk. `grouped sketch DIR`: the Verilog sketches of the tally that price it, and the
 // commands that route them. Figures: docs/design/unit.md, "More than one pre-placement per
 // walk".
-use queens_core::blocking::{filled_line_score, scored_lines};
 use queens_core::board::PairTable;
 use queens_core::enumerate::{canonical, select, Prefix};
 use queens_core::search::completions;
 use queens_core::sweep::Sweep;
 use queens_core::{Blocking, BoardSize, Enumerator, Orientation, Preplacement, Subproblem};
+use queens_sim::grouped::{Cell, Grid, Stepper};
 use queens_sim::ratio::Ratio;
 use queens_sim::sample::rng_for;
 use queens_sim::sample::Sampler;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-
-type Cell = (u32, u32);
 
 // ---------------------------------------------------------------------------------------
 // Frames: the board turned so that a unit walks its columns left to right.
@@ -135,62 +133,6 @@ fn canon(table: &PairTable, r: &Preplacement) -> Preplacement {
 
 // ---------------------------------------------------------------------------------------
 // Grids and their walks.
-
-/// A walk: `l` lines walked in order, each filled by a ring queen (bit of `filled`) or a
-/// mask of the positions the fixed queens leave open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Grid {
-    l: u32,
-    open: [u32; 32],
-    filled: u32,
-}
-
-impl Grid {
-    /// The lines x in `xs` (columns of the frame), positions y in `ys`, of a board holding
-    /// the queens `fixed`.
-    fn new(fixed: &[Cell], xs: (u32, u32), ys: (u32, u32)) -> Grid {
-        let mut g = Grid {
-            l: xs.1 - xs.0 + 1,
-            open: [0; 32],
-            filled: 0,
-        };
-        for (i, x) in (xs.0..=xs.1).enumerate() {
-            if fixed.iter().any(|q| q.0 == x) {
-                g.filled |= 1 << i;
-                continue;
-            }
-            for (j, y) in (ys.0..=ys.1).enumerate() {
-                let free = fixed
-                    .iter()
-                    .all(|q| q.1 != y && q.0.abs_diff(x) != q.1.abs_diff(y));
-                g.open[i] |= (free as u32) << j;
-            }
-        }
-        g
-    }
-
-    fn of_blocking(b: &Blocking) -> Grid {
-        Grid {
-            l: b.m,
-            open: b.open_table(),
-            filled: b.cols,
-        }
-    }
-
-    /// The front end's score of the walk: its first lines' open positions, a filled line
-    /// scored as `filled_line_score` (the rule of `Blocking::walk_score`, for N - 4 = `m`).
-    fn score(&self, m: u32) -> u32 {
-        (0..scored_lines(m))
-            .map(|x| {
-                if self.filled >> x & 1 != 0 {
-                    filled_line_score(m)
-                } else {
-                    self.open[x as usize].count_ones()
-                }
-            })
-            .sum()
-    }
-}
 
 /// Cycles of one walk: our unit (F: today's, with the held uncle), with the uncle from an
 /// exhausted column too (EF), Queens@TUD's unit on the same tree, and solutions found.
@@ -425,134 +367,6 @@ fn probe_mean(g: &Grid, probes: u32, rng: &mut fastrand::Rng) -> Price<f64> {
     s.scale(1.0 / probes as f64)
 }
 
-/// The unit stepped cycle by cycle on a grid: `queens_sim::model::Unit` with L lines of any
-/// width, and (`e`) the uncle step from an exhausted line too. Calls `sol` with the position
-/// of each line's queen (`None` for a filled line) and the cycle at every solution.
-struct Stepper {
-    l: u32,
-    open: [u32; 32],
-    filled: u32,
-    c: u32,
-    exhausted: bool,
-    held: bool,
-    e: bool,
-    queen: [u32; 32],
-    used: u32,
-    down: u64,
-    up: u64,
-    cycles: u64,
-}
-
-impl Stepper {
-    fn new(g: &Grid, e: bool) -> Self {
-        Stepper {
-            l: g.l,
-            open: g.open,
-            filled: g.filled,
-            c: 0,
-            exhausted: false,
-            held: false,
-            e,
-            queen: [0; 32],
-            used: 0,
-            down: 0,
-            up: 0,
-            cycles: 0,
-        }
-    }
-
-    fn free(&self, x: u32) -> u32 {
-        let att = (self.down >> x) | (self.up >> (self.l - 1 - x));
-        self.open[x as usize] & !self.used & !(att as u32)
-    }
-
-    fn toggle(&mut self, x: u32, q: u32) {
-        let y = q.trailing_zeros();
-        self.used ^= q;
-        self.down ^= 1 << (x + y);
-        self.up ^= 1 << (y + self.l - 1 - x);
-    }
-
-    fn raise(&mut self, x: u32) -> bool {
-        let q = self.queen[x as usize];
-        if q == 0 {
-            return false;
-        }
-        self.toggle(x, q);
-        let f = self.free(x) & !((q << 1) - 1);
-        if f == 0 {
-            self.queen[x as usize] = 0;
-            return false;
-        }
-        let s = f & f.wrapping_neg();
-        self.queen[x as usize] = s;
-        self.toggle(x, s);
-        true
-    }
-
-    /// Runs to done: the cycles.
-    fn run(mut self, mut sol: impl FnMut(&[Option<u32>], u64)) -> u64 {
-        loop {
-            self.cycles += 1;
-            let c = self.c;
-            let last = c == self.l - 1;
-            let found = if self.exhausted {
-                None
-            } else if self.filled >> c & 1 != 0 {
-                Some(0)
-            } else {
-                let f = self.free(c);
-                (f != 0).then(|| f & f.wrapping_neg())
-            };
-            if let Some(q) = found {
-                if !last {
-                    self.queen[c as usize] = q;
-                    if q != 0 {
-                        self.toggle(c, q);
-                    }
-                    self.c = c + 1;
-                    self.exhausted = false;
-                    self.held = true;
-                    continue;
-                }
-                let pos: Vec<Option<u32>> = (0..self.l)
-                    .map(|x| {
-                        let q = if x == c { q } else { self.queen[x as usize] };
-                        (self.filled >> x & 1 == 0).then(|| q.trailing_zeros())
-                    })
-                    .collect();
-                sol(&pos, self.cycles);
-            }
-            if c == 0 {
-                return self.cycles;
-            }
-            let p = c - 1;
-            if self.raise(p) {
-                self.exhausted = false;
-                continue;
-            }
-            let held = std::mem::replace(&mut self.held, false);
-            if (held || (self.e && self.exhausted)) && p >= 1 {
-                let q2 = self.queen[p as usize - 1];
-                if self.raise(p - 1) {
-                    self.c = p;
-                    self.exhausted = false;
-                    continue;
-                }
-                if q2 != 0 {
-                    self.queen[p as usize - 1] = q2;
-                    self.toggle(p - 1, q2);
-                }
-            }
-            self.c = p;
-            self.exhausted = true;
-            if p == 0 {
-                return self.cycles;
-            }
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Groups.
 
@@ -784,6 +598,14 @@ fn check(n: u32) {
         for img in sp.pre.images() {
             assert_eq!(canon(&table, &img), sp.pre, "canonical image of {img}");
         }
+        // The library's south group (queens_sim::grouped) walks this program's grid.
+        let [w, nn, ea, _] = sp.pre.side_indices(&table);
+        assert_eq!(
+            queens_sim::grouped::south_grid(size, &table, [w, nn, ea]),
+            open_east(frame(Rule::South, &sp.pre), &sp.pre).grid(),
+            "{}",
+            sp.pre
+        );
         // The stepped unit and the node prices against the model and its prices, on today's
         // walk and on the left-to-right one (Queens@TUD's prices there).
         for g in [b.oriented(), b] {

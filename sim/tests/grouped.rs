@@ -1,0 +1,66 @@
+//! The grouped walk's model (`queens_sim::grouped`): one walk per (west, north, east) counts
+//! every south side exactly as the software counter does, and its step is today's unit's.
+
+use queens_core::board::PairTable;
+use queens_core::enumerate::{canonical, Prefix};
+use queens_core::sweep::Sweep;
+use queens_core::{completions, Blocking, BoardSize, Enumerator};
+use queens_sim::grouped::{run_south_group, Grid, Stepper};
+use std::collections::HashMap;
+
+#[test]
+fn the_stepper_on_todays_walk_is_the_unit_model() {
+    let size = BoardSize::new(9).unwrap();
+    for sp in canonical(size) {
+        let b = Blocking::new(&sp.pre).oriented();
+        let model = queens_sim::run_unit(&b);
+        let mut solutions = 0;
+        let cycles = Stepper::new(&Grid::of_blocking(&b), false).run(|_, _| solutions += 1);
+        assert_eq!((cycles, solutions), (model.cycles, model.solutions), "{}", sp.pre);
+    }
+}
+
+#[test]
+fn every_south_group_counts_each_member_as_software_does() {
+    for n in 8..=11 {
+        let size = BoardSize::new(n).unwrap();
+        let table = PairTable::new(size);
+        let e = Enumerator::new(size);
+        let mut sweep = Sweep::new(size);
+        let (mut members, mut walks) = (0u64, 0u64);
+        // Each (west, north) once: the canonical order runs through them in turn.
+        let mut prefixes: Vec<(u32, u32)> = canonical(size)
+            .map(|sp| {
+                let s = sp.pre.side_indices(&table);
+                (s[0], s[1])
+            })
+            .collect();
+        prefixes.dedup();
+        let by_member: HashMap<[u32; 4], u64> = canonical(size)
+            .map(|sp| (sp.pre.side_indices(&table), completions(&sp.pre)))
+            .collect();
+        for (w, nn) in prefixes {
+            e.for_each_east(Prefix { w, n: nn }, |east, souths| {
+                let run = run_south_group(size, &table, [w, nn, east]);
+                let software = sweep.souths(w, nn, east).to_vec();
+                assert_eq!(run.souths, software, "N = {n}, sides {w} {nn} {east}");
+                for &(s, _) in souths {
+                    let want = by_member[&[w, nn, east, s]];
+                    assert_eq!(run.souths[s as usize], want, "N = {n}, {w} {nn} {east} {s}");
+                }
+                assert!(run.cycles > run.souths.iter().sum::<u64>());
+                members += souths.len() as u64;
+                walks += 1;
+            });
+        }
+        assert_eq!(
+            members,
+            by_member.len() as u64,
+            "N = {n}: every member in one group"
+        );
+        assert!(
+            walks < members,
+            "N = {n}: {walks} walks for {members} pre-placements"
+        );
+    }
+}
