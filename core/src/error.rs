@@ -34,6 +34,9 @@ pub enum ModelError {
     #[error("result digits disagree with the count {count}: mod 13 = {mod13}, mod 15 = {mod15} (a wrapped or corrupted counter)")]
     Residue { count: u64, mod13: u8, mod15: u8 },
 
+    #[error("group record field {field} = {value} is invalid")]
+    GroupField { field: &'static str, value: u64 },
+
     #[error("database entry has a bad CRC-3 (word 1 = {word1:#018x})")]
     EntryCrc { word1: u64 },
 

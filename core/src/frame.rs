@@ -28,15 +28,26 @@ pub fn crc8(payload: &[u8]) -> u8 {
 
 /// Wraps a payload into a frame.
 pub fn encode(payload: &[u8]) -> Vec<u8> {
+    encode_xored(payload, 0)
+}
+
+/// Wraps a payload into a frame whose CRC is XORed with `xor`: this project's own frames
+/// (identification, groups), which a receiver of the plain protocol drops as corrupt.
+pub fn encode_xored(payload: &[u8], xor: u8) -> Vec<u8> {
     let mut f = Vec::with_capacity(payload.len() + 2);
     f.push(SENTINEL);
     f.extend_from_slice(payload);
-    f.push(crc8(payload));
+    f.push(crc8(payload) ^ xor);
     f
 }
 
 /// Checks one whole frame of a known payload length and returns its payload.
 pub fn decode(frame: &[u8], payload_len: usize) -> Result<&[u8], ModelError> {
+    decode_xored(frame, payload_len, 0)
+}
+
+/// As [`decode`], for a frame whose CRC is XORed with `xor` (see [`encode_xored`]).
+pub fn decode_xored(frame: &[u8], payload_len: usize, xor: u8) -> Result<&[u8], ModelError> {
     if frame.len() != payload_len + 2 {
         return Err(ModelError::FrameLength {
             expected: payload_len + 2,
@@ -47,7 +58,7 @@ pub fn decode(frame: &[u8], payload_len: usize) -> Result<&[u8], ModelError> {
         return Err(ModelError::Sentinel { found: frame[0] });
     }
     let payload = &frame[1..=payload_len];
-    let computed = crc8(payload);
+    let computed = crc8(payload) ^ xor;
     let received = frame[payload_len + 1];
     if computed != received {
         return Err(ModelError::FrameCrc { computed, received });

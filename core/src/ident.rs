@@ -7,7 +7,7 @@
 //! the fields), and the CRC-8 of the payload XOR [`IDENT_CRC_XOR`], so that a host reading
 //! results skips it the same way.
 
-use crate::frame::{crc8, SENTINEL};
+use crate::frame::{crc8, encode_xored, SENTINEL};
 use crate::{word, BoardSize};
 
 /// XORed into the CRC of identification frames, request and answer.
@@ -38,20 +38,13 @@ pub struct Ident {
 pub fn request(size: BoardSize) -> Vec<u8> {
     let mut payload = vec![0xFF; word::wire_bytes(size)];
     payload[..2].copy_from_slice(&MAGIC);
-    let mut f = vec![SENTINEL];
-    f.extend_from_slice(&payload);
-    f.push(crc8(&payload) ^ IDENT_CRC_XOR);
-    f
+    encode_xored(&payload, IDENT_CRC_XOR)
 }
 
 impl Ident {
     /// The answer frame.
     pub fn encode(&self) -> Vec<u8> {
-        let p = self.payload();
-        let mut f = vec![SENTINEL];
-        f.extend_from_slice(&p);
-        f.push(crc8(&p) ^ IDENT_CRC_XOR);
-        f
+        encode_xored(&self.payload(), IDENT_CRC_XOR)
     }
 
     /// This identity as the wire carries it (and [`Ident::decode`] returns it): the clock to

@@ -17,6 +17,7 @@ pub mod entry;
 pub mod enumerate;
 pub mod error;
 pub mod frame;
+pub mod group;
 pub mod ident;
 pub mod plain;
 pub mod preplacement;

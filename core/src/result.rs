@@ -106,14 +106,14 @@ pub fn unwrap_count(count: u64, mod13: u8, mod15: u8) -> Result<u64, ModelError>
 }
 
 #[derive(Default)]
-struct BitWriter {
+pub(crate) struct BitWriter {
     bytes: Vec<u8>,
     acc: u64,
     nacc: u32,
 }
 
 impl BitWriter {
-    fn put(&mut self, value: u64, bits: u32) {
+    pub(crate) fn put(&mut self, value: u64, bits: u32) {
         for i in (0..bits).rev() {
             self.acc = (self.acc << 1) | (value >> i & 1);
             self.nacc += 1;
@@ -125,7 +125,7 @@ impl BitWriter {
         }
     }
 
-    fn finish(mut self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> Vec<u8> {
         if self.nacc > 0 {
             self.bytes.push((self.acc << (8 - self.nacc)) as u8);
         }
@@ -133,13 +133,13 @@ impl BitWriter {
     }
 }
 
-struct BitReader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+pub(crate) struct BitReader<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl BitReader<'_> {
-    fn take(&mut self, bits: u32) -> u64 {
+    pub(crate) fn take(&mut self, bits: u32) -> u64 {
         let mut v = 0;
         for _ in 0..bits {
             let bit = self.bytes[self.pos / 8] >> (7 - self.pos % 8) & 1;

@@ -233,3 +233,113 @@ fn fresh_entry_is_unsolved_and_solver_zero_refused() {
     let garbage = [0xFFu8; 16];
     assert!(Entry::decode(size(10), &garbage).is_err());
 }
+
+mod group_frames {
+    use super::*;
+    use queens_core::group::{self, Body, GroupRecord, END};
+
+    /// The first canonical pre-placement of N = 27 (a member of the first group).
+    fn first27() -> queens_core::Preplacement {
+        q27_samples()[0].pre
+    }
+
+    #[test]
+    fn a_group_request_is_its_word_with_the_south_at_zero_and_a_plain_board_drops_it() {
+        let s = size(27);
+        let p = first27();
+        let wire = group::group_wire(&p).unwrap();
+        // The south fields are the lowest 10 bits at N = 27; the rest is the member's word.
+        assert_eq!(wire & 0x3FF, 0);
+        assert_eq!(
+            word::strip_parity(s, wire).unwrap() >> 10,
+            word::encode(&p).unwrap() >> 10
+        );
+        assert_eq!(wire.count_ones() % 2, 1);
+        let f = group::request(&p).unwrap();
+        assert_eq!(group::decode_request(s, &f).unwrap(), wire);
+        // A board of the plain protocol checks the plain CRC: the request fails it.
+        assert!(matches!(
+            frame::decode(&f, word::wire_bytes(s)),
+            Err(ModelError::FrameCrc { .. })
+        ));
+        // And a plain request is no group request.
+        let plain = frame::encode(&word::wire_to_bytes(s, word::encode_wire(&p).unwrap()));
+        assert!(group::decode_request(s, &plain).is_err());
+    }
+
+    #[test]
+    fn group_record_check_values() {
+        // N = 27, group word 0x8123456400: south side 300 with 1,000 completions, then the end
+        // record after 1 south record and 2^40 + 5 cycles. The payloads were laid out by hand
+        // from docs/spec/protocol.md, which quotes these frames.
+        let s = size(27);
+        assert_eq!(GroupRecord::payload_len(s), 15);
+        let south = GroupRecord::south(0x8123456400, 300, 1000).encode(s);
+        let end = GroupRecord::end(0x8123456400, 1, (1 << 40) + 5).encode(s);
+        let hex = |f: &[u8]| f.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ");
+        assert_eq!(hex(&south), "FA 81 23 45 64 00 4B 32 80 00 00 00 0F A0 00 00 C1");
+        assert_eq!(hex(&end), "FA 81 23 45 64 00 FF C0 00 40 40 00 00 00 01 40 9E");
+        assert_eq!(
+            GroupRecord::decode(s, &south).unwrap().true_count(),
+            Some(Ok(1000))
+        );
+        assert_eq!(
+            GroupRecord::decode(s, &end).unwrap().body,
+            Body::End {
+                records: 1,
+                cycles: (1 << 40) + 5
+            }
+        );
+    }
+
+    #[test]
+    fn records_round_trip_and_bad_ones_are_refused() {
+        for n in [8, 12, 27, 32] {
+            let s = size(n);
+            let wire = 0x8123456400 & ((1u64 << (8 * word::wire_bytes(s))) - 1);
+            for rec in [
+                GroupRecord::south(wire, 0, 0),
+                GroupRecord::south(wire, s.pairs() - 1, (1 << 44) + 12_345),
+                GroupRecord::end(wire, 0, 7),
+                GroupRecord::end(wire, 65_535, (1 << 48) - 1),
+            ] {
+                let f = rec.encode(s);
+                assert_eq!(f.len(), GroupRecord::payload_len(s) + 2);
+                let back = GroupRecord::decode(s, &f).unwrap();
+                assert_eq!(back, rec, "N = {n}");
+                // Every flipped bit of the payload is caught by the CRC.
+                for bit in 8..8 * (f.len() - 1) {
+                    let mut g = f.clone();
+                    g[bit / 8] ^= 0x80 >> (bit % 8);
+                    assert!(GroupRecord::decode(s, &g).is_err(), "N = {n}, bit {bit}");
+                }
+            }
+            // A south field past the last pair of N (and not the end marker) is refused.
+            let bad = GroupRecord {
+                wire,
+                body: Body::South {
+                    south: s.pairs(),
+                    mod13: 0,
+                    mod15: 0,
+                    count: 0,
+                },
+            };
+            assert!(s.pairs() < END);
+            assert!(matches!(
+                GroupRecord::decode(s, &bad.encode(s)),
+                Err(ModelError::GroupField { field: "south", .. })
+            ));
+            // A plain result frame of the same length is not a record.
+            let plain = frame::encode(&vec![0; GroupRecord::payload_len(s)]);
+            assert!(GroupRecord::decode(s, &plain).is_err());
+        }
+        // A record with digits out of range decodes, and its count says so.
+        let s = size(27);
+        let mut rec = GroupRecord::south(0x8123456400, 3, 1000);
+        if let Body::South { ref mut mod13, .. } = rec.body {
+            *mod13 = 13;
+        }
+        let back = GroupRecord::decode(s, &rec.encode(s)).unwrap();
+        assert!(matches!(back.true_count(), Some(Err(ModelError::Residue { .. }))));
+    }
+}

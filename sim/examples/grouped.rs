@@ -43,7 +43,7 @@ use queens_core::enumerate::{canonical, select, Prefix};
 use queens_core::search::completions;
 use queens_core::sweep::Sweep;
 use queens_core::{Blocking, BoardSize, Enumerator, Orientation, Preplacement, Subproblem};
-use queens_sim::grouped::{Cell, Grid, Stepper};
+use queens_sim::model::{Cell, Grid, Unit};
 use queens_sim::ratio::Ratio;
 use queens_sim::sample::rng_for;
 use queens_sim::sample::Sampler;
@@ -550,7 +550,7 @@ fn gap(grid: &Grid) -> u64 {
     let mut least = u64::MAX;
     for e in [false, true] {
         let mut last = HashMap::new();
-        Stepper::new(grid, e).run(|pos, cycle| {
+        Unit::on_grid(grid, e).run_with(|pos, cycle| {
             let key = (pos[pos.len() - 2], pos[pos.len() - 1]);
             if let Some(before) = last.insert(key, cycle) {
                 least = least.min(cycle - before);
@@ -566,7 +566,7 @@ fn stepped(group: &Group, size: BoardSize) -> (HashMap<Preplacement, u64>, u64, 
     let n = size.n();
     let grid = group.grid();
     let mut tally = HashMap::new();
-    let f = Stepper::new(&grid, false).run(|pos, _| {
+    let f = Unit::on_grid(&grid, false).run_with(|pos, _| {
         let mut cells = group.fixed.clone();
         for (i, y) in pos.iter().enumerate() {
             if let Some(y) = y {
@@ -576,7 +576,7 @@ fn stepped(group: &Group, size: BoardSize) -> (HashMap<Preplacement, u64>, u64, 
         let cells: Vec<Cell> = cells.into_iter().map(|c| unmap(group.o, n, c)).collect();
         *tally.entry(ring_of(size, &cells)).or_insert(0) += 1;
     });
-    let ef = Stepper::new(&grid, true).run(|_, _| {});
+    let ef = Unit::on_grid(&grid, true).run_with(|_, _| {});
     (tally, f, ef, gap(&grid))
 }
 
@@ -613,8 +613,8 @@ fn check(n: u32) {
             let lib = queens_sim::probe::cycles(&g);
             let grid = Grid::of_blocking(&g);
             let mut sols = 0;
-            let f = Stepper::new(&grid, false).run(|_, _| sols += 1);
-            let ef = Stepper::new(&grid, true).run(|_, _| {});
+            let f = Unit::on_grid(&grid, false).run_with(|_, _| sols += 1);
+            let ef = Unit::on_grid(&grid, true).run_with(|_, _| {});
             assert!(gap(&grid) >= 2, "{}", sp.pre);
             let p = exact(&grid);
             assert_eq!((f, sols), (model.cycles, model.solutions), "{}", sp.pre);

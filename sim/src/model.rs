@@ -25,7 +25,67 @@
 //! starts in the tightest lines), which [`run_subproblem`] does too. That choice halves the
 //! cycles of most subproblems and costs the unit nothing.
 
+use queens_core::blocking::{filled_line_score, scored_lines};
 use queens_core::{Blocking, Preplacement};
+
+/// A square of the board: (column, row).
+pub type Cell = (u32, u32);
+
+/// A walk: `l` lines walked in order, each filled by a ring queen (bit of `filled`) or a
+/// mask of the positions the fixed queens leave open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grid {
+    pub l: u32,
+    pub open: [u32; 32],
+    pub filled: u32,
+}
+
+impl Grid {
+    /// The lines x in `xs` (columns of the frame), positions y in `ys`, of a board holding
+    /// the queens `fixed`.
+    pub fn new(fixed: &[Cell], xs: (u32, u32), ys: (u32, u32)) -> Grid {
+        let mut g = Grid {
+            l: xs.1 - xs.0 + 1,
+            open: [0; 32],
+            filled: 0,
+        };
+        for (i, x) in (xs.0..=xs.1).enumerate() {
+            if fixed.iter().any(|q| q.0 == x) {
+                g.filled |= 1 << i;
+                continue;
+            }
+            for (j, y) in (ys.0..=ys.1).enumerate() {
+                let free = fixed
+                    .iter()
+                    .all(|q| q.1 != y && q.0.abs_diff(x) != q.1.abs_diff(y));
+                g.open[i] |= (free as u32) << j;
+            }
+        }
+        g
+    }
+
+    pub fn of_blocking(b: &Blocking) -> Grid {
+        Grid {
+            l: b.m,
+            open: b.open_table(),
+            filled: b.cols,
+        }
+    }
+
+    /// The front end's score of the walk: its first lines' open positions, a filled line
+    /// scored as `filled_line_score` (the rule of `Blocking::walk_score`, for N - 4 = `m`).
+    pub fn score(&self, m: u32) -> u32 {
+        (0..scored_lines(m))
+            .map(|x| {
+                if self.filled >> x & 1 != 0 {
+                    filled_line_score(m)
+                } else {
+                    self.open[x as usize].count_ones()
+                }
+            })
+            .sum()
+    }
+}
 
 /// What one clock cycle did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,8 +107,9 @@ pub struct UnitRun {
 /// One solver unit between its start and its done.
 #[derive(Debug, Clone)]
 pub struct Unit {
-    m: u32,
-    /// Rows of column x the ring leaves open.
+    /// Lines walked (columns of the inner board, N - 4; N - 2 rows for a grouped walk).
+    l: u32,
+    /// Positions of line x the ring leaves open.
     open: [u32; 32],
     /// Columns the ring already fills: entered and left without a queen.
     filled: u32,
@@ -62,10 +123,15 @@ pub struct Unit {
     held: bool,
     /// One-hot queen of each column left of c (0 for a filled column).
     queen: [u32; 32],
-    /// Rows, falling diagonals (x + y) and rising diagonals (y - x + m - 1) of those queens.
+    /// Takes the uncle from an exhausted column too (variant E of docs/design/unit.md;
+    /// research only, no circuit has it).
+    e: bool,
+    /// Rows, falling diagonals (x + y) and rising diagonals (y - x + l - 1) of those queens.
     used: u32,
     down: u64,
     up: u64,
+    /// Each line's queen at the last solution, where [`Unit::run_with`] asks for them.
+    at_solution: Option<Box<[u32; 32]>>,
     /// A solution was found in the last cycle.
     pub sol: bool,
     pub solutions: u64,
@@ -75,18 +141,24 @@ pub struct Unit {
 
 impl Unit {
     pub fn new(b: &Blocking) -> Self {
-        let open = b.open_table();
+        Self::on_grid(&Grid::of_blocking(b), false)
+    }
+
+    /// A unit on any walk, with variant E if `e`.
+    pub fn on_grid(g: &Grid, e: bool) -> Self {
         Self {
-            m: b.m,
-            open,
-            filled: b.cols,
+            l: g.l,
+            open: g.open,
+            filled: g.filled,
             c: 0,
             exhausted: false,
             held: false,
+            e,
             queen: [0; 32],
             used: 0,
             down: 0,
             up: 0,
+            at_solution: None,
             sol: false,
             solutions: 0,
             cycles: 0,
@@ -101,7 +173,7 @@ impl Unit {
 
     #[inline(always)]
     fn free(&self, x: u32) -> u32 {
-        let att = (self.down >> x) | (self.up >> (self.m - 1 - x));
+        let att = (self.down >> x) | (self.up >> (self.l - 1 - x));
         self.open[x as usize] & !self.used & !(att as u32)
     }
 
@@ -110,7 +182,7 @@ impl Unit {
         let y = q.trailing_zeros();
         self.used ^= q;
         self.down ^= 1 << (x + y);
-        self.up ^= 1 << (y + self.m - 1 - x);
+        self.up ^= 1 << (y + self.l - 1 - x);
     }
 
     /// Lifts the queen of column x (if it has one) and moves it to the next open row above,
@@ -139,7 +211,7 @@ impl Unit {
         debug_assert!(!self.done);
         self.cycles += 1;
         let c = self.c;
-        let last = c == self.m - 1;
+        let last = c == self.l - 1;
         // A: the active column from its lowest row. A filled column "finds" no queen.
         let found = if self.exhausted {
             None
@@ -162,6 +234,11 @@ impl Unit {
                 return Step::Advance;
             }
             self.solutions += 1;
+            if let Some(at) = &mut self.at_solution {
+                // Before B moves the queen of c-1 in this same cycle.
+                **at = self.queen;
+                at[c as usize] = q;
+            }
         }
         if c == 0 {
             self.done = true;
@@ -175,7 +252,8 @@ impl Unit {
         }
         // The uncle: the row B found for the queen of c-2 when the unit advanced into c. Where
         // there is none, that queen stays.
-        if std::mem::replace(&mut self.held, false) && p >= 1 {
+        let held = std::mem::replace(&mut self.held, false);
+        if (held || (self.e && self.exhausted)) && p >= 1 {
             let q2 = self.queen[p as usize - 1];
             if self.raise(p - 1) {
                 self.c = p;
@@ -205,6 +283,26 @@ impl Unit {
             solutions: self.solutions,
             cycles: self.cycles,
         }
+    }
+}
+
+impl Unit {
+    /// Runs to done, calling `sol` at every solution with each line's position (`None` for
+    /// a filled line) and the cycle it was found in: the cycles.
+    pub fn run_with(mut self, mut sol: impl FnMut(&[Option<u32>], u64)) -> u64 {
+        let mut pos = [None; 32];
+        self.at_solution = Some(Box::new([0; 32]));
+        while !self.done {
+            self.step();
+            if self.sol {
+                let at = self.at_solution.as_deref().expect("set above");
+                for x in 0..self.l {
+                    pos[x as usize] = (self.filled >> x & 1 == 0).then(|| at[x as usize].trailing_zeros());
+                }
+                sol(&pos[..self.l as usize], self.cycles);
+            }
+        }
+        self.cycles
     }
 }
 

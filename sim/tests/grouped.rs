@@ -1,21 +1,22 @@
 //! The grouped walk's model (`queens_sim::grouped`): one walk per (west, north, east) counts
-//! every south side exactly as the software counter does, and its step is today's unit's.
+//! every south side exactly as the software counter does, with today's step on a grid.
 
 use queens_core::board::PairTable;
 use queens_core::enumerate::{canonical, Prefix};
 use queens_core::sweep::Sweep;
 use queens_core::{completions, Blocking, BoardSize, Enumerator};
-use queens_sim::grouped::{run_south_group, Grid, Stepper};
+use queens_sim::grouped::run_south_group;
+use queens_sim::model::{Grid, Unit};
 use std::collections::HashMap;
 
 #[test]
-fn the_stepper_on_todays_walk_is_the_unit_model() {
+fn a_unit_on_the_grid_of_todays_walk_is_the_unit_on_its_blocking() {
     let size = BoardSize::new(9).unwrap();
     for sp in canonical(size) {
         let b = Blocking::new(&sp.pre).oriented();
         let model = queens_sim::run_unit(&b);
         let mut solutions = 0;
-        let cycles = Stepper::new(&Grid::of_blocking(&b), false).run(|_, _| solutions += 1);
+        let cycles = Unit::on_grid(&Grid::of_blocking(&b), false).run_with(|_, _| solutions += 1);
         assert_eq!((cycles, solutions), (model.cycles, model.solutions), "{}", sp.pre);
     }
 }

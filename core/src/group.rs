@@ -1,0 +1,181 @@
+//! Group frames: a whole south group in one request, a record per south side out (issue 50;
+//! this project's own, for boards of grouped units; `docs/spec/protocol.md`, "Group frames").
+//!
+//! A group is the canonical pre-placements that share a west, north and east side: one walk
+//! counts them all. The request is a pre-placement frame whose word has its south fields at
+//! zero and whose CRC is the CRC-8 of its payload XOR [`GROUP_CRC_XOR`], so that a board of
+//! the plain protocol drops it as corrupt. The answer is a run of records of one length, each
+//! under the same XORed CRC: one per south side the walk found solutions for (its pair index
+//! and its count, with the two residues as a result carries them), then an end record (how
+//! many south records came before it, and the walk's cycles).
+
+use crate::board::BoardSize;
+use crate::error::ModelError;
+use crate::frame::{decode_xored, encode_xored};
+use crate::preplacement::Preplacement;
+use crate::result::{unwrap_count, BitReader, BitWriter, COUNT_BITS, CYCLE_BITS};
+use crate::word::{self, wire_bytes};
+
+/// XORed into the CRC of group frames, request and records (the identification frames use
+/// another value).
+pub const GROUP_CRC_XOR: u8 = 0x5A;
+/// Bits of a record's south field: a side pair index (below (N-2)(N-1) <= 930) or [`END`].
+pub const SOUTH_BITS: u32 = 10;
+/// The south field of the end record.
+pub const END: u32 = (1 << SOUTH_BITS) - 1;
+/// Bits of a record's body: residues and count of a south record, or records and cycles of
+/// the end record.
+const BODY_BITS: u32 = 64;
+/// Bits of the end record's count of south records.
+const RECORDS_BITS: u32 = BODY_BITS - CYCLE_BITS;
+
+/// The group's word on the wire: the word of any of its members with the south fields (its
+/// lowest 2M bits) at zero, and its odd-parity bit.
+pub fn group_wire(member: &Preplacement) -> Result<u64, ModelError> {
+    let m = member.size().coord_bits();
+    let word = word::encode(member)? & !((1u64 << (2 * m)) - 1);
+    Ok(word::with_parity(member.size(), word))
+}
+
+/// The request frame for the group of `member`.
+pub fn request(member: &Preplacement) -> Result<Vec<u8>, ModelError> {
+    let payload = word::wire_to_bytes(member.size(), group_wire(member)?);
+    Ok(encode_xored(&payload, GROUP_CRC_XOR))
+}
+
+/// A group request's wire word, if `frame` is one whole (a plain request's CRC fails here).
+pub fn decode_request(size: BoardSize, frame: &[u8]) -> Result<u64, ModelError> {
+    let payload = decode_xored(frame, wire_bytes(size), GROUP_CRC_XOR)?;
+    Ok(word::wire_from_bytes(payload))
+}
+
+/// What one record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Body {
+    /// The completions of the group's three sides with the south side `south` (a side pair
+    /// index), modulo 2^44 with its residues mod 13 and mod 15.
+    South {
+        south: u32,
+        mod13: u8,
+        mod15: u8,
+        count: u64,
+    },
+    /// The walk is done: `records` south records came before this one, and the walk took
+    /// `cycles` clock cycles (modulo 2^48).
+    End { records: u32, cycles: u64 },
+}
+
+/// A record of a group's answer: the group's word as received, and what it says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GroupRecord {
+    pub wire: u64,
+    pub body: Body,
+}
+
+impl GroupRecord {
+    /// The record a correct board sends for `count` completions of south side `south`.
+    pub fn south(wire: u64, south: u32, count: u64) -> Self {
+        GroupRecord {
+            wire,
+            body: Body::South {
+                south,
+                mod13: (count % 13) as u8,
+                mod15: (count % 15) as u8,
+                count: count & ((1 << COUNT_BITS) - 1),
+            },
+        }
+    }
+
+    /// The end record after `records` south records of a walk of `cycles`.
+    pub fn end(wire: u64, records: u32, cycles: u64) -> Self {
+        GroupRecord {
+            wire,
+            body: Body::End {
+                records,
+                cycles: cycles & ((1 << CYCLE_BITS) - 1),
+            },
+        }
+    }
+
+    /// Payload bytes of every record for board size `size`.
+    pub fn payload_len(size: BoardSize) -> usize {
+        (8 * wire_bytes(size) as u32 + SOUTH_BITS + BODY_BITS).div_ceil(8) as usize
+    }
+
+    /// The whole frame: sentinel, payload (MSB first: the word, the south field, the body,
+    /// zero padding), the XORed CRC.
+    pub fn encode(&self, size: BoardSize) -> Vec<u8> {
+        let mut w = BitWriter::default();
+        w.put(self.wire, 8 * wire_bytes(size) as u32);
+        match self.body {
+            Body::South {
+                south,
+                mod13,
+                mod15,
+                count,
+            } => {
+                w.put(south as u64, SOUTH_BITS);
+                w.put(mod13 as u64, 4);
+                w.put(mod15 as u64, 4);
+                w.put(count, COUNT_BITS);
+                w.put(0, BODY_BITS - 8 - COUNT_BITS);
+            }
+            Body::End { records, cycles } => {
+                w.put(END as u64, SOUTH_BITS);
+                w.put(records as u64, RECORDS_BITS);
+                w.put(cycles, CYCLE_BITS);
+            }
+        }
+        encode_xored(&w.finish(), GROUP_CRC_XOR)
+    }
+
+    /// Checks one whole record frame and reads it. A south field that names no side pair of
+    /// N, or a south record whose spare bits are not zero, is refused.
+    pub fn decode(size: BoardSize, frame: &[u8]) -> Result<Self, ModelError> {
+        let payload = decode_xored(frame, Self::payload_len(size), GROUP_CRC_XOR)?;
+        let mut r = BitReader {
+            bytes: payload,
+            pos: 0,
+        };
+        let wire = r.take(8 * wire_bytes(size) as u32);
+        let south = r.take(SOUTH_BITS) as u32;
+        let body = if south == END {
+            Body::End {
+                records: r.take(RECORDS_BITS) as u32,
+                cycles: r.take(CYCLE_BITS),
+            }
+        } else {
+            if south >= size.pairs() {
+                return Err(ModelError::GroupField {
+                    field: "south",
+                    value: south as u64,
+                });
+            }
+            let (mod13, mod15, count) = (r.take(4) as u8, r.take(4) as u8, r.take(COUNT_BITS));
+            let spare = r.take(BODY_BITS - 8 - COUNT_BITS);
+            if spare != 0 {
+                return Err(ModelError::GroupField {
+                    field: "spare bits",
+                    value: spare,
+                });
+            }
+            Body::South {
+                south,
+                mod13,
+                mod15,
+                count,
+            }
+        };
+        Ok(GroupRecord { wire, body })
+    }
+
+    /// A south record's true count (see [`unwrap_count`]); `None` for the end record.
+    pub fn true_count(&self) -> Option<Result<u64, ModelError>> {
+        match self.body {
+            Body::South {
+                mod13, mod15, count, ..
+            } => Some(unwrap_count(count, mod13, mod15)),
+            Body::End { .. } => None,
+        }
+    }
+}
