@@ -179,3 +179,88 @@ impl GroupRecord {
         }
     }
 }
+
+/// Why a group's answer is not taken: the whole group is then sent again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    #[error("a record of group {found:#x} in the answer to group {expected:#x}")]
+    OtherGroup { expected: u64, found: u64 },
+    #[error("south side {south} came twice in one answer")]
+    Twice { south: u32 },
+    #[error("the end record counts {said} south records, {received} came")]
+    Records { said: u32, received: u32 },
+    #[error("south side {south}: {source}")]
+    Count { south: u32, source: ModelError },
+}
+
+/// A group's whole answer: the completions per south side with any, in the order they came
+/// (a member without one has none), and the walk's cycles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walked {
+    pub souths: Vec<(u32, u64)>,
+    pub cycles: u64,
+}
+
+/// A group's answer as its records come: complete only with the end record, and only if that
+/// record counts exactly the south records received (a lost record would otherwise read as a
+/// south side without completions).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    wire: u64,
+    souths: Vec<(u32, u64)>,
+}
+
+impl Answer {
+    /// An answer to the group request of wire word `wire`.
+    pub fn new(wire: u64) -> Self {
+        Answer {
+            wire,
+            souths: Vec::new(),
+        }
+    }
+
+    /// Takes the next record: the whole answer once the end record has come, `None` before.
+    pub fn push(&mut self, r: &GroupRecord) -> Result<Option<Walked>, AnswerError> {
+        if r.wire != self.wire {
+            return Err(AnswerError::OtherGroup {
+                expected: self.wire,
+                found: r.wire,
+            });
+        }
+        match r.body {
+            Body::South { south, .. } => {
+                if self.souths.iter().any(|s| s.0 == south) {
+                    return Err(AnswerError::Twice { south });
+                }
+                let count = r
+                    .true_count()
+                    .expect("a south record has a count")
+                    .map_err(|source| AnswerError::Count { south, source })?;
+                self.souths.push((south, count));
+                Ok(None)
+            }
+            Body::End { records, cycles } => {
+                let received = self.souths.len() as u32;
+                if records != received {
+                    return Err(AnswerError::Records {
+                        said: records,
+                        received,
+                    });
+                }
+                Ok(Some(Walked {
+                    souths: std::mem::take(&mut self.souths),
+                    cycles,
+                }))
+            }
+        }
+    }
+}
+
+/// Each of `members` entries' share of a walk of `cycles`: equal shares, the first
+/// `cycles mod members` (in canonical order) one cycle more, so that they add up to the walk.
+pub fn cycle_shares(cycles: u64, members: usize) -> Vec<u64> {
+    let k = members.max(1) as u64;
+    (0..members as u64)
+        .map(|i| cycles / k + u64::from(i < cycles % k))
+        .collect()
+}

@@ -293,6 +293,64 @@ mod group_frames {
     }
 
     #[test]
+    fn an_answer_is_taken_only_whole() {
+        use queens_core::group::{Answer, AnswerError, Walked};
+        let wire = 0x8123456400;
+        let recs = [
+            GroupRecord::south(wire, 5, 7),
+            GroupRecord::south(wire, 9, (1 << 44) + 3),
+            GroupRecord::end(wire, 2, 1234),
+        ];
+        let mut a = Answer::new(wire);
+        assert_eq!(a.push(&recs[0]), Ok(None));
+        assert_eq!(a.push(&recs[1]), Ok(None));
+        assert_eq!(
+            a.push(&recs[2]),
+            Ok(Some(Walked {
+                souths: vec![(5, 7), (9, (1 << 44) + 3)],
+                cycles: 1234
+            }))
+        );
+        // A lost south record: the end record's count gives it away.
+        let mut a = Answer::new(wire);
+        a.push(&recs[0]).unwrap();
+        assert_eq!(
+            a.push(&recs[2]),
+            Err(AnswerError::Records { said: 2, received: 1 })
+        );
+        // A record twice, a record of another group, digits out of range.
+        let mut a = Answer::new(wire);
+        a.push(&recs[0]).unwrap();
+        assert_eq!(a.push(&recs[0]), Err(AnswerError::Twice { south: 5 }));
+        let other = GroupRecord::south(wire ^ 0x400, 5, 7);
+        assert!(matches!(
+            Answer::new(wire).push(&other),
+            Err(AnswerError::OtherGroup { .. })
+        ));
+        let mut bad = GroupRecord::south(wire, 3, 1);
+        if let Body::South { ref mut mod15, .. } = bad.body {
+            *mod15 = 15;
+        }
+        assert!(matches!(
+            Answer::new(wire).push(&bad),
+            Err(AnswerError::Count { south: 3, .. })
+        ));
+    }
+
+    #[test]
+    fn cycle_shares_add_up_to_the_walk() {
+        assert_eq!(group::cycle_shares(10, 3), [4, 3, 3]);
+        assert_eq!(group::cycle_shares(9, 3), [3, 3, 3]);
+        assert_eq!(group::cycle_shares(2, 3), [1, 1, 0]);
+        for (c, k) in [(1_000_003u64, 116usize), (5, 1), (0, 4)] {
+            let s = group::cycle_shares(c, k);
+            assert_eq!(s.len(), k);
+            assert_eq!(s.iter().sum::<u64>(), c);
+            assert!(s.windows(2).all(|w| w[0] >= w[1] && w[0] - w[1] <= 1));
+        }
+    }
+
+    #[test]
     fn records_round_trip_and_bad_ones_are_refused() {
         for n in [8, 12, 27, 32] {
             let s = size(n);

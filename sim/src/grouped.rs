@@ -7,6 +7,7 @@
 
 use crate::model::{Cell, Grid, Unit};
 use queens_core::board::PairTable;
+use queens_core::group::GroupRecord;
 use queens_core::BoardSize;
 
 /// One walk of a south group: its cycles, start to done, and the completions it found per
@@ -72,4 +73,18 @@ pub fn run_south_group(size: BoardSize, table: &PairTable, sides: [u32; 3]) -> G
         souths[s as usize] += 1;
     });
     GroupRun { cycles, souths }
+}
+
+impl GroupRun {
+    /// The records a board of grouped units sends for this walk of the group of wire word
+    /// `wire`: one per south side with a completion, in pair-index order, then the end record.
+    pub fn records(&self, wire: u64) -> Vec<GroupRecord> {
+        let mut out: Vec<GroupRecord> = (0u32..)
+            .zip(&self.souths)
+            .filter(|(_, &c)| c > 0)
+            .map(|(s, &c)| GroupRecord::south(wire, s, c))
+            .collect();
+        out.push(GroupRecord::end(wire, out.len() as u32, self.cycles));
+        out
+    }
 }

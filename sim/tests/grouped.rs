@@ -1,10 +1,12 @@
 //! The grouped walk's model (`queens_sim::grouped`): one walk per (west, north, east) counts
-//! every south side exactly as the software counter does, with today's step on a grid.
+//! every south side exactly as the software counter does, with today's step on a grid, and
+//! its answer survives the group frames.
 
 use queens_core::board::PairTable;
 use queens_core::enumerate::{canonical, Prefix};
+use queens_core::group::{self, GroupRecord};
 use queens_core::sweep::Sweep;
-use queens_core::{completions, Blocking, BoardSize, Enumerator};
+use queens_core::{completions, Blocking, BoardSize, Enumerator, Preplacement};
 use queens_sim::grouped::run_south_group;
 use queens_sim::model::{Grid, Unit};
 use std::collections::HashMap;
@@ -50,6 +52,25 @@ fn every_south_group_counts_each_member_as_software_does() {
                     assert_eq!(run.souths[s as usize], want, "N = {n}, {w} {nn} {east} {s}");
                 }
                 assert!(run.cycles > run.souths.iter().sum::<u64>());
+                // As a board would answer: records on the wire, read back, member by member.
+                let pair = |i: u32| table.pair(i);
+                let (a, b, c, d) = (pair(w), pair(nn), pair(east), pair(souths[0].0));
+                let first = Preplacement::new(size, [a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1]).unwrap();
+                let wire = group::group_wire(&first).unwrap();
+                let mut answer = group::Answer::new(wire);
+                let mut done = None;
+                for r in run.records(wire) {
+                    let back = GroupRecord::decode(size, &r.encode(size)).unwrap();
+                    done = answer.push(&back).unwrap();
+                }
+                let walked = done.expect("the end record closes the answer");
+                assert_eq!(walked.cycles, run.cycles);
+                for &(s, _) in souths {
+                    let got = walked.souths.iter().find(|c| c.0 == s).map_or(0, |c| c.1);
+                    assert_eq!(got, by_member[&[w, nn, east, s]], "N = {n}, {w} {nn} {east} {s}");
+                }
+                let shares = group::cycle_shares(run.cycles, souths.len());
+                assert_eq!(shares.iter().sum::<u64>(), run.cycles);
                 members += souths.len() as u64;
                 walks += 1;
             });
