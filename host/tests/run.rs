@@ -439,17 +439,28 @@ fn a_queens_at_tud_board_is_not_flooded_by_the_defaults() {
     for (k, extra) in [&[][..], &["--no-cycles"][..]].iter().enumerate() {
         let mut a = vec!["--tud", "--solvers", "4"];
         a.extend_from_slice(extra);
-        let b = Board::tcp(10, &a);
-        let r = report(&run(
-            10,
-            &dir.path().join(format!("q{k}")),
-            &[b.link.as_str()],
-            &[],
-        ));
-        assert_eq!(r["total"].as_u64().unwrap() as u128, Q[10], "{r}");
         // Measured 0.1 to 0.5% (docs/bring-up.md); 1.4 and 2.6% when the window started at
-        // the default units. The bound leaves room for a loaded machine.
-        let again = r["reissued"].as_u64().unwrap();
-        assert!(again * 100 < r["subproblems"].as_u64().unwrap(), "{extra:?}: {r}");
+        // the default units. A simulated board that a loaded machine leaves behind overflows
+        // too (once in about ten runs over 0.8%), so a second run is allowed: flooding by the
+        // defaults shows in both.
+        let (mut runs, mut calm) = (Vec::new(), false);
+        for attempt in 0..2 {
+            let b = Board::tcp(10, &a);
+            let r = report(&run(
+                10,
+                &dir.path().join(format!("q{k}-{attempt}")),
+                &[b.link.as_str()],
+                &[],
+            ));
+            assert_eq!(r["total"].as_u64().unwrap() as u128, Q[10], "{r}");
+            let again = r["reissued"].as_u64().unwrap();
+            let share = again as f64 / r["subproblems"].as_u64().unwrap() as f64;
+            runs.push(format!("{again} sent again ({:.2}%)", 100.0 * share));
+            if share < 0.01 {
+                calm = true;
+                break;
+            }
+        }
+        assert!(calm, "{extra:?}: {runs:?}");
     }
 }
