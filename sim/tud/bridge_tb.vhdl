@@ -46,6 +46,8 @@ library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
 use work.bridge.all;
+library poc;
+use poc.utils.all; -- log2ceil
 
 entity bridge_tb is
   generic (
@@ -66,14 +68,6 @@ architecture sim of bridge_tb is
   constant PERIOD      : time     := 2 ps;
   constant BIT_TIME    : time     := BIT_CYCLES * PERIOD;
 
-  function log2ceil(x : positive) return natural is
-    variable r : natural := 0;
-  begin
-    while 2**r < x loop
-      r := r + 1;
-    end loop;
-    return r;
-  end function;
   -- A result frame: sentinel, payload, CRC; the payload as queens_chain's result buffer.
   constant PRE_BYTES : positive := (4*2*log2ceil(N) - 1 + 7) / 8;
   constant PAYLOAD   : positive := ((48 * boolean'pos(COUNT_CYCLES)) + 8*PRE_BYTES + 52 + 7) / 8;

@@ -9,6 +9,8 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use std.textio.all;
+library poc;
+use poc.utils.all; -- log2ceil
 
 entity cycles_tb is
   generic (
@@ -21,17 +23,8 @@ end entity;
 architecture sim of cycles_tb is
   constant L : positive := 2;
 
-  -- ceil(log2(n)): bits per coordinate of a pre-placement word.
-  function coord_bits(size : positive) return natural is
-    variable b : natural := 0;
-  begin
-    while 2**b < size loop
-      b := b + 1;
-    end loop;
-    return b;
-  end function;
-
-  constant PRE_BITS : positive := 4*L*coord_bits(N) - 1;
+  -- log2ceil(N) (PoC's utils): bits per coordinate of a pre-placement word.
+  constant PRE_BITS : positive := 4*L*log2ceil(N) - 1;
   -- The wire word: the pre-placement and its parity bit, in whole bytes.
   constant WIRE_BITS : positive := 8*((PRE_BITS + 1 + 7)/8);
 
