@@ -599,9 +599,8 @@ fn check(n: u32) {
             assert_eq!(canon(&table, &img), sp.pre, "canonical image of {img}");
         }
         // The library's south group (queens_sim::grouped) walks this program's grid.
-        let [w, nn, ea, _] = sp.pre.side_indices(&table);
         assert_eq!(
-            queens_sim::grouped::south_grid(size, &table, [w, nn, ea]),
+            queens_sim::grouped::south_grid(&sp.pre),
             open_east(frame(Rule::South, &sp.pre), &sp.pre).grid(),
             "{}",
             sp.pre

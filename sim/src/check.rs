@@ -218,13 +218,14 @@ impl Engine for RtlCoreEngine {
         let kind = self.arbiter;
         // A search that sends nothing for this long has stalled.
         let quiet = 1 << 24;
-        // Inner width M, M + 1, 2M - 1 and the wire word's width, per board size.
+        // Per board size: its inner width M, M + 1, 2M - 1 and the wire word's width.
         macro_rules! sizes {
-            ($($n:literal => $m:literal $m1:literal $d:literal),*) => {
+            ($($n:literal)*) => {
                 match size.n() {
                     $($n => {
-                        const W: usize = queens_hdl::width::wire_word_width($m);
-                        run_core::<$m, $m1, $d, W>(kind, size, subproblems, quiet)
+                        const M: usize = $n - 2 * queens_hdl::width::RINGS as usize;
+                        const W: usize = queens_hdl::width::wire_word_width(M);
+                        run_core::<M, { M + 1 }, { 2 * M - 1 }, W>(kind, size, subproblems, quiet)
                     })*
                     n => Err(format!(
                         "rust-hdl's simulator runs the whole core for N = 6 to \
@@ -233,8 +234,7 @@ impl Engine for RtlCoreEngine {
                 }
             };
         }
-        sizes!(6 => 2 3 3, 7 => 3 4 5, 8 => 4 5 7, 9 => 5 6 9, 10 => 6 7 11, 11 => 7 8 13,
-               12 => 8 9 15)
+        sizes!(6 7 8 9 10 11 12)
     }
 }
 

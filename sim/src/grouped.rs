@@ -8,7 +8,7 @@
 use crate::model::{Cell, Grid, Unit};
 use queens_core::board::PairTable;
 use queens_core::group::GroupRecord;
-use queens_core::BoardSize;
+use queens_core::Preplacement;
 
 /// One walk of a south group: its cycles, start to done, and the completions it found per
 /// south pair index (as [`queens_core::sweep::Sweep::souths`] gives them; entries whose ring is
@@ -19,47 +19,37 @@ pub struct GroupRun {
     pub souths: Vec<u64>,
 }
 
-/// The queens of the west, north and east sides given by their pair indices (corners once).
-fn three_sides(size: BoardSize, table: &PairTable, [w, n, e]: [u32; 3]) -> Vec<Cell> {
-    let n1 = size.n() - 1;
-    let (w0, w1) = table.pair(w);
-    let (n0, nn1) = table.pair(n);
-    let (e0, e1) = table.pair(e);
-    let mut cells = vec![
-        (0, w0),
-        (1, w1),
-        (n0, n1),
-        (nn1, n1 - 1),
-        (n1, n1 - e0),
-        (n1 - 1, n1 - e1),
-    ];
-    cells.sort_unstable();
-    cells.dedup();
-    cells
+/// The queens of `member`'s ring that its group fixes: all but the south side's own (the
+/// queens of rows 0 and 1 off the corners, which the walk places).
+fn fixed_of(member: &Preplacement) -> Vec<Cell> {
+    let n1 = member.size().n() - 1;
+    member
+        .queens()
+        .into_iter()
+        .filter(|&(x, y)| y >= 2 || x < 2 || x > n1 - 2)
+        .collect()
 }
 
-/// The grid of the south group (w, n, e): rows N-3 down to 0 (line i is row N-3-i), each with
-/// the inner columns 2..=N-3 as positions (position j is column 2+j); a row that a west or
-/// east queen holds is filled.
-pub fn south_grid(size: BoardSize, table: &PairTable, sides: [u32; 3]) -> Grid {
-    let n1 = size.n() - 1;
+/// The grid of the south group of `member` (any of its members): rows N-3 down to 0 (line i
+/// is row N-3-i), each with the inner columns 2..=N-3 as positions (position j is column
+/// 2+j); a row that a west or east queen holds is filled.
+pub fn south_grid(member: &Preplacement) -> Grid {
+    let n1 = member.size().n() - 1;
     // Seen with rows as lines, north first: (x, y) -> (N-1-y, x).
-    let fixed: Vec<Cell> = three_sides(size, table, sides)
-        .into_iter()
-        .map(|(x, y)| (n1 - y, x))
-        .collect();
+    let fixed: Vec<Cell> = fixed_of(member).into_iter().map(|(x, y)| (n1 - y, x)).collect();
     Grid::new(&fixed, (2, n1), (2, n1 - 2))
 }
 
-/// Walks the south group (w, n, e) with today's step (the held uncle) on its grid.
-pub fn run_south_group(size: BoardSize, table: &PairTable, sides: [u32; 3]) -> GroupRun {
+/// Walks the south group of `member` (any of its members) with today's step (the held
+/// uncle) on its grid.
+pub fn run_south_group(member: &Preplacement, table: &PairTable) -> GroupRun {
+    let size = member.size();
     let n1 = size.n() - 1;
-    let fixed = three_sides(size, table, sides);
+    let fixed = fixed_of(member);
     // A south row a west or east queen holds keeps that queen's column.
     let held = |row: u32| fixed.iter().find(|c| c.1 == row).map(|c| c.0);
     let mut souths = vec![0; size.pairs() as usize];
-    let grid = south_grid(size, table, sides);
-    let cycles = Unit::on_grid(&grid, false).run_with(|pos, _| {
+    let cycles = Unit::on_grid(&south_grid(member), false).run_with(|pos, _| {
         let l = pos.len();
         let column = |line: usize, row: u32| match pos[line] {
             Some(j) => 2 + j,

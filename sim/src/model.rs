@@ -284,9 +284,7 @@ impl Unit {
             cycles: self.cycles,
         }
     }
-}
 
-impl Unit {
     /// Runs to done, calling `sol` at every solution with each line's position (`None` for
     /// a filled line) and the cycle it was found in: the cycles.
     pub fn run_with(mut self, mut sol: impl FnMut(&[Option<u32>], u64)) -> u64 {

@@ -44,7 +44,11 @@ fn every_south_group_counts_each_member_as_software_does() {
             .collect();
         for (w, nn) in prefixes {
             e.for_each_east(Prefix { w, n: nn }, |east, souths| {
-                let run = run_south_group(size, &table, [w, nn, east]);
+                // Any member names the group; the first is also the request's.
+                let pair = |i: u32| table.pair(i);
+                let (a, b, c, d) = (pair(w), pair(nn), pair(east), pair(souths[0].0));
+                let first = Preplacement::new(size, [a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1]).unwrap();
+                let run = run_south_group(&first, &table);
                 let software = sweep.souths(w, nn, east).to_vec();
                 assert_eq!(run.souths, software, "N = {n}, sides {w} {nn} {east}");
                 for &(s, _) in souths {
@@ -53,9 +57,6 @@ fn every_south_group_counts_each_member_as_software_does() {
                 }
                 assert!(run.cycles > run.souths.iter().sum::<u64>());
                 // As a board would answer: records on the wire, read back, member by member.
-                let pair = |i: u32| table.pair(i);
-                let (a, b, c, d) = (pair(w), pair(nn), pair(east), pair(souths[0].0));
-                let first = Preplacement::new(size, [a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1]).unwrap();
                 let wire = group::group_wire(&first).unwrap();
                 let mut answer = group::Answer::new(wire);
                 let mut done = None;

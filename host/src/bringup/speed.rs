@@ -121,10 +121,8 @@ fn within_noise(dear: &Probe, cheap: &Probe) -> bool {
 /// worth probing again.
 pub fn uneven(d: &Probe, h: &Probe) -> bool {
     let (dear, cheap) = if d.cycles >= h.cycles { (d, h) } else { (h, d) };
-    dear.rate > 0.0
-        && cheap.rate > dear.rate
-        && within_noise(dear, cheap)
-        && (dear.spread > 0.0 || cheap.spread > 0.0)
+    // Equal rates (a link's pace) are within any noise, and are judged as they are.
+    dear.rate > 0.0 && cheap.rate > dear.rate && within_noise(dear, cheap)
 }
 
 /// Judges the probes `d` (the dearer) and `h`. `link_rate`: answers a second a serial link
