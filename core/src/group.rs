@@ -5,22 +5,24 @@
 //! counts them all. The request is a pre-placement frame whose word has its south fields at
 //! zero and whose CRC is the CRC-8 of its payload XOR [`GROUP_CRC_XOR`], so that a board of
 //! the plain protocol drops it as corrupt. The answer is a run of records of one length, each
-//! under the same XORed CRC: one per south side the walk found solutions for (its pair index
-//! and its count, with the two residues as a result carries them), then an end record (how
-//! many south records came before it, and the walk's cycles).
+//! under the same XORed CRC: one per south side the walk found solutions for (its place code,
+//! [`crate::south`], and its count, with the two residues as a result carries them), then an
+//! end record (how many south records came before it, and the walk's cycles).
 
 use crate::board::BoardSize;
 use crate::error::ModelError;
 use crate::frame::{decode_xored, encode_xored};
 use crate::preplacement::Preplacement;
 use crate::result::{unwrap_count, BitReader, BitWriter, COUNT_BITS, CYCLE_BITS};
+use crate::south::{HELD, PLACE_BITS};
 use crate::word::{self, wire_bytes};
 
 /// XORed into the CRC of group frames, request and records (the identification frames use
 /// another value).
 pub const GROUP_CRC_XOR: u8 = 0x5A;
-/// Bits of a record's south field: a side pair index (below (N-2)(N-1) <= 930) or [`END`].
-pub const SOUTH_BITS: u32 = 10;
+/// Bits of a record's south field: a place code (`crate::south`, two places of
+/// [`PLACE_BITS`] each) or [`END`].
+pub const SOUTH_BITS: u32 = 2 * PLACE_BITS;
 /// The south field of the end record.
 pub const END: u32 = (1 << SOUTH_BITS) - 1;
 /// Bits of a record's body: residues and count of a south record, or records and cycles of
@@ -52,8 +54,9 @@ pub fn decode_request(size: BoardSize, frame: &[u8]) -> Result<u64, ModelError> 
 /// What one record says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Body {
-    /// The completions of the group's three sides with the south side `south` (a side pair
-    /// index), modulo 2^44 with its residues mod 13 and mod 15.
+    /// The completions of the group's three sides with the south side of place code `south`
+    /// ([`crate::south::SouthWalk::south`] names its pair), modulo 2^44 with its residues mod
+    /// 13 and mod 15.
     South {
         south: u32,
         mod13: u8,
@@ -73,7 +76,8 @@ pub struct GroupRecord {
 }
 
 impl GroupRecord {
-    /// The record a correct board sends for `count` completions of south side `south`.
+    /// The record a correct board sends for `count` completions of the south side of place
+    /// code `south`.
     pub fn south(wire: u64, south: u32, count: u64) -> Self {
         GroupRecord {
             wire,
@@ -129,8 +133,9 @@ impl GroupRecord {
         encode_xored(&w.finish(), GROUP_CRC_XOR)
     }
 
-    /// Checks one whole record frame and reads it. A south field that names no side pair of
-    /// N, or a south record whose spare bits are not zero, is refused.
+    /// Checks one whole record frame and reads it. A south field whose places are neither
+    /// inner positions of N nor [`HELD`], or a south record whose spare bits are not zero, is
+    /// refused.
     pub fn decode(size: BoardSize, frame: &[u8]) -> Result<Self, ModelError> {
         let payload = decode_xored(frame, Self::payload_len(size), GROUP_CRC_XOR)?;
         let mut r = BitReader {
@@ -145,7 +150,9 @@ impl GroupRecord {
                 cycles: r.take(CYCLE_BITS),
             }
         } else {
-            if south >= size.pairs() {
+            let place_ok = |p: u32| p < size.inner() || p == HELD;
+            let mask = (1 << PLACE_BITS) - 1;
+            if !place_ok(south >> PLACE_BITS) || !place_ok(south & mask) {
                 return Err(ModelError::GroupField {
                     field: "south",
                     value: south as u64,

@@ -5,7 +5,8 @@
 //! [`word`] (the pre-placement word), [`frame`] (wire frames and CRC-8), [`result`] (the
 //! record a board returns), [`entry`] (the 16-byte database entry), [`blocking`] (the inner
 //! board a solver starts from), [`search`] (the search of one pre-placement), [`sweep`] (the
-//! search of all pre-placements that differ only in their south side), [`count`] (Q(N) over
+//! search of all pre-placements that differ only in their south side), [`south`] (the same
+//! group as one walk of a grouped unit), [`count`] (Q(N) over
 //! all of them) and [`plain`] (an
 //! independent whole-board counter for cross-checks).
 
@@ -23,6 +24,7 @@ pub mod plain;
 pub mod preplacement;
 pub mod result;
 pub mod search;
+pub mod south;
 pub mod sweep;
 pub mod word;
 

@@ -237,6 +237,7 @@ fn fresh_entry_is_unsolved_and_solver_zero_refused() {
 mod group_frames {
     use super::*;
     use queens_core::group::{self, Body, GroupRecord, END};
+    use queens_core::south::HELD;
 
     /// The first canonical pre-placement of N = 27 (a member of the first group).
     fn first27() -> queens_core::Preplacement {
@@ -269,7 +270,8 @@ mod group_frames {
 
     #[test]
     fn group_record_check_values() {
-        // N = 27, group word 0x8123456400: south side 300 with 1,000 completions, then the end
+        // N = 27, group word 0x8123456400: place code 300 (row 1's queen at position 9, row
+        // 0's at 12) with 1,000 completions, then the end
         // record after 1 south record and 2^40 + 5 cycles. The payloads were laid out by hand
         // from docs/spec/protocol.md, which quotes these frames.
         let s = size(27);
@@ -357,7 +359,8 @@ mod group_frames {
             let wire = 0x8123456400 & ((1u64 << (8 * word::wire_bytes(s))) - 1);
             for rec in [
                 GroupRecord::south(wire, 0, 0),
-                GroupRecord::south(wire, s.pairs() - 1, (1 << 44) + 12_345),
+                GroupRecord::south(wire, (s.inner() - 1) << 5 | HELD, (1 << 44) + 12_345),
+                GroupRecord::south(wire, HELD << 5 | HELD, 1),
                 GroupRecord::end(wire, 0, 7),
                 GroupRecord::end(wire, 65_535, (1 << 48) - 1),
             ] {
@@ -372,21 +375,27 @@ mod group_frames {
                     assert!(GroupRecord::decode(s, &g).is_err(), "N = {n}, bit {bit}");
                 }
             }
-            // A south field past the last pair of N (and not the end marker) is refused.
-            let bad = GroupRecord {
-                wire,
-                body: Body::South {
-                    south: s.pairs(),
-                    mod13: 0,
-                    mod15: 0,
-                    count: 0,
-                },
-            };
-            assert!(s.pairs() < END);
-            assert!(matches!(
-                GroupRecord::decode(s, &bad.encode(s)),
-                Err(ModelError::GroupField { field: "south", .. })
-            ));
+            // A place past the inner positions of N (and not HELD; nor the end marker) in
+            // either half of the south field is refused.
+            for south in [s.inner() << 5, s.inner(), 31 << 5, HELD << 5 | 31] {
+                let bad = GroupRecord {
+                    wire,
+                    body: Body::South {
+                        south,
+                        mod13: 0,
+                        mod15: 0,
+                        count: 0,
+                    },
+                };
+                assert_ne!(south, END);
+                assert!(
+                    matches!(
+                        GroupRecord::decode(s, &bad.encode(s)),
+                        Err(ModelError::GroupField { field: "south", .. })
+                    ),
+                    "N = {n}, south field {south}"
+                );
+            }
             // A plain result frame of the same length is not a record.
             let plain = frame::encode(&vec![0; GroupRecord::payload_len(s)]);
             assert!(GroupRecord::decode(s, &plain).is_err());

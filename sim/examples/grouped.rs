@@ -600,7 +600,7 @@ fn check(n: u32) {
         }
         // The library's south group (queens_sim::grouped) walks this program's grid.
         assert_eq!(
-            queens_sim::grouped::south_grid(&sp.pre),
+            queens_sim::grouped::south_grid(&queens_core::south::SouthWalk::new(&sp.pre)),
             open_east(frame(Rule::South, &sp.pre), &sp.pre).grid(),
             "{}",
             sp.pre

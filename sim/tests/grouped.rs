@@ -5,6 +5,7 @@
 use queens_core::board::PairTable;
 use queens_core::enumerate::{canonical, Prefix};
 use queens_core::group::{self, GroupRecord};
+use queens_core::south::SouthWalk;
 use queens_core::sweep::Sweep;
 use queens_core::{completions, Blocking, BoardSize, Enumerator, Preplacement};
 use queens_sim::grouped::run_south_group;
@@ -48,14 +49,15 @@ fn every_south_group_counts_each_member_as_software_does() {
                 let pair = |i: u32| table.pair(i);
                 let (a, b, c, d) = (pair(w), pair(nn), pair(east), pair(souths[0].0));
                 let first = Preplacement::new(size, [a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1]).unwrap();
-                let run = run_south_group(&first, &table);
+                let run = run_south_group(&first);
+                let by_south = run.souths(&first, &table);
                 let software = sweep.souths(w, nn, east).to_vec();
-                assert_eq!(run.souths, software, "N = {n}, sides {w} {nn} {east}");
+                assert_eq!(by_south, software, "N = {n}, sides {w} {nn} {east}");
                 for &(s, _) in souths {
                     let want = by_member[&[w, nn, east, s]];
-                    assert_eq!(run.souths[s as usize], want, "N = {n}, {w} {nn} {east} {s}");
+                    assert_eq!(by_south[s as usize], want, "N = {n}, {w} {nn} {east} {s}");
                 }
-                assert!(run.cycles > run.souths.iter().sum::<u64>());
+                assert!(run.cycles > by_south.iter().sum::<u64>());
                 // As a board would answer: records on the wire, read back, member by member.
                 let wire = group::group_wire(&first).unwrap();
                 let mut answer = group::Answer::new(wire);
@@ -66,8 +68,13 @@ fn every_south_group_counts_each_member_as_software_does() {
                 }
                 let walked = done.expect("the end record closes the answer");
                 assert_eq!(walked.cycles, run.cycles);
+                let walk = SouthWalk::new(&first);
                 for &(s, _) in souths {
-                    let got = walked.souths.iter().find(|c| c.0 == s).map_or(0, |c| c.1);
+                    let got = walked
+                        .souths
+                        .iter()
+                        .find(|c| walk.south(c.0, &table) == Some(s))
+                        .map_or(0, |c| c.1);
                     assert_eq!(got, by_member[&[w, nn, east, s]], "N = {n}, {w} {nn} {east} {s}");
                 }
                 let shares = group::cycle_shares(run.cycles, souths.len());
@@ -85,5 +92,23 @@ fn every_south_group_counts_each_member_as_software_does() {
             walks < members,
             "N = {n}: {walks} walks for {members} pre-placements"
         );
+    }
+}
+
+#[test]
+fn a_south_walks_blocking_leaves_open_what_the_fixed_queens_leave_open() {
+    // The blocking vectors against each fixed queen's attacks checked square by square.
+    for n in 8..=12 {
+        let size = BoardSize::new(n).unwrap();
+        for sp in canonical(size) {
+            let walk = SouthWalk::new(&sp.pre);
+            // Rows as lines, row N-3 first: (x, y) -> (N-1-y, x).
+            let fixed: Vec<_> = queens_core::south::fixed_queens(&sp.pre)
+                .into_iter()
+                .map(|(x, y)| (n - 1 - y, x))
+                .collect();
+            let grid = Grid::new(&fixed, (2, n - 1), (2, n - 3));
+            assert_eq!(queens_sim::grouped::south_grid(&walk), grid, "{}", sp.pre);
+        }
     }
 }
