@@ -14,6 +14,17 @@ pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     rename_top(&v, name)
 }
 
+/// The Verilog of a unit that walks south groups with its tally (issue 50; not yet in a
+/// stage) for inner width m (N = 8 to 11, 27 or 28), its top module renamed to `name`.
+pub fn grouped_unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
+    let v = crate::with_grouped_width!(m, |M, M1, D| {
+        let mut u = crate::solver::grouped::GroupedUnit::<M, M1, D>::new(kind);
+        u.connect_all();
+        generate_verilog(&u)
+    });
+    rename_top(&v, name)
+}
+
 /// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
 pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     let v = crate::with_width!(m, |M, M1, D| {

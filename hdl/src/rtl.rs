@@ -2,7 +2,10 @@
 //! `Simulation` would cost a thread rendezvous per cycle).
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::unit::{load_sequence, Load, Unit};
+use crate::solver::grouped::GroupedUnit;
+use crate::solver::unit::{load_sequence, south_load_sequence, Load, Unit};
+use queens_core::group::{Body, GroupRecord};
+use queens_core::south::SouthWalk;
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
@@ -66,6 +69,89 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
             assert!(r.cycles < 1 << 40, "the unit never finished");
         }
     }
+}
+
+/// A unit that walks south groups, with its tally, under simulation.
+pub struct RtlGroupedUnit<const M: usize, const M1: usize, const D: usize> {
+    uut: GroupedUnit<M, M1, D>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        let mut uut = GroupedUnit::<M, M1, D>::new(kind);
+        uut.connect_all();
+        check_all(&uut).expect("the grouped unit's connections check");
+        Self { uut }
+    }
+
+    fn clock(&mut self) {
+        for level in [false, true, false] {
+            self.uut.clock.next = Clock { clk: level };
+            assert!(simulate(&mut self.uut, 300), "the grouped unit did not settle");
+        }
+    }
+
+    /// Loads and walks the group of `w`, takes every record its tally offers, and returns
+    /// them as a board would send them for the group word `wire`: a record per place code,
+    /// then the end record with the walk's cycles (the read-out's are not counted).
+    pub fn run(&mut self, w: &SouthWalk, wire: u64) -> Vec<GroupRecord> {
+        assert_eq!(
+            (w.m as usize, w.l as usize + M - 1),
+            (M, D),
+            "a unit built for this walk"
+        );
+        for (load, data) in south_load_sequence(w) {
+            self.uut.load_rows.next = load == Load::Rows;
+            self.uut.load_cols.next = load == Load::Cols;
+            self.uut.shift.next = load == Load::Diag;
+            self.uut.load_data.next = data.to_bits();
+            self.clock();
+        }
+        self.uut.load_rows.next = false;
+        self.uut.load_cols.next = false;
+        self.uut.shift.next = false;
+        self.uut.take.next = true;
+        self.uut.start.next = true;
+        self.clock();
+        self.uut.start.next = false;
+        let (mut cycles, mut out) = (0u64, Vec::new());
+        while !self.uut.drained.val() {
+            if self.uut.busy.val() {
+                cycles += 1;
+            }
+            if self.uut.offer.val() {
+                out.push(GroupRecord {
+                    wire,
+                    body: Body::South {
+                        south: self.uut.code.val().index() as u32,
+                        mod13: self.uut.m13.val().index() as u8,
+                        mod15: self.uut.m15.val().index() as u8,
+                        count: self.uut.count.val().to_u64(),
+                    },
+                });
+            }
+            self.clock();
+            assert!(cycles < 1 << 40, "the grouped unit never finished");
+        }
+        out.push(GroupRecord::end(
+            wire,
+            self.uut.records.val().index() as u32,
+            cycles,
+        ));
+        out
+    }
+}
+
+/// Walks south groups, one after another, through a single grouped unit: each group's
+/// records (see [`RtlGroupedUnit::run`]) for the group word 0.
+pub fn run_south_groups(walks: &[SouthWalk], kind: ArbiterKind) -> Vec<Vec<GroupRecord>> {
+    let Some(first) = walks.first() else {
+        return Vec::new();
+    };
+    crate::with_grouped_width!(first.m as usize, |M, M1, D| {
+        let mut unit = RtlGroupedUnit::<M, M1, D>::new(kind);
+        walks.iter().map(|w| unit.run(w, 0)).collect()
+    })
 }
 
 /// Runs one subproblem through a freshly built unit of the right width.

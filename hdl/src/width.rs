@@ -22,8 +22,19 @@ macro_rules! with_width {
                 const $D: usize = $c;
                 $body
             } )*
-            other => panic!("no circuit for inner width {other} (boards 6..=32)"),
+            other => panic!("no circuit built for inner width {other}"),
         }
+    };
+}
+
+/// As [`with_width!`] for a unit that walks a south group (issue 50): `$D` = 2M + 1 (M + 2
+/// lines). Built so far for the tests' N = 8 to 11 and for pricing at N = 27 and 28 only:
+/// each width is another copy of the unit's generated code.
+#[macro_export]
+macro_rules! with_grouped_width {
+    ($m:expr, |$M:ident, $M1:ident, $D:ident| $body:expr) => {
+        $crate::with_width!(@arms $m, $M, $M1, $D, $body,
+            4 5 9, 5 6 11, 6 7 13, 7 8 15, 23 24 47, 24 25 49)
     };
 }
 

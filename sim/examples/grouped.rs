@@ -36,7 +36,8 @@
 // two cycles. `grouped exact N K [no-two]`: K pre-placements spread over N, every walk's
 // cycles by the node prices (exact). `grouped probe N K P [SEED]`: the same by P probes per
 // walk. `grouped sketch DIR`: the Verilog sketches of the tally that price it, and the
-// commands that route them. Figures: docs/design/unit.md, "More than one pre-placement per
+// commands that route them. `grouped price N SEEDS`: today's unit and the grouped unit
+// (`queens_hdl`, without its tally) routed out of context with seeds 1..=SEEDS. Figures: docs/design/unit.md, "More than one pre-placement per
 // walk".
 use queens_core::board::PairTable;
 use queens_core::enumerate::{canonical, select, Prefix};
@@ -1104,12 +1105,38 @@ synth_ecp5 -top {name} -json {name}.json' && for s in 1 2 3 4; do yowasp-nextpnr
     println!("LUT4 sites: TRELLIS_COMB (+ 2 TRELLIS_RAMW) in each report's utilization; fmax in its fmax");
 }
 
+/// Routes today's unit and the grouped unit (the walk: two more lines and the last two
+/// queens kept, without the tally) out of context on the ULX3S's ECP5, N = `n`, placer seeds
+/// 1..=`seeds`, each netlist synthesized once: LUT4 sites, FF and the routed clock.
+fn price(n: u32, seeds: u64) {
+    use queens_hdl::board::toolchain::trellis::Device;
+    use queens_hdl::pnr::jobs;
+    let board = queens_hdl::board::Board::load("ulx3s").expect("the ULX3S board file");
+    let device = Device::from_part(&board.part).expect("the ULX3S's part");
+    let kind = queens_hdl::ArbiterKind::Ccu2c;
+    let m = n as usize - 4;
+    for (what, job) in [
+        ("today's unit", jobs::unit(m, kind, &device, 125.0)),
+        ("grouped unit", jobs::grouped_unit(m, kind, &device, 125.0)),
+    ] {
+        let net = queens_hdl::pnr::synthesize(&job, &|_| {}).expect("yosys synth_ecp5");
+        for seed in 1..=seeds {
+            let r = net.place_route(seed, &|_| {}).expect("nextpnr-ecp5");
+            println!(
+                "N = {n}, {what}, seed {seed}: {} LUT4 sites ({} LUT4, {} RAMW, {} CCU2C), {} FF, {:.1} MHz",
+                r.lut4_sites, r.lut4, r.ramw, r.carry, r.ff, r.fmax_mhz
+            );
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let num = |i: usize| -> u64 { args.get(i).and_then(|s| s.parse().ok()).expect("a number") };
     match args.get(1).map(String::as_str) {
         Some("check") => check(num(2) as u32),
         Some("sketch") => sketch(args.get(2).map_or("tally-sketch", String::as_str)),
+        Some("price") => price(num(2) as u32, num(3)),
         Some("exact") => measure(
             num(2) as u32,
             num(3),
@@ -1121,6 +1148,8 @@ fn main() {
             let seed = args.get(5).and_then(|s| s.parse().ok()).unwrap_or(1);
             measure(num(2) as u32, num(3), Some(num(4) as u32), seed, false)
         }
-        _ => eprintln!("usage: grouped check N | exact N K [no-two] | probe N K P [SEED] | sketch DIR"),
+        _ => eprintln!(
+            "usage: grouped check N | exact N K [no-two] | probe N K P [SEED] | sketch DIR | price N SEEDS"
+        ),
     }
 }

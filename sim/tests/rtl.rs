@@ -56,3 +56,40 @@ fn one_unit_reused_for_many_subproblems_agrees() {
         assert_eq!((r.solutions, r.cycles), (m.solutions, m.cycles), "{b:?}");
     }
 }
+
+/// One member of every south group of N: the canonical entries that share a west, north and
+/// east side follow one another in the canonical order.
+fn south_groups(n: u32) -> Vec<queens_core::Preplacement> {
+    let size = BoardSize::new(n).unwrap();
+    let table = queens_core::board::PairTable::new(size);
+    let mut firsts: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
+    firsts.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    firsts
+}
+
+fn groups_agree(n: u32, kind: ArbiterKind) {
+    use queens_core::south::SouthWalk;
+    let members = south_groups(n);
+    let walks: Vec<SouthWalk> = members.iter().map(SouthWalk::new).collect();
+    let runs: Vec<_> = walks
+        .par_chunks(16)
+        .flat_map_iter(|chunk| queens_hdl::rtl::run_south_groups(chunk, kind))
+        .collect();
+    assert_eq!(runs.len(), members.len());
+    assert!(
+        runs.iter().any(|r| r.len() > 1),
+        "N = {n}: no solution in any group"
+    );
+    for (p, rtl) in members.iter().zip(&runs) {
+        let model = queens_sim::grouped::run_south_group(p).records(0);
+        assert_eq!(rtl, &model, "N = {n}, {kind:?}, the group of {p}");
+    }
+}
+
+#[test]
+fn rtl_grouped_unit_and_tally_agree_on_every_south_group_of_8_to_11() {
+    for n in 8..=11 {
+        groups_agree(n, ArbiterKind::Adder);
+    }
+    groups_agree(9, ArbiterKind::Carry4);
+}

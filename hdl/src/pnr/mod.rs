@@ -467,7 +467,7 @@ pub mod jobs {
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, HostLink};
-    use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
+    use crate::emit::{front_verilog, grouped_unit_verilog, stage_verilog, unit_verilog, CoreConfig};
     use crate::ArbiterKind;
 
     fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
@@ -489,6 +489,16 @@ pub mod jobs {
         ooc(
             unit_verilog(m, arbiter, "queens_unit"),
             "queens_unit",
+            device,
+            target_mhz,
+        )
+    }
+
+    /// The bare unit that walks south groups (issue 50) for inner size `m`, out of context.
+    pub fn grouped_unit(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        ooc(
+            grouped_unit_verilog(m, arbiter, "queens_grouped_unit"),
+            "queens_grouped_unit",
             device,
             target_mhz,
         )

@@ -3,15 +3,20 @@
 //! them ([`unit`](mod@unit)), the LUT-RAM that holds its stack ([`lutram`]), the copies of its
 //! advance and clock enables that synthesis keeps whole ([`advance`], [`enable`], [`keep`]),
 //! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
-//! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]).
+//! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]); for
+//! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`]) as
+//! [`grouped`].
 
 pub mod advance;
 pub mod arbiter;
+pub mod bram;
 pub mod chain;
 pub mod decoder;
 pub mod enable;
+pub mod grouped;
 pub mod keep;
 pub mod lutram;
 pub mod orient;
 pub mod stage;
+pub mod tally;
 pub mod unit;

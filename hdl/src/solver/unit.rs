@@ -27,16 +27,25 @@
 //!
 //! The ring's blocking thus sits in the registers the walk already reads; no table of open
 //! rows per column is kept or fetched.
+//!
+//! The same circuit walks a south group (`queens_core::south`, issue 50) when built with
+//! D = 2M + 1: L = D - M + 1 = M + 2 lines of M positions. The filled-line register then has
+//! two more bits, loaded from bits 2 and 3 of the diagonal beats, and the unit keeps the last
+//! two lines' queens of each solution for the tally (`sol_prev`, `sol_last`, `sol_held`).
+//! Built square (D = 2M - 1) none of that is there: its registers are constants that
+//! synthesis removes.
 
 use crate::solver::advance::Advance;
 use crate::solver::arbiter::{Arbiter, ArbiterKind, Entry};
 use crate::solver::enable::Enable;
 use crate::solver::keep::{Keep, KeepBits};
 use crate::solver::lutram::LutRam;
+use queens_core::south::SouthWalk;
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
-/// A solver unit for inner width M (M1 = M + 1, D = 2M - 1).
+/// A solver unit for M positions a line (M1 = M + 1): D = 2M - 1 walks today's M lines of a
+/// pre-placement, D = 2M + 1 the M + 2 lines of a south group.
 #[derive(LogicBlock)]
 pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
@@ -55,6 +64,12 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub sol: Signal<Out, Bit>,
     /// Registered strobe: the previous step ended the search.
     pub done: Signal<Out, Bit>,
+    /// A south group's walk: with `sol`, the solution's queens of the last line but one (0 if
+    /// the group fixes that line) and of the last line (one-hot; not a queen if `sol_held`:
+    /// the group fixes the last line). Zero in a unit built square.
+    pub sol_prev: Signal<Out, Bits<M>>,
+    pub sol_last: Signal<Out, Bits<M>>,
+    pub sol_held: Signal<Out, Bit>,
 
     c: DFF<Bits<5>>,
     /// c + 1, c - 1 and c - 2, kept beside c so that no adder follows a decision.
@@ -175,6 +190,19 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     bu_ret: Signal<Local, Bits<D>>,
 
     last_col: Constant<Bits<5>>,
+    /// Built for a south group's walk (D = 2M + 1); where the high filled lines sit.
+    grouped: Constant<Bit>,
+    m_at: Constant<Bits<8>>,
+
+    // A south group's walk only (constants, removed by synthesis, in a unit built square).
+    /// The filled-line bits of lines M and M + 1 (a south group's walk only).
+    cols_hi: DFF<Bits<2>>,
+    /// The last two lines' queens, taken every cycle: read where `sol` says a solution.
+    at_prev: DFF<Bits<M>>,
+    at_last: DFF<Bits<M>>,
+    at_held: DFF<Bit>,
+    /// `load_data` from bit 2: the high filled-line bits of a diagonal beat.
+    load_hi: Signal<Local, Bits<32>>,
     /// D - 1 and D - 2: where rotation wraps.
     dtop: Constant<Bits<8>>,
     dtop2: Constant<Bits<8>>,
@@ -182,7 +210,10 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
 
 impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
     pub fn new(kind: ArbiterKind) -> Self {
-        assert!((2..=28).contains(&M) && M1 == M + 1 && D == 2 * M - 1);
+        let grouped = D == 2 * M + 1;
+        assert!((2..=28).contains(&M) && M1 == M + 1 && (D == 2 * M - 1 || grouped));
+        // Line indices fit the 5-bit column registers; the diagonal beats carry 4 bits.
+        assert!(!grouped || (4..=29).contains(&M));
         let lut4 = kind == ArbiterKind::Ccu2c;
         Self {
             clock: Default::default(),
@@ -194,6 +225,9 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             busy: Default::default(),
             sol: Default::default(),
             done: Default::default(),
+            sol_prev: Default::default(),
+            sol_last: Default::default(),
+            sol_held: Default::default(),
             c: Default::default(),
             cp1: Default::default(),
             cm1: Default::default(),
@@ -268,7 +302,14 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
             bu_adv: Default::default(),
             bd_ret: Default::default(),
             bu_ret: Default::default(),
-            last_col: Constant::new(((M - 1) as u64).to_bits()),
+            last_col: Constant::new(((D - M) as u64).to_bits()),
+            grouped: Constant::new(grouped),
+            m_at: Constant::new((M as u64).to_bits()),
+            cols_hi: Default::default(),
+            at_prev: Default::default(),
+            at_last: Default::default(),
+            at_held: Default::default(),
+            load_hi: Default::default(),
             dtop: Constant::new(((D - 1) as u64).to_bits()),
             dtop2: Constant::new(((D - 2) as u64).to_bits()),
         }
@@ -280,7 +321,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, c, cp1, cm1, cm2, filled, exh, act, run, go, qtop, qvalid, bh, bd, bu, cols, unc,
-            unc_v, sol_r, done_r
+            unc_v, sol_r, done_r, cols_hi, at_prev, at_last, at_held
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
@@ -288,6 +329,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.cols.d.next = self.load_data.val();
         }
         self.cols_w.next = bit_cast::<32, M>(self.cols.q.val());
+        if self.grouped.val() {
+            self.cols_w.next =
+                self.cols_w.val() | (bit_cast::<32, 2>(self.cols_hi.q.val()) << self.m_at.val());
+        }
         self.keep_fill.a.next = self.cols_w.val().get_bit(self.cp1.q.val().index());
 
         // Stack: the queen of column x (bit 0 = has one) at address x + 1.
@@ -556,6 +601,23 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.go.d.next = self.start.val() | self.uncle_ok.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
+        // A south group's high filled lines, from the diagonal beats. (Verilog selects bits
+        // of names only: the shifted copy has a name.)
+        self.load_hi.next = bit_cast::<32, M>(self.load_data.val()) >> 2;
+        if self.shift.val() & self.grouped.val() {
+            self.cols_hi.d.next = self.load_hi.val().get_bits::<2>(0);
+        }
+        // A south group's solution: A's row in the last line (if not filled) and the queen
+        // of the line before, as they stand in the cycle that finds it. Taken every cycle,
+        // straight from registers and the grant, so that no enable waits for the chains.
+        if self.grouped.val() {
+            self.at_prev.d.next = self.qtop.q.val();
+            self.at_last.d.next = self.arb_a.grant.val();
+            self.at_held.d.next = self.filled.q.val();
+        }
+        self.sol_prev.next = self.at_prev.q.val();
+        self.sol_last.next = self.at_last.q.val();
+        self.sol_held.next = self.at_held.q.val();
         self.busy.next = self.run.q.val() & !self.done_r.q.val();
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
@@ -575,15 +637,30 @@ pub enum Load {
 
 /// The loads that set a unit up for `b` (as walked: oriented already): rows, columns, then
 /// D diagonal shifts. After them `bd` bit j holds falling diagonal j and `bu` bit j rising
-/// diagonal (j + M - 1) mod D, which is where column 0 reads them.
+/// diagonal (j + L - 1) mod D, which is where line 0 reads them.
 pub fn load_sequence(b: &Blocking) -> Vec<(Load, u64)> {
-    let m = b.m as usize;
-    let d = 2 * m - 1;
-    let mut out = vec![(Load::Rows, b.rows as u64), (Load::Cols, b.cols as u64)];
+    loads(b.m, b.m, b.rows, b.cols, b.down, b.up)
+}
+
+/// The loads of a south group's walk, for a unit built with D = 2M + 1: as
+/// [`load_sequence`], with the filled-line bits of lines M and M + 1 in bits 2 and 3 of
+/// every diagonal shift (the last one's stay).
+pub fn south_load_sequence(w: &SouthWalk) -> Vec<(Load, u64)> {
+    loads(w.m, w.l, w.rows, w.cols, w.down, w.up)
+}
+
+fn loads(m: u32, l: u32, rows: u32, cols: u32, down: u64, up: u64) -> Vec<(Load, u64)> {
+    let (m, l) = (m as usize, l as usize);
+    let d = l + m - 1;
+    let cols_hi = (cols >> m & 3) as u64;
+    let mut out = vec![
+        (Load::Rows, rows as u64),
+        (Load::Cols, (cols & ((1 << m) - 1)) as u64),
+    ];
     out.extend((0..d).map(|t| {
-        let down = b.down >> (d - 1 - t) & 1;
-        let up = b.up >> ((t + m - 1) % d) & 1;
-        (Load::Diag, down | up << 1)
+        let fall = down >> (d - 1 - t) & 1;
+        let rise = up >> ((t + l - 1) % d) & 1;
+        (Load::Diag, fall | rise << 1 | cols_hi << 2)
     }));
     out
 }

@@ -1,0 +1,98 @@
+//! A unit that walks south groups (issue 50) with its tally: the unit built with D = 2M + 1
+//! ([`Unit`]) and a [`Tally`] that counts its solutions by place code and reads them out
+//! after the walk. What a grouped stage will hold in place of today's unit and count (the
+//! stage, the front end and the board are not built yet).
+
+use crate::solver::arbiter::ArbiterKind;
+use crate::solver::tally::{Tally, CODE_BITS, COUNT_BITS, RECORD_BITS};
+use crate::solver::unit::Unit;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
+    pub clock: Signal<In, Clock>,
+    /// The unit's load ports and start (see [`Unit`]; loads by `south_load_sequence`).
+    pub start: Signal<In, Bit>,
+    pub load_rows: Signal<In, Bit>,
+    pub load_cols: Signal<In, Bit>,
+    pub shift: Signal<In, Bit>,
+    pub load_data: Signal<In, Bits<M>>,
+    /// Walking (the cycles a group is charged).
+    pub busy: Signal<Out, Bit>,
+    /// The tally's read-out: see [`Tally`]. `drained`: the group is through, `records`
+    /// offered and taken.
+    pub take: Signal<In, Bit>,
+    pub offer: Signal<Out, Bit>,
+    pub code: Signal<Out, Bits<CODE_BITS>>,
+    pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub m13: Signal<Out, Bits<4>>,
+    pub m15: Signal<Out, Bits<4>>,
+    pub drained: Signal<Out, Bit>,
+    pub records: Signal<Out, Bits<RECORD_BITS>>,
+    unit: Unit<M, M1, D>,
+    tally: Tally<M>,
+    /// Set the cycle after the walk's end (its last increment is then written), cleared by
+    /// a start.
+    drain: DFF<Bit>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        assert_eq!(D, 2 * M + 1, "a grouped unit walks M + 2 lines");
+        Self {
+            clock: Default::default(),
+            start: Default::default(),
+            load_rows: Default::default(),
+            load_cols: Default::default(),
+            shift: Default::default(),
+            load_data: Default::default(),
+            busy: Default::default(),
+            take: Default::default(),
+            offer: Default::default(),
+            code: Default::default(),
+            count: Default::default(),
+            m13: Default::default(),
+            m15: Default::default(),
+            drained: Default::default(),
+            records: Default::default(),
+            unit: Unit::new(kind),
+            tally: Default::default(),
+            drain: Default::default(),
+        }
+    }
+}
+
+impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M1, D> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, drain);
+        self.unit.clock.next = self.clock.val();
+        self.tally.clock.next = self.clock.val();
+        self.unit.start.next = self.start.val();
+        self.unit.load_rows.next = self.load_rows.val();
+        self.unit.load_cols.next = self.load_cols.val();
+        self.unit.shift.next = self.shift.val();
+        self.unit.load_data.next = self.load_data.val();
+        self.busy.next = self.unit.busy.val();
+
+        self.tally.sol.next = self.unit.sol.val();
+        self.tally.prev.next = self.unit.sol_prev.val();
+        self.tally.last.next = self.unit.sol_last.val();
+        self.tally.held.next = self.unit.sol_held.val();
+        if self.unit.done.val() {
+            self.drain.d.next = true;
+        }
+        if self.start.val() {
+            self.drain.d.next = false;
+        }
+        self.tally.drain.next = self.drain.q.val();
+        self.tally.take.next = self.take.val();
+        self.offer.next = self.tally.offer.val();
+        self.code.next = self.tally.code.val();
+        self.count.next = self.tally.count.val();
+        self.m13.next = self.tally.m13.val();
+        self.m15.next = self.tally.m15.val();
+        self.drained.next = self.tally.drained.val();
+        self.records.next = self.tally.records.val();
+    }
+}

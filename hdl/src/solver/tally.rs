@@ -1,0 +1,271 @@
+//! The tally of a unit that walks south groups (issue 50): a counter per place code of the
+//! walk's last two queens (`queens_core::south`), in a block RAM, and its read-out after the
+//! walk, one record per place code with a solution.
+//!
+//! While the walk runs, a solution's place code addresses the RAM in the cycle the unit
+//! strobes `sol`; the next cycle increments the word read (count mod 2^44, mod 13, mod 15:
+//! today's result, per south side) and writes it back. Two solutions in consecutive cycles
+//! never share a code (between them B moves the queen of the line before the last), so a word
+//! is never read while its last increment is still being written. After the walk (`drain`),
+//! a sequencer visits every code a solution can have (each line's place 0..M-1 or HELD),
+//! offers the nonzero words and clears every word it visits: the RAM is all zeros again for
+//! the next group.
+
+use crate::solver::bram::BlockRam;
+use queens_core::south::{HELD, PLACE_BITS};
+use rust_hdl::prelude::*;
+
+/// Bits of a place code.
+pub const CODE_BITS: usize = 2 * PLACE_BITS as usize;
+/// The counters of one word: mod 2^44, mod 13, mod 15, as a result carries them.
+pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
+const WORD_BITS: usize = COUNT_BITS + 8;
+/// Bits of a drain's record count (the end record's field).
+pub const RECORD_BITS: usize = 16;
+
+#[derive(LogicBlock)]
+pub struct Tally<const M: usize> {
+    pub clock: Signal<In, Clock>,
+    /// The unit's solution strobe and the queens it holds with it (`Unit::sol_prev` ...).
+    pub sol: Signal<In, Bit>,
+    pub prev: Signal<In, Bits<M>>,
+    pub last: Signal<In, Bits<M>>,
+    pub held: Signal<In, Bit>,
+    /// Read out (high from after the walk's last solution until the next walk starts).
+    pub drain: Signal<In, Bit>,
+    /// The record offered is taken in this cycle.
+    pub take: Signal<In, Bit>,
+    pub offer: Signal<Out, Bit>,
+    pub code: Signal<Out, Bits<CODE_BITS>>,
+    pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub m13: Signal<Out, Bits<4>>,
+    pub m15: Signal<Out, Bits<4>>,
+    /// Every word has been visited: `records` were offered and taken.
+    pub drained: Signal<Out, Bit>,
+    pub records: Signal<Out, Bits<RECORD_BITS>>,
+
+    ram: BlockRam<WORD_BITS>,
+    /// A solution's increment, a cycle behind its read.
+    inc: DFF<Bit>,
+    inc_at: DFF<Bits<CODE_BITS>>,
+    /// The drain: the code visited, whether its word is out of the RAM yet (`ready`), the
+    /// record offered, the end.
+    seq: DFF<Bits<CODE_BITS>>,
+    ready: DFF<Bit>,
+    offered: DFF<Bit>,
+    done: DFF<Bit>,
+    nrec: DFF<Bits<RECORD_BITS>>,
+    out_code: DFF<Bits<CODE_BITS>>,
+    out_word: DFF<Bits<WORD_BITS>>,
+
+    place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
+    place_last: Signal<Local, Bits<PLACE_BITS_U>>,
+    at: Signal<Local, Bits<CODE_BITS>>,
+    word: Signal<Local, Bits<WORD_BITS>>,
+    c44: Signal<Local, Bits<COUNT_BITS>>,
+    w13: Signal<Local, Bits<4>>,
+    w15: Signal<Local, Bits<4>>,
+    r13: Signal<Local, Bits<4>>,
+    r15: Signal<Local, Bits<4>>,
+    bumped: Signal<Local, Bits<WORD_BITS>>,
+    /// The drain's next code: each place runs 0..M-1, then HELD, then wraps.
+    seq_lo: Signal<Local, Bits<PLACE_BITS_U>>,
+    seq_hi: Signal<Local, Bits<PLACE_BITS_U>>,
+    next_lo: Signal<Local, Bits<PLACE_BITS_U>>,
+    next_hi: Signal<Local, Bits<PLACE_BITS_U>>,
+    next_seq: Signal<Local, Bits<CODE_BITS>>,
+    step: Signal<Local, Bit>,
+
+    /// Bit k of a place: the positions whose index has bit k set.
+    enc: [Constant<Bits<M>>; PLACE_BITS_U],
+    /// Bit k of a place, alone.
+    bit: [Constant<Bits<PLACE_BITS_U>>; PLACE_BITS_U],
+    held_place: Constant<Bits<PLACE_BITS_U>>,
+    last_place: Constant<Bits<PLACE_BITS_U>>,
+    last_code: Constant<Bits<CODE_BITS>>,
+    place_bits: Constant<Bits<8>>,
+    count_bits: Constant<Bits<8>>,
+    m15_at: Constant<Bits<8>>,
+}
+
+const PLACE_BITS_U: usize = PLACE_BITS as usize;
+
+impl<const M: usize> Default for Tally<M> {
+    fn default() -> Self {
+        assert!(M < HELD as usize);
+        let mask = |k: usize| (0..M).filter(|i| i >> k & 1 == 1).fold(0u64, |m, i| m | 1 << i);
+        Self {
+            clock: Default::default(),
+            sol: Default::default(),
+            prev: Default::default(),
+            last: Default::default(),
+            held: Default::default(),
+            drain: Default::default(),
+            take: Default::default(),
+            offer: Default::default(),
+            code: Default::default(),
+            count: Default::default(),
+            m13: Default::default(),
+            m15: Default::default(),
+            drained: Default::default(),
+            records: Default::default(),
+            ram: Default::default(),
+            inc: Default::default(),
+            inc_at: Default::default(),
+            seq: Default::default(),
+            ready: Default::default(),
+            offered: Default::default(),
+            done: Default::default(),
+            nrec: Default::default(),
+            out_code: Default::default(),
+            out_word: Default::default(),
+            place_prev: Default::default(),
+            place_last: Default::default(),
+            at: Default::default(),
+            word: Default::default(),
+            c44: Default::default(),
+            w13: Default::default(),
+            w15: Default::default(),
+            r13: Default::default(),
+            r15: Default::default(),
+            bumped: Default::default(),
+            seq_lo: Default::default(),
+            seq_hi: Default::default(),
+            next_lo: Default::default(),
+            next_hi: Default::default(),
+            next_seq: Default::default(),
+            step: Default::default(),
+            enc: std::array::from_fn(|k| Constant::new(mask(k).to_bits())),
+            bit: std::array::from_fn(|k| Constant::new((1u64 << k).to_bits())),
+            held_place: Constant::new((HELD as u64).to_bits()),
+            last_place: Constant::new(((M - 1) as u64).to_bits()),
+            last_code: Constant::new(((HELD << PLACE_BITS | HELD) as u64).to_bits()),
+            place_bits: Constant::new(PLACE_BITS.to_bits()),
+            count_bits: Constant::new((COUNT_BITS as u64).to_bits()),
+            m15_at: Constant::new(((COUNT_BITS + 4) as u64).to_bits()),
+        }
+    }
+}
+
+impl<const M: usize> Logic for Tally<M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, inc, inc_at, seq, ready, offered, done, nrec, out_code, out_word);
+        self.ram.clock.next = self.clock.val();
+
+        // The place code of the solution the unit holds: one-hot to binary per line.
+        self.place_prev.next = 0.into();
+        self.place_last.next = 0.into();
+        for k in 0..PLACE_BITS_U {
+            if (self.prev.val() & self.enc[k].val()).any() {
+                self.place_prev.next = self.place_prev.val() | self.bit[k].val();
+            }
+            if (self.last.val() & self.enc[k].val()).any() {
+                self.place_last.next = self.place_last.val() | self.bit[k].val();
+            }
+        }
+        if !self.prev.val().any() {
+            self.place_prev.next = self.held_place.val();
+        }
+        if self.held.val() {
+            self.place_last.next = self.held_place.val();
+        }
+        self.at.next = (bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_prev.val()) << self.place_bits.val())
+            | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_last.val());
+
+        // The word read, one more (each counter wrapping at its modulus).
+        self.word.next = self.ram.rdata.val();
+        self.c44.next = self.word.val().get_bits::<COUNT_BITS>(0) + 1;
+        self.w13.next = self.word.val().get_bits::<4>(self.count_bits.val().index());
+        self.w15.next = self.word.val().get_bits::<4>(self.m15_at.val().index());
+        if self.w13.val() == 12 {
+            self.r13.next = 0.into();
+        } else {
+            self.r13.next = self.w13.val() + 1;
+        }
+        if self.w15.val() == 14 {
+            self.r15.next = 0.into();
+        } else {
+            self.r15.next = self.w15.val() + 1;
+        }
+        self.bumped.next = (bit_cast::<WORD_BITS, 4>(self.r15.val()) << self.m15_at.val())
+            | (bit_cast::<WORD_BITS, 4>(self.r13.val()) << self.count_bits.val())
+            | bit_cast::<WORD_BITS, COUNT_BITS>(self.c44.val());
+
+        // The walk: read at the solution, write the word one more a cycle later.
+        self.inc.d.next = self.sol.val() & !self.drain.val();
+        self.inc_at.d.next = self.at.val();
+        self.ram.we.next = self.inc.q.val();
+        self.ram.waddr.next = self.inc_at.q.val();
+        self.ram.wdata.next = self.bumped.val();
+        self.ram.raddr.next = self.at.val();
+
+        // The drain's next code.
+        self.seq_lo.next = self.seq.q.val().get_bits::<PLACE_BITS_U>(0);
+        self.seq_hi.next = self.seq.q.val().get_bits::<PLACE_BITS_U>(PLACE_BITS_U);
+        self.next_hi.next = self.seq_hi.val();
+        if self.seq_lo.val() == self.held_place.val() {
+            self.next_lo.next = 0.into();
+            if self.seq_hi.val() == self.last_place.val() {
+                self.next_hi.next = self.held_place.val();
+            } else {
+                self.next_hi.next = self.seq_hi.val() + 1;
+            }
+        } else if self.seq_lo.val() == self.last_place.val() {
+            self.next_lo.next = self.held_place.val();
+        } else {
+            self.next_lo.next = self.seq_lo.val() + 1;
+        }
+        self.next_seq.next = (bit_cast::<CODE_BITS, PLACE_BITS_U>(self.next_hi.val())
+            << self.place_bits.val())
+            | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.next_lo.val());
+
+        // The drain: read a word (a cycle), then clear it and offer it if nonzero; move on
+        // once it is taken (or at once if zero).
+        self.step.next = false;
+        if !self.drain.val() {
+            self.seq.d.next = 0.into();
+            self.ready.d.next = false;
+            self.offered.d.next = false;
+            self.done.d.next = false;
+            self.nrec.d.next = 0.into();
+        } else if !self.done.q.val() {
+            self.ram.raddr.next = self.seq.q.val();
+            if self.offered.q.val() {
+                if self.take.val() {
+                    self.offered.d.next = false;
+                    self.step.next = true;
+                }
+            } else if self.ready.q.val() {
+                // Cleared as it is read out.
+                self.ram.we.next = true;
+                self.ram.waddr.next = self.seq.q.val();
+                self.ram.wdata.next = 0.into();
+                if self.word.val().any() {
+                    self.offered.d.next = true;
+                    self.nrec.d.next = self.nrec.q.val() + 1;
+                    self.out_code.d.next = self.seq.q.val();
+                    self.out_word.d.next = self.word.val();
+                } else {
+                    self.step.next = true;
+                }
+            } else {
+                self.ready.d.next = true;
+            }
+        }
+        if self.step.val() {
+            self.ready.d.next = false;
+            self.seq.d.next = self.next_seq.val();
+            self.done.d.next = self.seq.q.val() == self.last_code.val();
+        }
+
+        self.offer.next = self.offered.q.val();
+        self.code.next = self.out_code.q.val();
+        self.count.next = self.out_word.q.val().get_bits::<COUNT_BITS>(0);
+        self.m13.next = self.out_word.q.val().get_bits::<4>(self.count_bits.val().index());
+        self.m15.next = self.out_word.q.val().get_bits::<4>(self.m15_at.val().index());
+        // Low from the cycle a new walk's start takes `drain` away.
+        self.drained.next = self.done.q.val() & self.drain.val();
+        self.records.next = self.nrec.q.val();
+    }
+}
