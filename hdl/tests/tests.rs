@@ -6,4 +6,5 @@ mod boards;
 mod decoder;
 mod ecp5;
 mod queue;
+mod tally;
 mod verilog;

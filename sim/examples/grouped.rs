@@ -1123,8 +1123,13 @@ fn price(n: u32, seeds: u64) {
         for seed in 1..=seeds {
             let r = net.place_route(seed, &|_| {}).expect("nextpnr-ecp5");
             println!(
-                "N = {n}, {what}, seed {seed}: {} LUT4 sites ({} LUT4, {} RAMW, {} CCU2C), {} FF, {:.1} MHz",
-                r.lut4_sites, r.lut4, r.ramw, r.carry, r.ff, r.fmax_mhz
+                "N = {n}, {what}, seed {seed}: {} LUT4 sites ({} LUT4, {} RAMW, {} CCU2C), {} FF, {} DP16KD, {:.1} MHz",
+                r.lut4_sites, r.lut4, r.ramw, r.carry, r.ff, r.bram, r.fmax_mhz
+            );
+            let p = &r.critical_path;
+            println!(
+                "  critical path: {} -> {}, {} logic levels, {:.2} ns",
+                p.from, p.to, p.logic_levels, p.total_ns
             );
         }
     }

@@ -1,7 +1,9 @@
 //! A block RAM of 1,024 words: one synchronous write port and one read port whose data is
 //! registered (the block RAM's own read register). Written as the template every vendor's
 //! synthesis maps onto block RAM (DP16KD on the ECP5, RAMB18/36 on Xilinx, M9K/M144K on
-//! Altera); it starts all zeros.
+//! Altera); it starts all zeros. A word read in the cycle it is written reads undefined on
+//! some of them (`no_rw_check` tells yosys so, which then adds no bypass): its users never
+//! use such a read (the tally forwards the written word instead).
 
 use rust_hdl::prelude::*;
 
@@ -55,6 +57,7 @@ impl<const W: usize> Logic for BlockRam<W> {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "\
+(* no_rw_check *)
 reg [{msb}:0] mem [0:{top}];
 integer i;
 initial begin

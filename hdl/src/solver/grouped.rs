@@ -31,9 +31,10 @@ pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
     pub records: Signal<Out, Bits<RECORD_BITS>>,
     unit: Unit<M, M1, D>,
     tally: Tally<M>,
-    /// Set the cycle after the walk's end (its last increment is then written), cleared by
-    /// a start.
+    /// Set after the walk's end, cleared by a start; the tally sees it a cycle later, when
+    /// the last solution's word has been written.
     drain: DFF<Bit>,
+    drain2: DFF<Bit>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
@@ -58,6 +59,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
             unit: Unit::new(kind),
             tally: Default::default(),
             drain: Default::default(),
+            drain2: Default::default(),
         }
     }
 }
@@ -65,7 +67,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, drain);
+        dff_setup!(self, clock, drain, drain2);
         self.unit.clock.next = self.clock.val();
         self.tally.clock.next = self.clock.val();
         self.unit.start.next = self.start.val();
@@ -82,10 +84,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
         if self.unit.done.val() {
             self.drain.d.next = true;
         }
+        self.drain2.d.next = self.drain.q.val();
         if self.start.val() {
             self.drain.d.next = false;
+            self.drain2.d.next = false;
         }
-        self.tally.drain.next = self.drain.q.val();
+        self.tally.drain.next = self.drain2.q.val();
         self.tally.take.next = self.take.val();
         self.offer.next = self.tally.offer.val();
         self.code.next = self.tally.code.val();

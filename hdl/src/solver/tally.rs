@@ -3,10 +3,11 @@
 //! walk, one record per place code with a solution.
 //!
 //! While the walk runs, a solution's place code addresses the RAM in the cycle the unit
-//! strobes `sol`; the next cycle increments the word read (count mod 2^44, mod 13, mod 15:
-//! today's result, per south side) and writes it back. Two solutions in consecutive cycles
-//! never share a code (between them B moves the queen of the line before the last), so a word
-//! is never read while its last increment is still being written. After the walk (`drain`),
+//! strobes `sol`; two cycles later the word read (count mod 2^44, mod 13, mod 15: today's
+//! result, per south side) is written back one more. Two solutions in consecutive cycles
+//! never share a code (between them B moves the queen of the line before the last); two
+//! cycles apart they can, and the later takes the earlier's written word. After the walk
+//! (`drain`, raised at least two cycles after the last solution's write),
 //! a sequencer visits every code a solution can have (each line's place 0..M-1 or HELD),
 //! offers the nonzero words and clears every word it visits: the RAM is all zeros again for
 //! the next group.
@@ -45,13 +46,24 @@ pub struct Tally<const M: usize> {
     pub records: Signal<Out, Bits<RECORD_BITS>>,
 
     ram: BlockRam<WORD_BITS>,
-    /// A solution's increment, a cycle behind its read.
+    /// A solution's read, a cycle and two behind it (the second writes), the word out of the
+    /// RAM, and the last write with its forwarding.
     inc: DFF<Bit>,
     inc_at: DFF<Bits<CODE_BITS>>,
-    /// The drain: the code visited, whether its word is out of the RAM yet (`ready`), the
-    /// record offered, the end.
+    inc2: DFF<Bit>,
+    inc2_at: DFF<Bits<CODE_BITS>>,
+    word_r: DFF<Bits<WORD_BITS>>,
+    wrote: DFF<Bit>,
+    wrote_at: DFF<Bits<CODE_BITS>>,
+    wrote_word: DFF<Bits<WORD_BITS>>,
+    fwd: DFF<Bit>,
+    fwd_word: DFF<Bits<WORD_BITS>>,
+    /// The drain: the code visited, whether its word is out of the RAM (`ready`), in
+    /// `word_r` (`fetched`) and in `out_word` (`latched`), the record offered, the end.
     seq: DFF<Bits<CODE_BITS>>,
     ready: DFF<Bit>,
+    fetched: DFF<Bit>,
+    latched: DFF<Bit>,
     offered: DFF<Bit>,
     done: DFF<Bit>,
     nrec: DFF<Bits<RECORD_BITS>>,
@@ -112,8 +124,18 @@ impl<const M: usize> Default for Tally<M> {
             ram: Default::default(),
             inc: Default::default(),
             inc_at: Default::default(),
+            inc2: Default::default(),
+            inc2_at: Default::default(),
+            word_r: Default::default(),
+            wrote: Default::default(),
+            wrote_at: Default::default(),
+            wrote_word: Default::default(),
+            fwd: Default::default(),
+            fwd_word: Default::default(),
             seq: Default::default(),
             ready: Default::default(),
+            fetched: Default::default(),
+            latched: Default::default(),
             offered: Default::default(),
             done: Default::default(),
             nrec: Default::default(),
@@ -150,7 +172,10 @@ impl<const M: usize> Default for Tally<M> {
 impl<const M: usize> Logic for Tally<M> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, inc, inc_at, seq, ready, offered, done, nrec, out_code, out_word);
+        dff_setup!(
+            self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
+            ready, fetched, latched, offered, done, nrec, out_code, out_word
+        );
         self.ram.clock.next = self.clock.val();
 
         // The place code of the solution the unit holds: one-hot to binary per line.
@@ -174,7 +199,11 @@ impl<const M: usize> Logic for Tally<M> {
             | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_last.val());
 
         // The word read, one more (each counter wrapping at its modulus).
-        self.word.next = self.ram.rdata.val();
+        if self.fwd.q.val() {
+            self.word.next = self.fwd_word.q.val();
+        } else {
+            self.word.next = self.word_r.q.val();
+        }
         self.c44.next = self.word.val().get_bits::<COUNT_BITS>(0) + 1;
         self.w13.next = self.word.val().get_bits::<4>(self.count_bits.val().index());
         self.w15.next = self.word.val().get_bits::<4>(self.m15_at.val().index());
@@ -192,11 +221,24 @@ impl<const M: usize> Logic for Tally<M> {
             | (bit_cast::<WORD_BITS, 4>(self.r13.val()) << self.count_bits.val())
             | bit_cast::<WORD_BITS, COUNT_BITS>(self.c44.val());
 
-        // The walk: read at the solution, write the word one more a cycle later.
+        // The walk: read at the solution; a cycle later the word comes out of the RAM into
+        // `word_r`; a cycle after that it is written back one more. A solution two cycles
+        // after another of the same code reads its word in the cycle that word is written
+        // (never one cycle after: B moves the queen of the line before the last between
+        // them): it takes the written value instead (`fwd`, `fwd_word`).
         self.inc.d.next = self.sol.val() & !self.drain.val();
         self.inc_at.d.next = self.at.val();
-        self.ram.we.next = self.inc.q.val();
-        self.ram.waddr.next = self.inc_at.q.val();
+        self.inc2.d.next = self.inc.q.val();
+        self.inc2_at.d.next = self.inc_at.q.val();
+        self.word_r.d.next = self.ram.rdata.val();
+        self.wrote.d.next = self.inc2.q.val();
+        self.wrote_at.d.next = self.inc2_at.q.val();
+        self.wrote_word.d.next = self.bumped.val();
+        self.fwd.d.next =
+            self.inc.q.val() & self.wrote.q.val() & (self.inc_at.q.val() == self.wrote_at.q.val());
+        self.fwd_word.d.next = self.wrote_word.q.val();
+        self.ram.we.next = self.inc2.q.val();
+        self.ram.waddr.next = self.inc2_at.q.val();
         self.ram.wdata.next = self.bumped.val();
         self.ram.raddr.next = self.at.val();
 
@@ -220,12 +262,15 @@ impl<const M: usize> Logic for Tally<M> {
             << self.place_bits.val())
             | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.next_lo.val());
 
-        // The drain: read a word (a cycle), then clear it and offer it if nonzero; move on
-        // once it is taken (or at once if zero).
+        // The drain, a code at a time: read its word (two cycles), take it out of the RAM and
+        // clear it there, then offer it if nonzero (a register's test, not the RAM's output),
+        // and move on once it is taken (or at once if zero).
         self.step.next = false;
         if !self.drain.val() {
             self.seq.d.next = 0.into();
             self.ready.d.next = false;
+            self.fetched.d.next = false;
+            self.latched.d.next = false;
             self.offered.d.next = false;
             self.done.d.next = false;
             self.nrec.d.next = 0.into();
@@ -236,25 +281,30 @@ impl<const M: usize> Logic for Tally<M> {
                     self.offered.d.next = false;
                     self.step.next = true;
                 }
-            } else if self.ready.q.val() {
-                // Cleared as it is read out.
-                self.ram.we.next = true;
-                self.ram.waddr.next = self.seq.q.val();
-                self.ram.wdata.next = 0.into();
-                if self.word.val().any() {
+            } else if self.latched.q.val() {
+                self.latched.d.next = false;
+                if self.out_word.q.val().any() {
                     self.offered.d.next = true;
                     self.nrec.d.next = self.nrec.q.val() + 1;
-                    self.out_code.d.next = self.seq.q.val();
-                    self.out_word.d.next = self.word.val();
                 } else {
                     self.step.next = true;
                 }
+            } else if self.fetched.q.val() {
+                self.fetched.d.next = false;
+                self.latched.d.next = true;
+                self.ram.we.next = true;
+                self.ram.waddr.next = self.seq.q.val();
+                self.ram.wdata.next = 0.into();
+                self.out_code.d.next = self.seq.q.val();
+                self.out_word.d.next = self.word.val();
+            } else if self.ready.q.val() {
+                self.ready.d.next = false;
+                self.fetched.d.next = true;
             } else {
                 self.ready.d.next = true;
             }
         }
         if self.step.val() {
-            self.ready.d.next = false;
             self.seq.d.next = self.next_seq.val();
             self.done.d.next = self.seq.q.val() == self.last_code.val();
         }
