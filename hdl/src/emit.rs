@@ -25,6 +25,26 @@ pub fn grouped_unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     rename_top(&v, name)
 }
 
+/// The Verilog of the tally's increment (`solver::increment`) for a word of `width` bits (8,
+/// for tests, or the count's 44), its module named `name`.
+pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String {
+    use crate::solver::increment::Increment;
+    let v = match width {
+        8 => {
+            let mut i = Increment::<8>::new(kind);
+            i.connect_all();
+            generate_verilog(&i)
+        }
+        COUNT_BITS => {
+            let mut i = Increment::<COUNT_BITS>::new(kind);
+            i.connect_all();
+            generate_verilog(&i)
+        }
+        _ => panic!("no increment built for {width} bits"),
+    };
+    rename_top(&v, name)
+}
+
 /// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
 pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     let v = crate::with_width!(m, |M, M1, D| {

@@ -25,7 +25,7 @@ fn queens(prev: Option<u32>, last: Option<u32>) -> (u64, u64, bool) {
 
 #[test]
 fn the_tally_counts_every_code_and_reads_it_out_once() {
-    let mut t = Tally::<M>::default();
+    let mut t = Tally::<M>::new(queens_hdl::ArbiterKind::Adder);
     t.connect_all();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {

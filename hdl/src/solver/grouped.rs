@@ -57,7 +57,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
             drained: Default::default(),
             records: Default::default(),
             unit: Unit::new(kind),
-            tally: Default::default(),
+            tally: Tally::new(kind),
             drain: Default::default(),
             drain2: Default::default(),
         }

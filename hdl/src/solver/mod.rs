@@ -4,8 +4,8 @@
 //! advance and clock enables that synthesis keeps whole ([`advance`], [`enable`], [`keep`]),
 //! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
 //! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]); for
-//! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`]) as
-//! [`grouped`].
+//! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
+//! [`increment`]) as [`grouped`].
 
 pub mod advance;
 pub mod arbiter;
@@ -14,6 +14,7 @@ pub mod chain;
 pub mod decoder;
 pub mod enable;
 pub mod grouped;
+pub mod increment;
 pub mod keep;
 pub mod lutram;
 pub mod orient;

@@ -12,7 +12,9 @@
 //! offers the nonzero words and clears every word it visits: the RAM is all zeros again for
 //! the next group.
 
+use crate::solver::arbiter::ArbiterKind;
 use crate::solver::bram::BlockRam;
+use crate::solver::increment::Increment;
 use queens_core::south::{HELD, PLACE_BITS};
 use rust_hdl::prelude::*;
 
@@ -46,6 +48,7 @@ pub struct Tally<const M: usize> {
     pub records: Signal<Out, Bits<RECORD_BITS>>,
 
     ram: BlockRam<WORD_BITS>,
+    incr: Increment<COUNT_BITS>,
     /// A solution's read, a cycle and two behind it (the second writes), the word out of the
     /// RAM, and the last write with its forwarding.
     inc: DFF<Bit>,
@@ -73,7 +76,9 @@ pub struct Tally<const M: usize> {
     place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
     place_last: Signal<Local, Bits<PLACE_BITS_U>>,
     at: Signal<Local, Bits<CODE_BITS>>,
-    word: Signal<Local, Bits<WORD_BITS>>,
+    clear: Signal<Local, Bit>,
+    /// The word's two residues, read or forwarded.
+    digits: Signal<Local, Bits<8>>,
     c44: Signal<Local, Bits<COUNT_BITS>>,
     w13: Signal<Local, Bits<4>>,
     w15: Signal<Local, Bits<4>>,
@@ -102,8 +107,10 @@ pub struct Tally<const M: usize> {
 
 const PLACE_BITS_U: usize = PLACE_BITS as usize;
 
-impl<const M: usize> Default for Tally<M> {
-    fn default() -> Self {
+impl<const M: usize> Tally<M> {
+    /// `kind`: the carry chain's form, as the unit's arbiters (the increment's CCU2C cells
+    /// on the ECP5).
+    pub fn new(kind: ArbiterKind) -> Self {
         assert!(M < HELD as usize);
         let mask = |k: usize| (0..M).filter(|i| i >> k & 1 == 1).fold(0u64, |m, i| m | 1 << i);
         Self {
@@ -122,6 +129,7 @@ impl<const M: usize> Default for Tally<M> {
             drained: Default::default(),
             records: Default::default(),
             ram: Default::default(),
+            incr: Increment::new(kind),
             inc: Default::default(),
             inc_at: Default::default(),
             inc2: Default::default(),
@@ -144,7 +152,8 @@ impl<const M: usize> Default for Tally<M> {
             place_prev: Default::default(),
             place_last: Default::default(),
             at: Default::default(),
-            word: Default::default(),
+            clear: Default::default(),
+            digits: Default::default(),
             c44: Default::default(),
             w13: Default::default(),
             w15: Default::default(),
@@ -198,21 +207,33 @@ impl<const M: usize> Logic for Tally<M> {
         self.at.next = (bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_prev.val()) << self.place_bits.val())
             | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_last.val());
 
-        // The word read, one more (each counter wrapping at its modulus).
+        // The drain clears the word it has just taken out (see below).
+        self.clear.next = self.drain.val()
+            & !self.done.q.val()
+            & !self.offered.q.val()
+            & !self.latched.q.val()
+            & self.fetched.q.val();
+
+        // The word read (or forwarded), one more, each counter wrapping at its modulus; zero
+        // where the drain clears it. The count's choice and clear sit in its carry chain.
+        self.incr.word.next = self.word_r.q.val().get_bits::<COUNT_BITS>(0);
+        self.incr.fwd_word.next = self.fwd_word.q.val().get_bits::<COUNT_BITS>(0);
+        self.incr.fwd.next = self.fwd.q.val();
+        self.incr.clr.next = self.clear.val();
+        self.c44.next = self.incr.sum.val();
         if self.fwd.q.val() {
-            self.word.next = self.fwd_word.q.val();
+            self.digits.next = self.fwd_word.q.val().get_bits::<8>(self.count_bits.val().index());
         } else {
-            self.word.next = self.word_r.q.val();
+            self.digits.next = self.word_r.q.val().get_bits::<8>(self.count_bits.val().index());
         }
-        self.c44.next = self.word.val().get_bits::<COUNT_BITS>(0) + 1;
-        self.w13.next = self.word.val().get_bits::<4>(self.count_bits.val().index());
-        self.w15.next = self.word.val().get_bits::<4>(self.m15_at.val().index());
-        if self.w13.val() == 12 {
+        self.w13.next = self.digits.val().get_bits::<4>(0);
+        self.w15.next = self.digits.val().get_bits::<4>(4);
+        if self.clear.val() | (self.w13.val() == 12) {
             self.r13.next = 0.into();
         } else {
             self.r13.next = self.w13.val() + 1;
         }
-        if self.w15.val() == 14 {
+        if self.clear.val() | (self.w15.val() == 14) {
             self.r15.next = 0.into();
         } else {
             self.r15.next = self.w15.val() + 1;
@@ -237,8 +258,13 @@ impl<const M: usize> Logic for Tally<M> {
         self.fwd.d.next =
             self.inc.q.val() & self.wrote.q.val() & (self.inc_at.q.val() == self.wrote_at.q.val());
         self.fwd_word.d.next = self.wrote_word.q.val();
-        self.ram.we.next = self.inc2.q.val();
-        self.ram.waddr.next = self.inc2_at.q.val();
+        if self.clear.val() {
+            self.ram.we.next = true;
+            self.ram.waddr.next = self.seq.q.val();
+        } else {
+            self.ram.we.next = self.inc2.q.val();
+            self.ram.waddr.next = self.inc2_at.q.val();
+        }
         self.ram.wdata.next = self.bumped.val();
         self.ram.raddr.next = self.at.val();
 
@@ -292,11 +318,8 @@ impl<const M: usize> Logic for Tally<M> {
             } else if self.fetched.q.val() {
                 self.fetched.d.next = false;
                 self.latched.d.next = true;
-                self.ram.we.next = true;
-                self.ram.waddr.next = self.seq.q.val();
-                self.ram.wdata.next = 0.into();
                 self.out_code.d.next = self.seq.q.val();
-                self.out_word.d.next = self.word.val();
+                self.out_word.d.next = self.word_r.q.val();
             } else if self.ready.q.val() {
                 self.ready.d.next = false;
                 self.fetched.d.next = true;
