@@ -9,6 +9,26 @@ use queens_core::south::SouthWalk;
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
+/// Drives `loads` into the load ports of `$rtl.uut` (a bare unit or a grouped one: the same
+/// ports), a clock each, then starts it with one more.
+macro_rules! load_and_start {
+    ($rtl:expr, $loads:expr) => {{
+        for (load, data) in $loads {
+            $rtl.uut.load_rows.next = load == Load::Rows;
+            $rtl.uut.load_cols.next = load == Load::Cols;
+            $rtl.uut.shift.next = load == Load::Diag;
+            $rtl.uut.load_data.next = data.to_bits();
+            $rtl.clock();
+        }
+        $rtl.uut.load_rows.next = false;
+        $rtl.uut.load_cols.next = false;
+        $rtl.uut.shift.next = false;
+        $rtl.uut.start.next = true;
+        $rtl.clock();
+        $rtl.uut.start.next = false;
+    }};
+}
+
 /// Solutions and search cycles of one subproblem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RtlRun {
@@ -40,19 +60,7 @@ impl<const M: usize, const M1: usize, const D: usize> RtlUnit<M, M1, D> {
     /// Loads the ring's blocking of `b` (2M + 1 cycles), then runs the search to its end.
     pub fn run(&mut self, b: &Blocking) -> RtlRun {
         assert_eq!(b.m as usize, M);
-        for (load, data) in load_sequence(b) {
-            self.uut.load_rows.next = load == Load::Rows;
-            self.uut.load_cols.next = load == Load::Cols;
-            self.uut.shift.next = load == Load::Diag;
-            self.uut.load_data.next = data.to_bits();
-            self.clock();
-        }
-        self.uut.load_rows.next = false;
-        self.uut.load_cols.next = false;
-        self.uut.shift.next = false;
-        self.uut.start.next = true;
-        self.clock();
-        self.uut.start.next = false;
+        load_and_start!(self, load_sequence(b));
         let mut r = RtlRun::default();
         loop {
             let busy = self.uut.busy.val();
@@ -100,20 +108,8 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
             (M, D),
             "a unit built for this walk"
         );
-        for (load, data) in south_load_sequence(w) {
-            self.uut.load_rows.next = load == Load::Rows;
-            self.uut.load_cols.next = load == Load::Cols;
-            self.uut.shift.next = load == Load::Diag;
-            self.uut.load_data.next = data.to_bits();
-            self.clock();
-        }
-        self.uut.load_rows.next = false;
-        self.uut.load_cols.next = false;
-        self.uut.shift.next = false;
         self.uut.take.next = true;
-        self.uut.start.next = true;
-        self.clock();
-        self.uut.start.next = false;
+        load_and_start!(self, south_load_sequence(w));
         let (mut cycles, mut out) = (0u64, Vec::new());
         while !self.uut.drained.val() {
             if self.uut.busy.val() {

@@ -70,7 +70,6 @@ pub struct Tally<const M: usize> {
     offered: DFF<Bit>,
     done: DFF<Bit>,
     nrec: DFF<Bits<RECORD_BITS>>,
-    out_code: DFF<Bits<CODE_BITS>>,
     out_word: DFF<Bits<WORD_BITS>>,
 
     place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
@@ -147,7 +146,6 @@ impl<const M: usize> Tally<M> {
             offered: Default::default(),
             done: Default::default(),
             nrec: Default::default(),
-            out_code: Default::default(),
             out_word: Default::default(),
             place_prev: Default::default(),
             place_last: Default::default(),
@@ -183,7 +181,7 @@ impl<const M: usize> Logic for Tally<M> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
-            ready, fetched, latched, offered, done, nrec, out_code, out_word
+            ready, fetched, latched, offered, done, nrec, out_word
         );
         self.ram.clock.next = self.clock.val();
 
@@ -318,7 +316,6 @@ impl<const M: usize> Logic for Tally<M> {
             } else if self.fetched.q.val() {
                 self.fetched.d.next = false;
                 self.latched.d.next = true;
-                self.out_code.d.next = self.seq.q.val();
                 self.out_word.d.next = self.word_r.q.val();
             } else if self.ready.q.val() {
                 self.ready.d.next = false;
@@ -333,7 +330,8 @@ impl<const M: usize> Logic for Tally<M> {
         }
 
         self.offer.next = self.offered.q.val();
-        self.code.next = self.out_code.q.val();
+        // `seq` moves on only once the record offered is taken: it is the record's code.
+        self.code.next = self.seq.q.val();
         self.count.next = self.out_word.q.val().get_bits::<COUNT_BITS>(0);
         self.m13.next = self.out_word.q.val().get_bits::<4>(self.count_bits.val().index());
         self.m15.next = self.out_word.q.val().get_bits::<4>(self.m15_at.val().index());

@@ -306,8 +306,9 @@ mod tests {
         // Steady rates are judged as they are, and so are equal ones (a link's pace).
         assert!(!uneven(&probe(24, 25.0, 0.01), &probe(13, 30.0, 0.01)));
         assert!(!uneven(&probe(24, 25.0, 0.0), &probe(13, 25.0, 0.0)));
-        // One probe without a rate (seen in a full local run of the suite: a cheap probe's 868 answers read at
-        // once), in either place; two without are a link's or host's pace, as they are.
+        // One probe without a rate (seen in a full local run of the suite: a cheap probe's
+        // 868 answers read at once), in either place; two without are a link's or host's
+        // pace, as they are.
         assert!(uneven(&probe(127, 630.0, 0.0002), &probe(47, 0.0, 0.0)));
         assert!(uneven(&probe(127, 0.0, 0.0), &probe(47, 1700.0, 0.0002)));
         assert!(!uneven(&probe(127, 0.0, 0.0), &probe(47, 0.0, 0.0)));
