@@ -27,9 +27,9 @@ pub const SOUTH_BITS: u32 = 2 * PLACE_BITS;
 pub const END: u32 = (1 << SOUTH_BITS) - 1;
 /// Bits of a record's body: residues and count of a south record, or records and cycles of
 /// the end record.
-const BODY_BITS: u32 = 64;
+pub const BODY_BITS: u32 = 64;
 /// Bits of the end record's count of south records.
-const RECORDS_BITS: u32 = BODY_BITS - CYCLE_BITS;
+pub const RECORDS_BITS: u32 = BODY_BITS - CYCLE_BITS;
 
 /// The group's word on the wire: the word of any of its members with the south fields (its
 /// lowest 2M bits) at zero, and its odd-parity bit.
@@ -66,6 +66,62 @@ pub enum Body {
     /// The walk is done: `records` south records came before this one, and the walk took
     /// `cycles` clock cycles (modulo 2^48).
     End { records: u32, cycles: u64 },
+}
+
+impl Body {
+    /// The record's south field and body, as a stage's record slot carries them (MSB
+    /// first: a south record's mod 13 (4), mod 15 (4), count (44), zeros (12); the end
+    /// record's records (16), cycles (48)).
+    pub fn fields(&self) -> (u32, u64) {
+        match *self {
+            Body::South {
+                south,
+                mod13,
+                mod15,
+                count,
+            } => {
+                let spare = BODY_BITS - 8 - COUNT_BITS;
+                let body = (mod13 as u64) << (BODY_BITS - 4) | (mod15 as u64) << (BODY_BITS - 8) | count << spare;
+                (south, body)
+            }
+            Body::End { records, cycles } => (END, (records as u64) << CYCLE_BITS | cycles),
+        }
+    }
+
+    /// Reads a record's south field and body for board size `size`. A south field whose
+    /// places are neither inner positions of N nor [`HELD`], or a south record whose spare
+    /// bits are not zero, is refused.
+    pub fn read(size: BoardSize, south: u32, body: u64) -> Result<Self, ModelError> {
+        let bits = |at: u32, width: u32| body >> at & ((1u64 << width) - 1);
+        if south == END {
+            return Ok(Body::End {
+                records: bits(CYCLE_BITS, RECORDS_BITS) as u32,
+                cycles: bits(0, CYCLE_BITS),
+            });
+        }
+        let place_ok = |p: u32| p < size.inner() || p == HELD;
+        let mask = (1 << PLACE_BITS) - 1;
+        if south >> SOUTH_BITS != 0 || !place_ok(south >> PLACE_BITS) || !place_ok(south & mask) {
+            return Err(ModelError::GroupField {
+                field: "south",
+                value: south as u64,
+            });
+        }
+        let spare_bits = BODY_BITS - 8 - COUNT_BITS;
+        let spare = bits(0, spare_bits);
+        if spare != 0 {
+            return Err(ModelError::GroupField {
+                field: "spare bits",
+                value: spare,
+            });
+        }
+        Ok(Body::South {
+            south,
+            mod13: bits(BODY_BITS - 4, 4) as u8,
+            mod15: bits(BODY_BITS - 8, 4) as u8,
+            count: bits(spare_bits, COUNT_BITS),
+        })
+    }
 }
 
 /// A record of a group's answer: the group's word as received, and what it says.
@@ -111,31 +167,13 @@ impl GroupRecord {
     pub fn encode(&self, size: BoardSize) -> Vec<u8> {
         let mut w = BitWriter::default();
         w.put(self.wire, 8 * wire_bytes(size) as u32);
-        match self.body {
-            Body::South {
-                south,
-                mod13,
-                mod15,
-                count,
-            } => {
-                w.put(south as u64, SOUTH_BITS);
-                w.put(mod13 as u64, 4);
-                w.put(mod15 as u64, 4);
-                w.put(count, COUNT_BITS);
-                w.put(0, BODY_BITS - 8 - COUNT_BITS);
-            }
-            Body::End { records, cycles } => {
-                w.put(END as u64, SOUTH_BITS);
-                w.put(records as u64, RECORDS_BITS);
-                w.put(cycles, CYCLE_BITS);
-            }
-        }
+        let (south, body) = self.body.fields();
+        w.put(south as u64, SOUTH_BITS);
+        w.put(body, BODY_BITS);
         encode_xored(&w.finish(), GROUP_CRC_XOR)
     }
 
-    /// Checks one whole record frame and reads it. A south field whose places are neither
-    /// inner positions of N nor [`HELD`], or a south record whose spare bits are not zero, is
-    /// refused.
+    /// Checks one whole record frame and reads it (see [`Body::read`]).
     pub fn decode(size: BoardSize, frame: &[u8]) -> Result<Self, ModelError> {
         let payload = decode_xored(frame, Self::payload_len(size), GROUP_CRC_XOR)?;
         let mut r = BitReader {
@@ -144,35 +182,7 @@ impl GroupRecord {
         };
         let wire = r.take(8 * wire_bytes(size) as u32);
         let south = r.take(SOUTH_BITS) as u32;
-        let body = if south == END {
-            Body::End {
-                records: r.take(RECORDS_BITS) as u32,
-                cycles: r.take(CYCLE_BITS),
-            }
-        } else {
-            let place_ok = |p: u32| p < size.inner() || p == HELD;
-            let mask = (1 << PLACE_BITS) - 1;
-            if !place_ok(south >> PLACE_BITS) || !place_ok(south & mask) {
-                return Err(ModelError::GroupField {
-                    field: "south",
-                    value: south as u64,
-                });
-            }
-            let (mod13, mod15, count) = (r.take(4) as u8, r.take(4) as u8, r.take(COUNT_BITS));
-            let spare = r.take(BODY_BITS - 8 - COUNT_BITS);
-            if spare != 0 {
-                return Err(ModelError::GroupField {
-                    field: "spare bits",
-                    value: spare,
-                });
-            }
-            Body::South {
-                south,
-                mod13,
-                mod15,
-                count,
-            }
-        };
+        let body = Body::read(size, south, r.take(BODY_BITS))?;
         Ok(GroupRecord { wire, body })
     }
 

@@ -29,6 +29,21 @@ macro_rules! load_and_start {
     }};
 }
 
+/// Drives `$beat` (id, kind, data), or no beat, into the downstream port of `$rtl.uut`.
+macro_rules! drive_beat {
+    ($rtl:expr, $beat:expr) => {{
+        match $beat {
+            Some((id, kind, data)) => {
+                $rtl.uut.dn_valid.next = true;
+                $rtl.uut.dn_id.next = (id as u64).to_bits();
+                $rtl.uut.dn_kind.next = kind.to_bits();
+                $rtl.uut.dn_data.next = data.to_bits();
+            }
+            None => $rtl.uut.dn_valid.next = false,
+        }
+    }};
+}
+
 /// Solutions and search cycles of one subproblem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RtlRun {
@@ -203,49 +218,21 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
     /// Runs every subproblem; results come back in the order given.
     pub fn run_all(&mut self, subs: &[Blocking]) -> Vec<StageResult> {
         let mut out = vec![None; subs.len()];
-        let mut free: std::collections::VecDeque<usize> = (0..K).collect();
-        let mut running: Vec<Option<usize>> = vec![None; K];
-        let mut next = 0;
-        let mut done = 0;
-        // Beats of the dispatch under way: (id, kind, data).
-        let mut beats: std::collections::VecDeque<(usize, u64, u64)> = Default::default();
+        let mut feed = Feeder::new(K);
         let mut idle_cycles = 0u64;
-        while done < subs.len() {
-            if beats.is_empty() && next < subs.len() {
-                if let Some(id) = free.pop_front() {
-                    running[id] = Some(next);
-                    beats.extend(
-                        crate::solver::stage::beats(&subs[next])
-                            .into_iter()
-                            .map(|(k, d)| (id, k, d)),
-                    );
-                    next += 1;
-                }
-            }
-            match beats.pop_front() {
-                Some((id, kind, data)) => {
-                    self.uut.dn_valid.next = true;
-                    self.uut.dn_id.next = (id as u64).to_bits();
-                    self.uut.dn_kind.next = kind.to_bits();
-                    self.uut.dn_data.next = data.to_bits();
-                }
-                None => self.uut.dn_valid.next = false,
-            }
+        while feed.done < subs.len() {
+            let beat = feed.beat(subs.len(), |i| crate::solver::stage::beats(&subs[i]));
+            drive_beat!(self, beat);
             self.clock();
             if self.uut.up_valid.val() {
                 let id = self.uut.up_id.val().index();
-                let i = running[id]
-                    .take()
-                    .expect("a result from a unit that was given work");
-                out[i] = Some(StageResult {
+                out[feed.finished(id)] = Some(StageResult {
                     count: self.uut.up_count.val().to_u64(),
                     mod13: self.uut.up_m13.val().index() as u8,
                     mod15: self.uut.up_m15.val().index() as u8,
                     cycles: self.uut.up_cycles.val().to_u64(),
                     unit: id,
                 });
-                free.push_back(id);
-                done += 1;
                 idle_cycles = 0;
             } else {
                 idle_cycles += 1;
@@ -255,6 +242,109 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
         out.into_iter()
             .map(|r| r.expect("every subproblem has a result"))
             .collect()
+    }
+}
+
+/// A driver's distributor: a free list of unit ids, the job each unit holds, and the beats
+/// of the dispatch under way.
+struct Feeder {
+    free: std::collections::VecDeque<usize>,
+    running: Vec<Option<usize>>,
+    beats: std::collections::VecDeque<(usize, u64, u64)>,
+    next: usize,
+    done: usize,
+}
+
+impl Feeder {
+    fn new(units: usize) -> Self {
+        Feeder {
+            free: (0..units).collect(),
+            running: vec![None; units],
+            beats: Default::default(),
+            next: 0,
+            done: 0,
+        }
+    }
+
+    /// The beat to drive this cycle (id, kind, data): the next of the dispatch under way,
+    /// or the first of job `next`'s (`beats_of`) if one of `jobs` waits and a unit is free.
+    fn beat(&mut self, jobs: usize, beats_of: impl Fn(usize) -> Vec<(u64, u64)>) -> Option<(usize, u64, u64)> {
+        if self.beats.is_empty() && self.next < jobs {
+            if let Some(id) = self.free.pop_front() {
+                self.running[id] = Some(self.next);
+                self.beats
+                    .extend(beats_of(self.next).into_iter().map(|(k, d)| (id, k, d)));
+                self.next += 1;
+            }
+        }
+        self.beats.pop_front()
+    }
+
+    /// The job unit `id` held, which it has finished: the unit is free again.
+    fn finished(&mut self, id: usize) -> usize {
+        let job = self.running[id]
+            .take()
+            .expect("a result from a unit that was given work");
+        self.free.push_back(id);
+        self.done += 1;
+        job
+    }
+
+    /// The job unit `id` holds.
+    fn job(&self, id: usize) -> usize {
+        self.running[id].expect("a record from a unit that was given work")
+    }
+}
+
+/// K grouped stages in series under simulation, fed and drained as [`RtlChain`] is.
+pub struct RtlGroupedChain<const M: usize, const M1: usize, const D: usize, const K: usize> {
+    uut: crate::solver::chain::GroupedChain<M, M1, D, K>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlGroupedChain<M, M1, D, K> {
+    pub fn new(kind: ArbiterKind) -> Self {
+        let mut uut = crate::solver::chain::GroupedChain::<M, M1, D, K>::new(kind);
+        uut.connect_all();
+        check_all(&uut).expect("the grouped chain's connections check");
+        Self { uut }
+    }
+
+    fn clock(&mut self) {
+        for level in [false, true, false] {
+            self.uut.clock.next = Clock { clk: level };
+            assert!(simulate(&mut self.uut, 400), "the grouped chain did not settle");
+        }
+    }
+
+    /// Walks every group; each group's records (for the group word 0), in the order given,
+    /// with the unit that walked it.
+    pub fn run_all(&mut self, walks: &[SouthWalk]) -> Vec<(Vec<GroupRecord>, usize)> {
+        let size = queens_core::BoardSize::new(M as u32 + 4).expect("a board size");
+        let mut out = vec![(Vec::new(), 0); walks.len()];
+        let mut feed = Feeder::new(K);
+        let mut idle_cycles = 0u64;
+        while feed.done < walks.len() {
+            let beat = feed.beat(walks.len(), |i| crate::solver::grouped_stage::beats(&walks[i]));
+            drive_beat!(self, beat);
+            self.clock();
+            if self.uut.up_valid.val() {
+                let id = self.uut.up_id.val().index();
+                let south = self.uut.up_south.val().index() as u32;
+                let body = Body::read(size, south, self.uut.up_body.val().to_u64())
+                    .expect("a record the codec reads");
+                let job = match body {
+                    Body::End { .. } => feed.finished(id),
+                    Body::South { .. } => feed.job(id),
+                };
+                out[job].0.push(GroupRecord { wire: 0, body });
+                out[job].1 = id;
+                idle_cycles = 0;
+            } else {
+                idle_cycles += 1;
+                assert!(idle_cycles < 1 << 32, "no record for too long");
+            }
+        }
+        out
     }
 }
 

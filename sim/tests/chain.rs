@@ -28,3 +28,24 @@ fn chain_of_three_returns_every_result_once() {
     }
     assert!(per_unit.iter().all(|&k| k > 0), "every unit worked: {per_unit:?}");
 }
+
+/// Grouped stages in series: every group's records come back whole (a record per place code
+/// in code order, then the end record), from the unit it was given to, as the model's.
+#[test]
+fn grouped_chain_of_three_returns_every_group_whole() {
+    use queens_core::south::SouthWalk;
+    use queens_hdl::rtl::RtlGroupedChain;
+    let size = BoardSize::new(9).unwrap();
+    let table = queens_core::board::PairTable::new(size);
+    let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
+    members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    let walks: Vec<SouthWalk> = members.iter().map(SouthWalk::new).collect();
+    let runs = RtlGroupedChain::<5, 6, 11, 3>::new(ArbiterKind::Carry4).run_all(&walks);
+    let mut per_unit = [0usize; 3];
+    for (p, (records, unit)) in members.iter().zip(&runs) {
+        assert_eq!(records, &queens_sim::grouped::run_south_group(p).records(0), "{p}");
+        per_unit[*unit] += 1;
+    }
+    assert!(runs.iter().any(|(r, _)| r.len() > 2), "a group with more than one south side");
+    assert!(per_unit.iter().all(|&k| k > 0), "every unit worked: {per_unit:?}");
+}

@@ -5,7 +5,8 @@
 //! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
 //! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]); for
 //! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
-//! [`increment`]) as [`grouped`].
+//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]); the downstream chain's
+//! tap both kinds of stage share ([`tap`]).
 
 pub mod advance;
 pub mod arbiter;
@@ -14,10 +15,12 @@ pub mod chain;
 pub mod decoder;
 pub mod enable;
 pub mod grouped;
+pub mod grouped_stage;
 pub mod increment;
 pub mod keep;
 pub mod lutram;
 pub mod orient;
 pub mod stage;
 pub mod tally;
+pub mod tap;
 pub mod unit;

@@ -8,6 +8,7 @@
 //! a 40-bit register and its share of the collection chain in every stage.
 
 use crate::solver::arbiter::ArbiterKind;
+use crate::solver::tap::Tap;
 use crate::solver::unit::{load_sequence, Load, Unit};
 use queens_core::Blocking;
 use rust_hdl::prelude::*;
@@ -31,12 +32,17 @@ pub const BEAT_START: u64 = 3;
 
 /// The beats, kind and data, that load a unit with `b` (as walked) and start it.
 pub fn beats(b: &Blocking) -> Vec<(u64, u64)> {
+    beats_of(load_sequence(b))
+}
+
+/// The beats of a unit's `loads`, then its start.
+pub fn beats_of(loads: Vec<(Load, u64)>) -> Vec<(u64, u64)> {
     let kind = |l| match l {
         Load::Rows => BEAT_ROWS,
         Load::Cols => BEAT_COLS,
         Load::Diag => BEAT_DIAG,
     };
-    let mut out: Vec<_> = load_sequence(b).into_iter().map(|(l, v)| (kind(l), v)).collect();
+    let mut out: Vec<_> = loads.into_iter().map(|(l, v)| (kind(l), v)).collect();
     out.push((BEAT_START, 0));
     out
 }
@@ -69,14 +75,8 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pub up_count_o: Signal<Out, Bits<COUNT_BITS>>,
     pub up_cycles_o: Signal<Out, Bits<CYCLE_BITS>>,
 
+    tap: Tap<M>,
     unit: Unit<M, M1, D>,
-    /// The beat passing down the chain through this stage.
-    beat_valid: DFF<Bit>,
-    beat_id: DFF<Bits<ID_BITS>>,
-    beat_kind: DFF<Bits<2>>,
-    beat_data: DFF<Bits<M>>,
-    /// The beat is addressed here (registered with it, so that no id compare feeds the unit).
-    mine: DFF<Bit>,
     /// The result slot passing up the chain through this stage.
     result_valid: DFF<Bit>,
     result_id: DFF<Bits<ID_BITS>>,
@@ -98,15 +98,9 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     cycles_c: DFF<Bit>,
     /// A result is waiting for an empty upstream slot.
     pending: DFF<Bit>,
-    /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
-    start: DFF<Bit>,
     /// Where the high halves go (a constant: a const name would leak into the Verilog).
     count_half: Constant<Bits<8>>,
     cycles_half: Constant<Bits<8>>,
-    rows_kind: Constant<Bits<2>>,
-    cols_kind: Constant<Bits<2>>,
-    diag_kind: Constant<Bits<2>>,
-    start_kind: Constant<Bits<2>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
@@ -134,12 +128,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             up_m15_o: Default::default(),
             up_count_o: Default::default(),
             up_cycles_o: Default::default(),
+            tap: Default::default(),
             unit: Unit::new(kind),
-            beat_valid: Default::default(),
-            beat_id: Default::default(),
-            beat_kind: Default::default(),
-            beat_data: Default::default(),
-            mine: Default::default(),
             result_valid: Default::default(),
             result_id: Default::default(),
             result_m13: Default::default(),
@@ -155,13 +145,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             cycles_hi: Default::default(),
             cycles_c: Default::default(),
             pending: Default::default(),
-            start: Default::default(),
             count_half: Constant::new((COUNT_HALF as u64).to_bits()),
             cycles_half: Constant::new((CYCLE_HALF as u64).to_bits()),
-            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
-            cols_kind: Constant::new(BEAT_COLS.to_bits()),
-            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
-            start_kind: Constant::new(BEAT_START.to_bits()),
         }
     }
 }
@@ -172,11 +157,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         dff_setup!(
             self,
             clock,
-            beat_valid,
-            beat_id,
-            beat_kind,
-            beat_data,
-            mine,
             result_valid,
             result_id,
             result_m13,
@@ -191,23 +171,25 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
             cycles_lo,
             cycles_hi,
             cycles_c,
-            pending,
-            start
+            pending
         );
         self.unit.clock.next = self.clock.val();
 
-        // Downstream: every beat passes on; the ones addressed here also load this unit.
-        self.beat_valid.d.next = self.dn_valid.val();
-        self.beat_id.d.next = self.dn_id.val();
-        self.beat_kind.d.next = self.dn_kind.val();
-        self.beat_data.d.next = self.dn_data.val();
-        self.mine.d.next = self.dn_valid.val() & (self.dn_id.val() == self.my_id.val());
-        self.unit.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
-        self.unit.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
-        self.unit.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
-        self.unit.load_data.next = self.beat_data.q.val();
-        self.start.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
-        self.unit.start.next = self.start.q.val();
+        self.tap.clock.next = self.clock.val();
+        self.tap.my_id.next = self.my_id.val();
+        self.tap.dn_valid.next = self.dn_valid.val();
+        self.tap.dn_id.next = self.dn_id.val();
+        self.tap.dn_kind.next = self.dn_kind.val();
+        self.tap.dn_data.next = self.dn_data.val();
+        self.dn_valid_o.next = self.tap.dn_valid_o.val();
+        self.dn_id_o.next = self.tap.dn_id_o.val();
+        self.dn_kind_o.next = self.tap.dn_kind_o.val();
+        self.dn_data_o.next = self.tap.dn_data_o.val();
+        self.unit.load_rows.next = self.tap.load_rows.val();
+        self.unit.load_cols.next = self.tap.load_cols.val();
+        self.unit.shift.next = self.tap.shift.val();
+        self.unit.load_data.next = self.tap.load_data.val();
+        self.unit.start.next = self.tap.start.val();
 
         // The result record.
         self.count_c.d.next = false;
@@ -273,10 +255,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
                 | bit_cast::<CYCLE_BITS, CYCLE_HALF>(self.cycles_lo.q.val());
         }
 
-        self.dn_valid_o.next = self.beat_valid.q.val();
-        self.dn_id_o.next = self.beat_id.q.val();
-        self.dn_kind_o.next = self.beat_kind.q.val();
-        self.dn_data_o.next = self.beat_data.q.val();
         self.up_valid_o.next = self.result_valid.q.val();
         self.up_id_o.next = self.result_id.q.val();
         self.up_m13_o.next = self.result_m13.q.val();

@@ -24,7 +24,7 @@ pub const CODE_BITS: usize = 2 * PLACE_BITS as usize;
 pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
 const WORD_BITS: usize = COUNT_BITS + 8;
 /// Bits of a drain's record count (the end record's field).
-pub const RECORD_BITS: usize = 16;
+pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
 
 #[derive(LogicBlock)]
 pub struct Tally<const M: usize> {

@@ -1,0 +1,95 @@
+//! A stage's place on the downstream chain: the beat passing through, registered, and the
+//! load and start strobes of the beats addressed to this stage's unit. Shared by both kinds
+//! of stage ([`crate::solver::stage`], [`crate::solver::grouped_stage`]).
+
+use crate::solver::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Tap<const M: usize> {
+    pub clock: Signal<In, Clock>,
+    pub my_id: Signal<In, Bits<ID_BITS>>,
+    pub dn_valid: Signal<In, Bit>,
+    pub dn_id: Signal<In, Bits<ID_BITS>>,
+    /// One of `BEAT_*`, and its data (see `stage::beats`).
+    pub dn_kind: Signal<In, Bits<2>>,
+    pub dn_data: Signal<In, Bits<M>>,
+    pub dn_valid_o: Signal<Out, Bit>,
+    pub dn_id_o: Signal<Out, Bits<ID_BITS>>,
+    pub dn_kind_o: Signal<Out, Bits<2>>,
+    pub dn_data_o: Signal<Out, Bits<M>>,
+    /// The unit's load ports and start (`unit::Unit`).
+    pub load_rows: Signal<Out, Bit>,
+    pub load_cols: Signal<Out, Bit>,
+    pub shift: Signal<Out, Bit>,
+    pub load_data: Signal<Out, Bits<M>>,
+    pub start: Signal<Out, Bit>,
+    /// The beat passing down the chain through this stage.
+    beat_valid: DFF<Bit>,
+    beat_id: DFF<Bits<ID_BITS>>,
+    beat_kind: DFF<Bits<2>>,
+    beat_data: DFF<Bits<M>>,
+    /// The beat is addressed here (registered with it, so that no id compare feeds the unit).
+    mine: DFF<Bit>,
+    /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
+    start_r: DFF<Bit>,
+    rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
+    diag_kind: Constant<Bits<2>>,
+    start_kind: Constant<Bits<2>>,
+}
+
+impl<const M: usize> Default for Tap<M> {
+    fn default() -> Self {
+        Self {
+            clock: Default::default(),
+            my_id: Default::default(),
+            dn_valid: Default::default(),
+            dn_id: Default::default(),
+            dn_kind: Default::default(),
+            dn_data: Default::default(),
+            dn_valid_o: Default::default(),
+            dn_id_o: Default::default(),
+            dn_kind_o: Default::default(),
+            dn_data_o: Default::default(),
+            load_rows: Default::default(),
+            load_cols: Default::default(),
+            shift: Default::default(),
+            load_data: Default::default(),
+            start: Default::default(),
+            beat_valid: Default::default(),
+            beat_id: Default::default(),
+            beat_kind: Default::default(),
+            beat_data: Default::default(),
+            mine: Default::default(),
+            start_r: Default::default(),
+            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
+            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
+            start_kind: Constant::new(BEAT_START.to_bits()),
+        }
+    }
+}
+
+impl<const M: usize> Logic for Tap<M> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, beat_valid, beat_id, beat_kind, beat_data, mine, start_r);
+        // Every beat passes on; the ones addressed here also load this unit.
+        self.beat_valid.d.next = self.dn_valid.val();
+        self.beat_id.d.next = self.dn_id.val();
+        self.beat_kind.d.next = self.dn_kind.val();
+        self.beat_data.d.next = self.dn_data.val();
+        self.mine.d.next = self.dn_valid.val() & (self.dn_id.val() == self.my_id.val());
+        self.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
+        self.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
+        self.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.load_data.next = self.beat_data.q.val();
+        self.start_r.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
+        self.start.next = self.start_r.q.val();
+        self.dn_valid_o.next = self.beat_valid.q.val();
+        self.dn_id_o.next = self.beat_id.q.val();
+        self.dn_kind_o.next = self.beat_kind.q.val();
+        self.dn_data_o.next = self.beat_data.q.val();
+    }
+}
