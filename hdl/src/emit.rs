@@ -55,6 +55,17 @@ pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
     rename_top(&v, name)
 }
 
+/// The Verilog of one grouped stage (issue 50: grouped unit, tally, cycle count, chain
+/// registers) for inner width m (as [`grouped_unit_verilog`]).
+pub fn grouped_stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
+    let v = crate::with_grouped_width!(m, |M, M1, D| {
+        let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(kind);
+        st.connect_all();
+        generate_verilog(&st)
+    });
+    rename_top(&v, name)
+}
+
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
 /// our own so that several generated blocks can share one file.
 pub fn rename_top(v: &str, name: &str) -> String {

@@ -1105,9 +1105,9 @@ synth_ecp5 -top {name} -json {name}.json' && for s in 1 2 3 4; do yowasp-nextpnr
     println!("LUT4 sites: TRELLIS_COMB (+ 2 TRELLIS_RAMW) in each report's utilization; fmax in its fmax");
 }
 
-/// Routes today's unit and the grouped unit (the walk: two more lines and the last two
-/// queens kept, without the tally) out of context on the ULX3S's ECP5, N = `n`, placer seeds
-/// 1..=`seeds`, each netlist synthesized once: LUT4 sites, FF and the routed clock.
+/// Routes today's unit and stage and the grouped unit and stage out of context on the ULX3S's
+/// ECP5, N = `n`, placer seeds 1..=`seeds`, each netlist synthesized once: LUT4 sites, FF,
+/// block RAMs and the routed clock.
 fn price(n: u32, seeds: u64) {
     use queens_hdl::board::toolchain::trellis::Device;
     use queens_hdl::pnr::jobs;
@@ -1118,6 +1118,8 @@ fn price(n: u32, seeds: u64) {
     for (what, job) in [
         ("today's unit", jobs::unit(m, kind, &device, 125.0)),
         ("grouped unit", jobs::grouped_unit(m, kind, &device, 125.0)),
+        ("today's stage", jobs::stage(m, kind, &device, 125.0)),
+        ("grouped stage", jobs::grouped_stage(m, kind, &device, 125.0)),
     ] {
         let net = queens_hdl::pnr::synthesize(&job, &|_| {}).expect("yosys synth_ecp5");
         for seed in 1..=seeds {

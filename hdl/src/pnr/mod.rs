@@ -467,7 +467,9 @@ pub mod jobs {
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, HostLink};
-    use crate::emit::{front_verilog, grouped_unit_verilog, stage_verilog, unit_verilog, CoreConfig};
+    use crate::emit::{
+        front_verilog, grouped_stage_verilog, grouped_unit_verilog, stage_verilog, unit_verilog, CoreConfig,
+    };
     use crate::ArbiterKind;
 
     fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
@@ -519,6 +521,16 @@ pub mod jobs {
         ooc(
             stage_verilog(m, arbiter, "queens_stage"),
             "queens_stage",
+            device,
+            target_mhz,
+        )
+    }
+
+    /// One grouped stage (issue 50), out of context.
+    pub fn grouped_stage(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        ooc(
+            grouped_stage_verilog(m, arbiter, "queens_grouped_stage"),
+            "queens_grouped_stage",
             device,
             target_mhz,
         )
