@@ -81,7 +81,8 @@ impl Body {
                 count,
             } => {
                 let spare = BODY_BITS - 8 - COUNT_BITS;
-                let body = (mod13 as u64) << (BODY_BITS - 4) | (mod15 as u64) << (BODY_BITS - 8) | count << spare;
+                let body =
+                    (mod13 as u64) << (BODY_BITS - 4) | (mod15 as u64) << (BODY_BITS - 8) | count << spare;
                 (south, body)
             }
             Body::End { records, cycles } => (END, (records as u64) << CYCLE_BITS | cycles),

@@ -268,7 +268,11 @@ impl Feeder {
 
     /// The beat to drive this cycle (id, kind, data): the next of the dispatch under way,
     /// or the first of job `next`'s (`beats_of`) if one of `jobs` waits and a unit is free.
-    fn beat(&mut self, jobs: usize, beats_of: impl Fn(usize) -> Vec<(u64, u64)>) -> Option<(usize, u64, u64)> {
+    fn beat(
+        &mut self,
+        jobs: usize,
+        beats_of: impl Fn(usize) -> Vec<(u64, u64)>,
+    ) -> Option<(usize, u64, u64)> {
         if self.beats.is_empty() && self.next < jobs {
             if let Some(id) = self.free.pop_front() {
                 self.running[id] = Some(self.next);
@@ -348,6 +352,38 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlGrouped
     }
 }
 
+/// `step`: one clock cycle of a core's byte streams (both core drivers).
+macro_rules! core_step {
+    () => {
+        /// One clock cycle with `rx` offered on the receive stream: whether the core took
+        /// it, and the byte sent, if any (the transmit stream is always ready).
+        pub fn step(&mut self, rx: Option<u8>) -> (bool, Option<u8>) {
+            self.step_ready(rx, true)
+        }
+
+        /// As [`step`](Self::step), the transmit stream ready or not.
+        pub fn step_ready(&mut self, rx: Option<u8>, tx_ready: bool) -> (bool, Option<u8>) {
+            self.uut.rx_valid.next = rx.is_some();
+            self.uut.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
+            self.uut.tx_ready.next = tx_ready;
+            self.uut.clock.next = Clock { clk: false };
+            assert!(simulate(&mut self.uut, 400), "the core did not settle");
+            let tx = (tx_ready && self.uut.tx_valid.val()).then(|| self.uut.tx_data.val().index() as u8);
+            let taken = rx.is_some() && self.uut.rx_ready.val();
+            for level in [true, false] {
+                self.uut.clock.next = Clock { clk: level };
+                assert!(simulate(&mut self.uut, 400), "the core did not settle");
+            }
+            (taken, tx)
+        }
+
+        /// Nothing queued, running or being sent.
+        pub fn idle(&self) -> bool {
+            self.uut.idle.val()
+        }
+    };
+}
+
 /// The whole core (front end and K stages) under simulation, driven a byte per cycle.
 pub struct RtlCore<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> {
     uut: crate::sim_core::Core<M, M1, D, W, K>,
@@ -372,29 +408,26 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
         self.ident
     }
 
-    /// One clock cycle with `rx` offered on the receive stream: whether the core took it, and
-    /// the byte sent, if any (the transmit stream is always ready).
-    pub fn step(&mut self, rx: Option<u8>) -> (bool, Option<u8>) {
-        self.uut.rx_valid.next = rx.is_some();
-        self.uut.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
-        self.uut.tx_ready.next = true;
-        self.uut.clock.next = Clock { clk: false };
-        assert!(simulate(&mut self.uut, 400), "the core did not settle");
-        let tx = self
-            .uut
-            .tx_valid
-            .val()
-            .then(|| self.uut.tx_data.val().index() as u8);
-        let taken = rx.is_some() && self.uut.rx_ready.val();
-        for level in [true, false] {
-            self.uut.clock.next = Clock { clk: level };
-            assert!(simulate(&mut self.uut, 400), "the core did not settle");
-        }
-        (taken, tx)
+    core_step!();
+}
+
+/// The whole core of grouped stages (issue 50) under simulation, driven as [`RtlCore`] is.
+pub struct RtlGroupedCore<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize> {
+    uut: crate::sim_core::GroupedCore<M, M1, D, W, K>,
+}
+
+impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: usize>
+    RtlGroupedCore<M, M1, D, W, K>
+{
+    /// `room`: records the front end queues before it holds the chain (see
+    /// `front::grouped::GroupFront::new`); `None` for all it can.
+    pub fn new(kind: ArbiterKind, ident: &queens_core::ident::Ident, room: Option<usize>) -> Self {
+        let room = room.unwrap_or(crate::front::grouped::GroupFront::<M, M1, D, W>::room(K));
+        let mut uut = crate::sim_core::GroupedCore::new(kind, ident, room);
+        uut.connect_all();
+        check_all(&uut).expect("the grouped core's connections check");
+        Self { uut }
     }
 
-    /// Nothing queued, running or being sent.
-    pub fn idle(&self) -> bool {
-        self.uut.idle.val()
-    }
+    core_step!();
 }

@@ -67,3 +67,44 @@ fn decoder_matches_software_on_q27_samples() {
     assert!(subs.len() > 300, "{}", subs.len());
     check::<23, 45, 40>(&subs);
 }
+
+/// The south decoder against `SouthWalk`, on one member of every south group (its word with
+/// the south fields zeroed, as a group request carries it).
+fn check_south<const M: usize, const D: usize, const W: usize>(n: u32) {
+    use queens_core::south::SouthWalk;
+    use queens_hdl::solver::south_decoder::SouthDecoder;
+    let size = BoardSize::new(n).unwrap();
+    let table = queens_core::board::PairTable::new(size);
+    let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
+    members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    let mut dec = SouthDecoder::<M, D, W>::new();
+    dec.connect_all();
+    check_all(&dec).unwrap();
+    for p in &members {
+        let wire = queens_core::group::group_wire(p).unwrap();
+        dec.word.next = wire.to_bits();
+        for _ in 0..LATENCY {
+            for level in [false, true, false] {
+                dec.clock.next = Clock { clk: level };
+                assert!(simulate(&mut dec, 100));
+            }
+        }
+        let w = SouthWalk::new(p);
+        let got = (
+            dec.rows.val().to_u64() as u32,
+            dec.lines.val().to_u64() as u32,
+            dec.down.val().to_u64(),
+            dec.up.val().to_u64(),
+        );
+        assert_eq!(got, (w.rows, w.cols, w.down, w.up), "{p} (wire {wire:#x})");
+    }
+}
+
+#[test]
+fn south_decoder_matches_the_south_walk_for_every_group_of_8_to_11_and_16() {
+    check_south::<4, 9, 24>(8);
+    check_south::<5, 11, 32>(9);
+    check_south::<6, 13, 32>(10);
+    check_south::<7, 15, 32>(11);
+    check_south::<12, 25, 32>(16);
+}

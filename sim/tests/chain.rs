@@ -43,9 +43,16 @@ fn grouped_chain_of_three_returns_every_group_whole() {
     let runs = RtlGroupedChain::<5, 6, 11, 3>::new(ArbiterKind::Carry4).run_all(&walks);
     let mut per_unit = [0usize; 3];
     for (p, (records, unit)) in members.iter().zip(&runs) {
-        assert_eq!(records, &queens_sim::grouped::run_south_group(p).records(0), "{p}");
+        assert_eq!(
+            records,
+            &queens_sim::grouped::run_south_group(p).records(0),
+            "{p}"
+        );
         per_unit[*unit] += 1;
     }
-    assert!(runs.iter().any(|(r, _)| r.len() > 2), "a group with more than one south side");
+    assert!(
+        runs.iter().any(|(r, _)| r.len() > 2),
+        "a group with more than one south side"
+    );
     assert!(per_unit.iter().all(|&k| k > 0), "every unit worked: {per_unit:?}");
 }

@@ -70,3 +70,56 @@ fn core_beyond_its_sizes_names_the_engine_that_runs_them() {
         "{err}"
     );
 }
+
+/// Every group of N = 8 through a core of two grouped stages as frames: each group's records,
+/// taken out of the byte stream, are the model's. With `room` the front end holds the chain
+/// while that many records are queued, and the framer is stalled three cycles in four.
+fn grouped_core_answers_as_the_model(room: Option<usize>) {
+    use queens_core::group::{self, GroupRecord};
+    let size = BoardSize::new(8).unwrap();
+    let table = queens_core::board::PairTable::new(size);
+    let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
+    members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    let ident = queens_hdl::emit::CoreConfig::new(8, 2, queens_hdl::ArbiterKind::Adder, true)
+        .unwrap()
+        .ident();
+    let mut core =
+        queens_hdl::rtl::RtlGroupedCore::<4, 5, 9, 24, 2>::new(queens_hdl::ArbiterKind::Adder, &ident, room);
+    let mut input: std::collections::VecDeque<u8> =
+        members.iter().flat_map(|p| group::request(p).unwrap()).collect();
+    let mut out = Vec::new();
+    let mut cycle = 0u64;
+    while !(input.is_empty() && core.idle()) {
+        let ready = room.is_none() || cycle % 4 == 0;
+        let (taken, tx) = core.step_ready(input.front().copied(), ready);
+        if taken {
+            input.pop_front();
+        }
+        out.extend(tx);
+        cycle += 1;
+        assert!(cycle < 5_000_000, "the core never went idle");
+    }
+    let flen = GroupRecord::payload_len(size) + 2;
+    assert_eq!(out.len() % flen, 0, "whole record frames");
+    let mut got: std::collections::HashMap<u64, Vec<GroupRecord>> = Default::default();
+    for frame in out.chunks(flen) {
+        let r = GroupRecord::decode(size, frame).expect("a record frame");
+        got.entry(r.wire).or_default().push(r);
+    }
+    assert_eq!(got.len(), members.len(), "an answer for every group");
+    for p in &members {
+        let wire = group::group_wire(p).unwrap();
+        let want = queens_sim::grouped::run_south_group(p).records(wire);
+        assert_eq!(got.get(&wire), Some(&want), "the group of {p}");
+    }
+}
+
+#[test]
+fn grouped_core_answers_every_group_of_n8_as_the_model() {
+    grouped_core_answers_as_the_model(None);
+}
+
+#[test]
+fn grouped_core_holds_its_chain_when_its_record_queue_fills() {
+    grouped_core_answers_as_the_model(Some(2));
+}

@@ -16,6 +16,7 @@
 //! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
 //! cycles per subproblem in the front end, none in the units.
 
+pub mod grouped;
 pub mod queue;
 pub mod ram;
 
@@ -38,7 +39,7 @@ const PADDED_RECORD_BITS: usize = RECORD_BITS.div_ceil(8) * 8;
 const ENTRY_BITS: usize = ID_BITS + RECORD_BITS;
 
 /// Address bits of the word queue.
-const WORD_QUEUE_BITS: usize = 4;
+pub(crate) const WORD_QUEUE_BITS: usize = 4;
 const WORD_QUEUE_BITS1: usize = WORD_QUEUE_BITS + 1;
 /// Words the core queues beyond those its units hold: a host may send this many more than
 /// the units before a frame is dropped for lack of room.
@@ -305,12 +306,12 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
     }
 }
 
-fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
+pub(crate) fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
     Constant::new((v as u64).to_bits())
 }
 
 /// `bytes` as the framer takes a payload: the first byte in the top 8 bits.
-fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
+pub(crate) fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
     let byte = |b: u8| bit_cast::<PAYLOAD_BITS, 8>((b as u64).to_bits());
     let zero = std::iter::repeat_n(0, PAYLOAD_BITS / 8 - bytes.len());
     bytes

@@ -5,7 +5,9 @@
 //!
 //! A frame whose CRC byte is XORed with `queens_core::ident::IDENT_CRC_XOR` and whose payload
 //! starts with the identification magic is no word but a request: it is reported on
-//! `request`, neither delivered nor counted as dropped.
+//! `request`, neither delivered nor counted as dropped. A parser built for group requests
+//! ([`FrameRx::new`] with `queens_core::group::GROUP_CRC_XOR`) delivers only words whose CRC
+//! byte carries that XOR, and drops plain pre-placement frames as corrupt.
 
 use crate::link::crc8::{Crc8, INIT};
 use queens_core::frame::{crc8, SENTINEL};
@@ -46,6 +48,8 @@ pub struct FrameRx<const W: usize> {
     bad: DFF<Bit>,
     req: DFF<Bit>,
     step: Crc8,
+    /// The remainder a word's CRC byte leaves: zero, or that of the XOR its frames carry.
+    word_rem: Constant<Bits<8>>,
     nbytes: Constant<Bits<5>>,
     sentinel: Constant<Bits<8>>,
     init: Constant<Bits<8>>,
@@ -57,7 +61,15 @@ pub struct FrameRx<const W: usize> {
 }
 
 impl<const W: usize> Default for FrameRx<W> {
+    /// A parser of plain pre-placement frames.
     fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl<const W: usize> FrameRx<W> {
+    /// A parser of words whose frames' CRC byte is XORed with `word_xor` (0: plain frames).
+    pub fn new(word_xor: u8) -> Self {
         assert!(W % 8 == 0 && W <= 64);
         Self {
             clock: Default::default(),
@@ -80,10 +92,11 @@ impl<const W: usize> Default for FrameRx<W> {
             req: Default::default(),
             request: Default::default(),
             step: Default::default(),
+            word_rem: Constant::new(remainder(word_xor).to_bits()),
             nbytes: Constant::new(((W / 8) as u64).to_bits()),
             sentinel: Constant::new(SENTINEL.to_bits()),
             init: Constant::new(INIT.to_bits()),
-            req_rem: Constant::new(request_remainder().to_bits()),
+            req_rem: Constant::new(remainder(IDENT_CRC_XOR).to_bits()),
             magic: Constant::new((u16::from_be_bytes(MAGIC) as u64).to_bits()),
             magic_at: Constant::new(((W - 16) as u64).to_bits()),
         }
@@ -120,12 +133,12 @@ impl<const W: usize> Logic for FrameRx<W> {
                 self.check.d.next = true;
             }
         }
-        self.ok.d.next = self.check.q.val() & (self.crc.q.val() == 0) & self.room.val();
+        self.ok.d.next = self.check.q.val() & (self.crc.q.val() == self.word_rem.val()) & self.room.val();
         self.req.d.next = self.check.q.val()
             & (self.crc.q.val() == self.req_rem.val())
             & (self.sh.q.val().get_bits::<16>(self.magic_at.val().index()) == self.magic.val());
         self.bad.d.next = self.check.q.val()
-            & !((self.crc.q.val() == 0) & self.room.val())
+            & !((self.crc.q.val() == self.word_rem.val()) & self.room.val())
             & !((self.crc.q.val() == self.req_rem.val())
                 & (self.sh.q.val().get_bits::<16>(self.magic_at.val().index()) == self.magic.val()));
         self.word.next = self.sh.q.val();
@@ -137,8 +150,8 @@ impl<const W: usize> Logic for FrameRx<W> {
     }
 }
 
-/// The remainder a frame leaves whose CRC byte is the payload's CRC XOR the identification
-/// XOR: by the CRC's linearity the same for every payload, so a two-byte one serves.
-pub fn request_remainder() -> u8 {
-    crc8(&[MAGIC[0], MAGIC[1], crc8(&MAGIC) ^ IDENT_CRC_XOR])
+/// The remainder a frame leaves whose CRC byte is the payload's CRC XOR `xor`: by the CRC's
+/// linearity the same for every payload, so a two-byte one serves.
+pub fn remainder(xor: u8) -> u8 {
+    crc8(&[MAGIC[0], MAGIC[1], crc8(&MAGIC) ^ xor])
 }

@@ -3,7 +3,7 @@
 //! today's stages ([`Chain`]) or grouped ones ([`GroupedChain`]).
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::grouped_stage::{GroupedStage, BODY_BITS, SOUTH_BITS};
+use crate::solver::grouped_stage::{GroupedStage, BODY_BITS, HOLD, SOUTH_BITS};
 use crate::solver::stage::{Stage, COUNT_BITS, CYCLE_BITS, ID_BITS};
 use rust_hdl::prelude::*;
 
@@ -95,12 +95,15 @@ pub struct GroupedChain<const M: usize, const M1: usize, const D: usize, const K
     pub dn_id: Signal<In, Bits<ID_BITS>>,
     pub dn_kind: Signal<In, Bits<2>>,
     pub dn_data: Signal<In, Bits<M>>,
+    /// A hold slot into the first stage (see `grouped_stage::HOLD`).
+    pub hold: Signal<In, Bit>,
     pub up_valid: Signal<Out, Bit>,
     pub up_id: Signal<Out, Bits<ID_BITS>>,
     pub up_south: Signal<Out, Bits<SOUTH_BITS>>,
     pub up_body: Signal<Out, Bits<BODY_BITS>>,
     stages: [GroupedStage<M, M1, D>; K],
     ids: [Constant<Bits<ID_BITS>>; K],
+    hold_code: Constant<Bits<SOUTH_BITS>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const K: usize> GroupedChain<M, M1, D, K> {
@@ -111,12 +114,14 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> GroupedCha
             dn_id: Default::default(),
             dn_kind: Default::default(),
             dn_data: Default::default(),
+            hold: Default::default(),
             up_valid: Default::default(),
             up_id: Default::default(),
             up_south: Default::default(),
             up_body: Default::default(),
             stages: std::array::from_fn(|_| GroupedStage::new(kind)),
             ids: std::array::from_fn(|i| Constant::new((i as u64).to_bits())),
+            hold_code: Constant::new(HOLD.to_bits()),
         }
     }
 }
@@ -133,9 +138,9 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> Logic for 
         self.stages[0].dn_id.next = self.dn_id.val();
         self.stages[0].dn_kind.next = self.dn_kind.val();
         self.stages[0].dn_data.next = self.dn_data.val();
-        self.stages[0].up_valid.next = false;
+        self.stages[0].up_valid.next = self.hold.val();
         self.stages[0].up_id.next = 0.into();
-        self.stages[0].up_south.next = 0.into();
+        self.stages[0].up_south.next = self.hold_code.val();
         self.stages[0].up_body.next = 0.into();
         for i in 1..K {
             self.stages[i].dn_valid.next = self.stages[i - 1].dn_valid_o.val();

@@ -19,6 +19,9 @@ use rust_hdl::prelude::*;
 pub const SOUTH_BITS: usize = CODE_BITS;
 pub const BODY_BITS: usize = BODY_BITS_U32 as usize;
 const CYCLE_HALF: usize = CYCLE_BITS / 2;
+/// The south field of a hold slot: valid, but no record (a place of 31 is none). The front
+/// end sends holds up the chain while its record queue is near full, and drops them.
+pub const HOLD: u64 = 31 << queens_core::south::PLACE_BITS;
 
 /// The beats, kind and data, that load a grouped unit with the walk `w` and start it.
 pub fn beats(w: &SouthWalk) -> Vec<(u64, u64)> {

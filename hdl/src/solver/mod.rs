@@ -5,7 +5,8 @@
 //! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
 //! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]); for
 //! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
-//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]); the downstream chain's
+//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]) and decoder
+//! ([`south_decoder`]); the downstream chain's
 //! tap both kinds of stage share ([`tap`]).
 
 pub mod advance;
@@ -20,6 +21,7 @@ pub mod increment;
 pub mod keep;
 pub mod lutram;
 pub mod orient;
+pub mod south_decoder;
 pub mod stage;
 pub mod tally;
 pub mod tap;
