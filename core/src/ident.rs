@@ -32,7 +32,15 @@ pub struct Ident {
     pub design_hash: u32,
     /// Results carry cycle counters.
     pub with_cycles: bool,
+    /// A board of grouped units (issue 50): it takes group requests only and answers with
+    /// group records (`crate::group`).
+    #[serde(default)]
+    pub grouped: bool,
 }
+
+/// Bits of the answer's flags byte.
+const FLAG_CYCLES: u8 = 1;
+const FLAG_GROUPED: u8 = 2;
 
 /// The identification request for a board of `size`.
 pub fn request(size: BoardSize) -> Vec<u8> {
@@ -66,7 +74,8 @@ impl Ident {
         p.extend_from_slice(&(self.units.min(u16::MAX as u32) as u16).to_be_bytes());
         p.extend_from_slice(&((self.clock_hz / 1000).min(u32::MAX as u64) as u32).to_be_bytes());
         p.extend_from_slice(&self.design_hash.to_be_bytes());
-        p.push(u8::from(self.with_cycles));
+        let flag = |on: bool, bit: u8| if on { bit } else { 0 };
+        p.push(flag(self.with_cycles, FLAG_CYCLES) | flag(self.grouped, FLAG_GROUPED));
         p
     }
 
@@ -90,7 +99,8 @@ impl Ident {
             units: be(4..6) as u32,
             clock_hz: be(6..10) * 1000,
             design_hash: be(10..14) as u32,
-            with_cycles: p[14] & 1 == 1,
+            with_cycles: p[14] & FLAG_CYCLES != 0,
+            grouped: p[14] & FLAG_GROUPED != 0,
         })
     }
 
@@ -131,6 +141,7 @@ mod tests {
             clock_hz: 250_000_000,
             design_hash: 0xDEAD_BEEF,
             with_cycles: true,
+            grouped: false,
         };
         let mut stream = vec![1, 2, 3];
         stream.extend(id.encode());
@@ -142,6 +153,15 @@ mod tests {
         };
         assert_eq!(Ident::find(&odd.encode()), Some(odd.on_wire()));
         assert_eq!(odd.on_wire().clock_hz, 284_444_000);
+        // Each flag reads back on its own.
+        for (with_cycles, grouped) in [(false, true), (true, true), (false, false)] {
+            let flagged = Ident {
+                with_cycles,
+                grouped,
+                ..id
+            };
+            assert_eq!(Ident::find(&flagged.encode()), Some(flagged));
+        }
         // A plain receiver never takes the request for a pre-placement.
         let mut d = Deframer::new(word::wire_bytes(size));
         let mut frames = 0;
@@ -164,6 +184,7 @@ mod tests {
             clock_hz: 62_500_000,
             design_hash: 0x0123_4567,
             with_cycles: true,
+            grouped: false,
         };
         for len in [8usize, 15, 16, 24] {
             let frame = |i: u8| crate::frame::encode(&vec![i; len]);

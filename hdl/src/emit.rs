@@ -125,76 +125,112 @@ pub const STAGE_MODULES: &str = "*_chain_stage";
 /// K solver stages in series: the stage module once, instantiated by a generate loop, so the
 /// Verilog does not grow with K. Ports as [`crate::solver::chain::Chain`]; stage i has id i.
 pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
+    let stage = format!("{name}_stage");
+    let up = [
+        ("m13", 4),
+        ("m15", 4),
+        ("count", COUNT_BITS),
+        ("cycles", CYCLE_BITS),
+    ];
+    stages_verilog(stage_verilog(m, kind, &stage), &stage, m, k, name, &up, None)
+}
+
+/// K grouped stages in series (issue 50), as [`chain_verilog`]: ports as
+/// [`crate::solver::chain::GroupedChain`], a hold slot into stage 0 when `hold` is high.
+pub fn grouped_chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
+    use crate::solver::grouped_stage::{BODY_BITS, HOLD, SOUTH_BITS};
+    let stage = format!("{name}_stage");
+    let up = [("south", SOUTH_BITS), ("body", BODY_BITS)];
+    let hold = format!("{SOUTH_BITS}'d{HOLD}");
+    stages_verilog(
+        grouped_stage_verilog(m, kind, &stage),
+        &stage,
+        m,
+        k,
+        name,
+        &up,
+        Some(&hold),
+    )
+}
+
+/// The chain module around `stage` (its Verilog `stage_v`): the downstream beat ports, the
+/// upstream slot's valid and id and the fields `up` (name, bits), and, with `hold` (the
+/// south field of a hold slot), a `hold` input that fills stage 0's slot.
+fn stages_verilog(
+    stage_v: String,
+    stage: &str,
+    m: usize,
+    k: usize,
+    name: &str,
+    up: &[(&str, usize)],
+    hold: Option<&str>,
+) -> String {
     assert!(
         (1..=1 << crate::solver::stage::ID_BITS).contains(&k),
         "1 to 1024 units"
     );
-    let stage = format!("{name}_stage");
-    let mut v = stage_verilog(m, kind, &stage);
     let id = crate::solver::stage::ID_BITS;
-    let w = m;
+    let (w, k1) = (m, k + 1);
+    let mut v = stage_v;
+    let fields = |f: &dyn Fn(&str, usize) -> String| up.iter().map(|&(n, b)| f(n, b)).collect::<Vec<_>>();
+    let ports = fields(&|n, _| format!(", up_{n}")).concat();
+    let hold_port = if hold.is_some() { ", hold" } else { "" };
+    let decls = fields(&|n, b| format!("    output wire [{}:0] up_{n};\n", b - 1)).concat();
+    let buses = fields(&|n, b| format!("    wire [{b}*{k1}-1:0] up_{n}_at;\n")).concat();
+    let first = fields(&|n, b| match (n, hold) {
+        ("south", Some(code)) => format!("    assign up_{n}_at[{}:0] = hold ? {code} : 0;\n", b - 1),
+        _ => format!("    assign up_{n}_at[{}:0] = 0;\n", b - 1),
+    })
+    .concat();
+    let first_valid = if hold.is_some() { "hold" } else { "1'b0" };
+    let conn = fields(&|n, b| format!(", .up_{n}(up_{n}_at[{b}*i +: {b}])")).concat();
+    let conn_o = fields(&|n, b| format!(", .up_{n}_o(up_{n}_at[{b}*(i+1) +: {b}])")).concat();
+    let outs = fields(&|n, b| format!("    assign up_{n} = up_{n}_at[{b}*{k} +: {b}];\n")).concat();
+    let hold_decl = if hold.is_some() {
+        "    input wire hold;\n"
+    } else {
+        ""
+    };
+    let (id1, w1, last) = (id - 1, w - 1, k - 1);
     v += &format!(
         "
 // {k} solver stages in series; beats and results both travel from stage 0 to stage {last}.
-module {name}(clock, dn_valid, dn_id, dn_kind, dn_data,
-    up_valid, up_id, up_m13, up_m15, up_count, up_cycles);
+module {name}(clock, dn_valid, dn_id, dn_kind, dn_data{hold_port},
+    up_valid, up_id{ports});
     input wire clock;
     input wire dn_valid;
     input wire [{id1}:0] dn_id;
     input wire [1:0] dn_kind;
     input wire [{w1}:0] dn_data;
-    output wire up_valid;
+{hold_decl}    output wire up_valid;
     output wire [{id1}:0] up_id;
-    output wire [3:0] up_m13;
-    output wire [3:0] up_m15;
-    output wire [{cb1}:0] up_count;
-    output wire [{yb1}:0] up_cycles;
-    // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
+{decls}    // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
     // the last stage.
     wire [{k}:0] dn_valid_at, up_valid_at;
     wire [{id}*{k1}-1:0] dn_id_at, up_id_at;
     wire [2*{k1}-1:0] dn_kind_at;
     wire [{w}*{k1}-1:0] dn_data_at;
-    wire [4*{k1}-1:0] up_m13_at, up_m15_at;
-    wire [{cb}*{k1}-1:0] up_count_at;
-    wire [{yb}*{k1}-1:0] up_cycles_at;
-    assign dn_valid_at[0] = dn_valid;
+{buses}    assign dn_valid_at[0] = dn_valid;
     assign dn_id_at[{id1}:0] = dn_id;
     assign dn_kind_at[1:0] = dn_kind;
     assign dn_data_at[{w1}:0] = dn_data;
-    assign up_valid_at[0] = 1'b0;
+    assign up_valid_at[0] = {first_valid};
     assign up_id_at[{id1}:0] = 0;
-    assign up_m13_at[3:0] = 0;
-    assign up_m15_at[3:0] = 0;
-    assign up_count_at[{cb1}:0] = 0;
-    assign up_cycles_at[{yb1}:0] = 0;
-    genvar i;
+{first}    genvar i;
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
             {stage} s(
                 .clock(clock), .my_id(i[{id1}:0]),
                 .dn_valid(dn_valid_at[i]), .dn_id(dn_id_at[{id}*i +: {id}]), .dn_kind(dn_kind_at[2*i +: 2]), .dn_data(dn_data_at[{w}*i +: {w}]),
                 .dn_valid_o(dn_valid_at[i+1]), .dn_id_o(dn_id_at[{id}*(i+1) +: {id}]), .dn_kind_o(dn_kind_at[2*(i+1) +: 2]), .dn_data_o(dn_data_at[{w}*(i+1) +: {w}]),
-                .up_valid(up_valid_at[i]), .up_id(up_id_at[{id}*i +: {id}]), .up_m13(up_m13_at[4*i +: 4]), .up_m15(up_m15_at[4*i +: 4]), .up_count(up_count_at[{cb}*i +: {cb}]), .up_cycles(up_cycles_at[{yb}*i +: {yb}]),
-                .up_valid_o(up_valid_at[i+1]), .up_id_o(up_id_at[{id}*(i+1) +: {id}]), .up_m13_o(up_m13_at[4*(i+1) +: 4]), .up_m15_o(up_m15_at[4*(i+1) +: 4]), .up_count_o(up_count_at[{cb}*(i+1) +: {cb}]), .up_cycles_o(up_cycles_at[{yb}*(i+1) +: {yb}]));
+                .up_valid(up_valid_at[i]), .up_id(up_id_at[{id}*i +: {id}]){conn},
+                .up_valid_o(up_valid_at[i+1]), .up_id_o(up_id_at[{id}*(i+1) +: {id}]){conn_o});
         end
     endgenerate
     assign up_valid = up_valid_at[{k}];
     assign up_id = up_id_at[{id}*{k} +: {id}];
-    assign up_m13 = up_m13_at[4*{k} +: 4];
-    assign up_m15 = up_m15_at[4*{k} +: 4];
-    assign up_count = up_count_at[{cb}*{k} +: {cb}];
-    assign up_cycles = up_cycles_at[{yb}*{k} +: {yb}];
-endmodule
-",
-        last = k - 1,
-        k1 = k + 1,
-        id1 = id - 1,
-        w1 = w - 1,
-        cb = COUNT_BITS,
-        cb1 = COUNT_BITS - 1,
-        yb = CYCLE_BITS,
-        yb1 = CYCLE_BITS - 1,
+{outs}endmodule
+"
     );
     v
 }
@@ -219,6 +255,9 @@ pub struct CoreConfig {
     pub arbiter: ArbiterKind,
     /// Results carry the 48-bit cycle counter (the protocol's optional frame variant).
     pub with_cycles: bool,
+    /// Grouped stages (issue 50): group requests in, group records out
+    /// ([`CoreConfig::grouped`]).
+    pub grouped: bool,
     /// The board build the core is part of, if any ([`CoreConfig::built`]).
     pub build: Option<Build>,
 }
@@ -245,8 +284,16 @@ impl CoreConfig {
             units,
             arbiter,
             with_cycles,
+            grouped: false,
             build: None,
         })
+    }
+
+    /// The core of grouped stages (issue 50) instead: N = 8 to 11, 27 or 28 (the widths
+    /// `with_grouped_width!` builds).
+    pub fn grouped(mut self) -> Self {
+        self.grouped = true;
+        self
     }
 
     /// The core as part of a board build: `board` names the board-level choices (board,
@@ -269,6 +316,9 @@ impl CoreConfig {
             self.arbiter.name(),
             self.with_cycles
         );
+        if self.grouped {
+            what += " grouped";
+        }
         if let Some(b) = self.build {
             what += &format!(" clock_hz={} board={:08x}", b.clock_hz, b.board_hash);
         }
@@ -278,15 +328,33 @@ impl CoreConfig {
             clock_hz: self.build.map_or(0, |b| b.clock_hz),
             design_hash: queens_core::ident::design_hash(&what),
             with_cycles: self.with_cycles,
+            grouped: self.grouped,
         }
         .on_wire()
     }
 }
 
-/// The front end (frame parser, dispatch, collection, framer) for a core.
+/// The front end (frame parser, dispatch, collection, framer) for a core (of grouped stages
+/// for a [`CoreConfig::grouped`]).
 pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
+    if cfg.grouped {
+        return grouped_front_verilog(cfg, name);
+    }
     let v = crate::with_board_widths!(cfg.n, |M, M1, D, W| {
         let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
+        f.connect_all();
+        generate_verilog(&f)
+    });
+    rename_top(&v, name)
+}
+
+/// The front end of a core of grouped stages (issue 50) for `cfg`: group requests in, group
+/// records out.
+fn grouped_front_verilog(cfg: &CoreConfig, name: &str) -> String {
+    let v = crate::with_grouped_width!(cfg.n - 4, |M, M1, D| {
+        const W: usize = crate::width::wire_word_width(M);
+        let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(cfg.units);
+        let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(cfg.units, &cfg.ident(), room);
         f.connect_all();
         generate_verilog(&f)
     });
@@ -298,11 +366,47 @@ pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
 /// idle (a byte moves when valid and ready are both high at a rising edge; a UART ignores
 /// rx_ready; tx_last marks the last byte of a frame).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
+    if cfg.grouped {
+        return grouped_core_verilog(cfg, name);
+    }
+    let up = [
+        ("m13", 4),
+        ("m15", 4),
+        ("count", COUNT_BITS),
+        ("cycles", CYCLE_BITS),
+    ];
+    let mut v = front_verilog(cfg, &format!("{name}_front"));
+    v += &chain_verilog(cfg.n - 4, cfg.arbiter, cfg.units, &format!("{name}_chain"));
+    v + &core_module(cfg, name, &up, false)
+}
+
+/// The core of grouped stages (issue 50), ports as [`core_verilog`]'s: group requests in,
+/// group records out (`queens_core::group`). What [`core_verilog`] writes for a
+/// [`CoreConfig::grouped`].
+fn grouped_core_verilog(cfg: &CoreConfig, name: &str) -> String {
+    use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
+    let up = [("south", SOUTH_BITS), ("body", BODY_BITS)];
+    let mut v = grouped_front_verilog(cfg, &format!("{name}_front"));
+    v += &grouped_chain_verilog(cfg.n - 4, cfg.arbiter, cfg.units, &format!("{name}_chain"));
+    v + &core_module(cfg, name, &up, true)
+}
+
+/// The core module joining `<name>_front` and `<name>_chain`: the slot fields `up` (name,
+/// bits), and the hold from the front end into the chain if `hold`.
+fn core_module(cfg: &CoreConfig, name: &str, up: &[(&str, usize)], hold: bool) -> String {
     let m = cfg.n - 4;
     let id = crate::solver::stage::ID_BITS;
-    let mut v = front_verilog(cfg, &format!("{name}_front"));
-    v += &chain_verilog(m, cfg.arbiter, cfg.units, &format!("{name}_chain"));
-    v += &format!(
+    let wires: String = up
+        .iter()
+        .map(|&(n, b)| format!("    wire [{}:0] up_{n};\n", b - 1))
+        .collect();
+    let conn: String = up.iter().map(|&(n, _)| format!(", .up_{n}(up_{n})")).collect();
+    let (hold_wire, hold_conn) = if hold {
+        ("    wire hold;\n", ", .hold(hold)")
+    } else {
+        ("", "")
+    };
+    format!(
         "
 // Queens core for N = {n}: {k} solver units ({arbiter:?} arbiter), frames in and out as bytes.
 module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx_ready, idle);
@@ -319,20 +423,15 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx
     wire [1:0] dn_kind;
     wire [{id1}:0] dn_id, up_id;
     wire [{m1}:0] dn_data;
-    wire [3:0] up_m13, up_m15;
-    wire [{cb1}:0] up_count;
-    wire [{yb1}:0] up_cycles;
-    {name}_front front(
+{wires}{hold_wire}    {name}_front front(
         .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
         .tx_data(tx_data), .tx_valid(tx_valid), .tx_last(tx_last), .tx_ready(tx_ready), .idle(idle),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
-        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
-        .up_count(up_count), .up_cycles(up_cycles));
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data){hold_conn},
+        .up_valid(up_valid), .up_id(up_id){conn});
     {name}_chain chain(
         .clock(clock),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
-        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
-        .up_count(up_count), .up_cycles(up_cycles));
+        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data){hold_conn},
+        .up_valid(up_valid), .up_id(up_id){conn});
 endmodule
 ",
         n = cfg.n,
@@ -340,10 +439,7 @@ endmodule
         arbiter = cfg.arbiter,
         id1 = id - 1,
         m1 = m - 1,
-        cb1 = COUNT_BITS - 1,
-        yb1 = CYCLE_BITS - 1,
-    );
-    v
+    )
 }
 
 /// UART receiver and transmitter modules `{name}_rx` and `{name}_tx`.

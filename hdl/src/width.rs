@@ -28,8 +28,8 @@ macro_rules! with_width {
 }
 
 /// As [`with_width!`] for a unit that walks a south group (issue 50): `$D` = 2M + 1 (M + 2
-/// lines). Built so far for the tests' N = 8 to 11 and for pricing at N = 27 and 28 only:
-/// each width is another copy of the unit's generated code.
+/// lines). Built so far for the tests' N = 8 to 11 and for N = 27 and 28 only
+/// ([`GROUPED_N`]): each width is another copy of the unit's generated code.
 #[macro_export]
 macro_rules! with_grouped_width {
     ($m:expr, |$M:ident, $M1:ident, $D:ident| $body:expr) => {
@@ -37,6 +37,9 @@ macro_rules! with_grouped_width {
             4 5 9, 5 6 11, 6 7 13, 7 8 15, 23 24 47, 24 25 49)
     };
 }
+
+/// The board sizes [`with_grouped_width!`] builds grouped circuits for.
+pub const GROUPED_N: [u32; 6] = [8, 9, 10, 11, 27, 28];
 
 pub use queens_core::board::RINGS;
 

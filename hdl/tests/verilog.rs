@@ -44,6 +44,18 @@ fn unit_verilog_passes_yosys_checks() {
     }
 }
 
+/// The core of grouped stages (issue 50), whole: no name leaks from the Rust source and
+/// nothing is left undriven (what rust-hdl's own simulator cannot see).
+#[test]
+fn grouped_core_verilog_passes_yosys_checks() {
+    use queens_hdl::emit::{core_verilog, CoreConfig};
+    for (n, kind) in [(10, ArbiterKind::Ccu2c), (27, ArbiterKind::Carry4)] {
+        let cfg = CoreConfig::new(n, 3, kind, true).unwrap().grouped();
+        let v = core_verilog(&cfg, "queens_core");
+        yosys_check(&v, "queens_core", &format!("grouped_core_{n}_{}", kind.name()));
+    }
+}
+
 #[test]
 fn carry4_form_maps_to_carry4_cells() {
     for m in [5usize, 23] {

@@ -141,6 +141,10 @@ fn numeric_options_are_range_checked_and_named() {
             &["sim", "check", "8", "--engine", "verilator", "--solvers", "0"],
             &["--solvers", "'0'"],
         ),
+        (
+            &["sim", "check", "12", "--groups", "--engine", "verilator"],
+            &["--groups", "not 12"],
+        ),
     ];
     for (args, words) in cases {
         let o = out(args);

@@ -33,6 +33,23 @@ fn count_reports_total_and_classes() {
     assert!(v["seconds"].as_f64().unwrap() >= 0.0);
 }
 
+/// The grouped walk's model counts every pre-placement of N = 12 as software does, and its
+/// cycles (each member's share of its group's walk) are fewer than today's unit's.
+#[test]
+fn sim_check_groups_counts_each_pre_placement_and_shares_the_walks() {
+    let grouped = json(&["sim", "check", "12", "--groups", "--json"]);
+    assert_eq!(grouped["engine"], "grouped model");
+    assert_eq!(grouped["total"], 14_200);
+    assert_eq!(grouped["subproblems"], 51_484);
+    assert_eq!(grouped["mismatches"], 0, "{grouped}");
+    let today = json(&["sim", "check", "12", "--json"]);
+    let (g, t) = (
+        grouped["cycles"].as_u64().unwrap(),
+        today["cycles"].as_u64().unwrap(),
+    );
+    assert!(g < t, "grouped {g} cycles against today's {t}");
+}
+
 #[test]
 fn count_table_names_q() {
     let out = queens(&["count", "10"]);

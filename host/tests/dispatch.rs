@@ -38,6 +38,7 @@ fn says_units<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units:
         clock_hz: 1_000_000,
         design_hash: 0,
         with_cycles: true,
+        grouped: false,
     };
     d.feed(l, &id.encode(), now).unwrap();
 }

@@ -85,6 +85,25 @@ fn the_kc705_xc7_netlist_counts_n8_exactly() {
     assert_eq!(v["engine"], "netlist (xc7, synth_xilinx)");
 }
 
+/// A board of grouped units (issue 50) through its pins: each group's records, read member
+/// by member, count every pre-placement exactly, with the grouped model's cycles.
+#[test]
+fn the_routed_ulx3s_grouped_netlist_counts_n10_exactly() {
+    let v = check_json(&[
+        "sim", "check", "10", "--groups", "--engine", "netlist", "--board", "ulx3s",
+    ]);
+    assert_exact(&v, 10, 724);
+    assert_eq!(v["engine"], "netlist (ECP5, placed and routed)");
+}
+
+#[test]
+fn the_kc705_xc7_grouped_netlist_counts_n8_exactly() {
+    let v = check_json(&[
+        "sim", "check", "8", "--groups", "--engine", "netlist", "--board", "kc705",
+    ]);
+    assert_exact(&v, 8, 92);
+}
+
 #[test]
 fn a_board_without_an_open_flow_is_refused_by_name() {
     let out = common::queens()

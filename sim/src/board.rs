@@ -113,6 +113,7 @@ impl BoardConfig {
                 self.with_cycles
             )),
             with_cycles: self.with_cycles,
+            grouped: false,
         }
         .on_wire()
     }

@@ -20,6 +20,13 @@ pub trait Engine: Sync {
     fn board_cycles(&self) -> Option<(u64, f64)> {
         None
     }
+    /// The cycles the cycle model gives each subproblem, which this engine's must equal.
+    fn model_cycles(&self, _size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<u64>, String> {
+        Ok(subproblems
+            .par_iter()
+            .map(|sp| run_subproblem(&sp.pre).cycles)
+            .collect())
+    }
 }
 
 /// The fast cycle model, in parallel on the rayon pool.
@@ -156,7 +163,7 @@ pub fn check(
     let model_cycles: Vec<u64> = if engine.is_cycle_model() {
         runs.iter().map(|r| r.cycles).collect()
     } else {
-        subs.par_iter().map(|sp| run_subproblem(&sp.pre).cycles).collect()
+        engine.model_cycles(size, &subs)?
     };
     let mut r = CheckReport {
         subproblems: subs.len() as u64,

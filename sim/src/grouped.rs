@@ -21,6 +21,15 @@ pub struct GroupRun {
     pub places: BTreeMap<u32, u64>,
 }
 
+/// One member of every south group of `size`, in canonical order: the canonical entries that
+/// share a west, north and east side follow one another in that order.
+pub fn south_groups(size: queens_core::BoardSize) -> Vec<Preplacement> {
+    let table = PairTable::new(size);
+    let mut firsts: Vec<_> = queens_core::enumerate::canonical(size).map(|sp| sp.pre).collect();
+    firsts.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    firsts
+}
+
 /// The grid of a south group's walk (for the model's unit).
 pub fn south_grid(walk: &SouthWalk) -> Grid {
     Grid {

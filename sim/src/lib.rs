@@ -8,6 +8,7 @@ pub mod board;
 pub mod check;
 pub mod cycles;
 pub mod estimate;
+pub mod group_check;
 pub mod grouped;
 pub mod model;
 pub mod netlist;

@@ -197,6 +197,86 @@ impl Verilated {
         Ok(Self { exe, cfg })
     }
 
+    /// Talks with the board: `talk` is given every byte received so far (none, first) and
+    /// answers with the bytes to send next and whether the exchange is over; then the input
+    /// ends, and every byte the board sent before it exited comes back with the clock cycles
+    /// it ran (a board top's bench exits only once its line has been quiet for a while,
+    /// which a long search outlasts, so the input stays open until `talk` is done). A board
+    /// that sends nothing for `quiet` is stopped.
+    pub fn converse(
+        &self,
+        quiet: Duration,
+        mut talk: impl FnMut(&[u8]) -> (Vec<u8>, bool),
+    ) -> Result<(Vec<u8>, u64), VerilatorError> {
+        let mut child = self.spawn(None)?;
+        let mut stdin = child.stdin.take().expect("piped");
+        let (to_board, chunks) = mpsc::channel::<Vec<u8>>();
+        let writer = std::thread::spawn(move || {
+            for chunk in chunks {
+                if stdin.write_all(&chunk).and_then(|_| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stdout = child.stdout.take().expect("piped");
+        let (tx, from_board) = mpsc::channel::<std::io::Result<Vec<u8>>>();
+        let reader = std::thread::spawn(move || loop {
+            let mut buf = vec![0u8; 65536];
+            match stdout.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    buf.truncate(n);
+                    if tx.send(Ok(buf)).is_err() {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+            }
+        });
+        let mut out = Vec::new();
+        let mut stopped = None;
+        loop {
+            let (send, done) = talk(&out);
+            if !send.is_empty() {
+                let _ = to_board.send(send);
+            }
+            if done {
+                break;
+            }
+            match from_board.recv_timeout(quiet) {
+                Ok(bytes) => out.extend(bytes.map_err(io("reading the board"))?),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let _ = child.kill();
+                    stopped = Some(VerilatorError::Timeout(quiet));
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        drop(to_board);
+        for bytes in from_board.iter() {
+            out.extend(bytes.map_err(io("reading the board"))?);
+        }
+        let _ = reader.join();
+        let mut err = String::new();
+        let _ = child.stderr.take().expect("piped").read_to_string(&mut err);
+        let status = child.wait().map_err(io("waiting for the board"))?;
+        let _ = writer.join();
+        if let Some(e) = stopped {
+            return Err(e);
+        }
+        let cycles = err
+            .lines()
+            .find_map(|l| l.strip_prefix("cycles ")?.trim().parse().ok());
+        match cycles {
+            Some(c) if status.success() => Ok((out, c)),
+            _ => Err(VerilatorError::Exit { status, stderr: err }),
+        }
+    }
+
     /// Starts the board process, stdin and stdout piped.
     pub fn spawn(&self, vcd: Option<&Path>) -> Result<Child, VerilatorError> {
         let mut cmd = Command::new(&self.exe);

@@ -35,10 +35,7 @@ fn chain_of_three_returns_every_result_once() {
 fn grouped_chain_of_three_returns_every_group_whole() {
     use queens_core::south::SouthWalk;
     use queens_hdl::rtl::RtlGroupedChain;
-    let size = BoardSize::new(9).unwrap();
-    let table = queens_core::board::PairTable::new(size);
-    let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
-    members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    let members = queens_sim::grouped::south_groups(BoardSize::new(9).unwrap());
     let walks: Vec<SouthWalk> = members.iter().map(SouthWalk::new).collect();
     let runs = RtlGroupedChain::<5, 6, 11, 3>::new(ArbiterKind::Carry4).run_all(&walks);
     let mut per_unit = [0usize; 3];

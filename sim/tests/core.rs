@@ -77,11 +77,10 @@ fn core_beyond_its_sizes_names_the_engine_that_runs_them() {
 fn grouped_core_answers_as_the_model(room: Option<usize>) {
     use queens_core::group::{self, GroupRecord};
     let size = BoardSize::new(8).unwrap();
-    let table = queens_core::board::PairTable::new(size);
-    let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
-    members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
+    let members = queens_sim::grouped::south_groups(size);
     let ident = queens_hdl::emit::CoreConfig::new(8, 2, queens_hdl::ArbiterKind::Adder, true)
         .unwrap()
+        .grouped()
         .ident();
     let mut core =
         queens_hdl::rtl::RtlGroupedCore::<4, 5, 9, 24, 2>::new(queens_hdl::ArbiterKind::Adder, &ident, room);

@@ -112,3 +112,37 @@ fn a_south_walks_blocking_leaves_open_what_the_fixed_queens_leave_open() {
         }
     }
 }
+
+/// Every engine that answers group requests sends the model's records for every group: the
+/// whole core in rust-hdl (N = 8 and 9) and the emitted core under Verilator (N = 8 to 11,
+/// with the CCU2C cells' models at N = 10).
+#[test]
+fn grouped_cores_in_rtl_and_verilator_answer_every_group_of_8_to_11_as_the_model() {
+    use queens_hdl::ArbiterKind;
+    use queens_sim::group_check::{GroupEngine, GroupModel, RtlGroupCore, VerilatorGroupCore};
+    let verilator = |arbiter| VerilatorGroupCore { arbiter, units: 3 };
+    for n in 8..=11 {
+        let size = BoardSize::new(n).unwrap();
+        let members = queens_sim::grouped::south_groups(size);
+        let model = GroupModel.run_groups(size, &members).unwrap();
+        assert!(
+            model.iter().any(|r| r.len() > 1),
+            "N = {n}: a group with solutions"
+        );
+        let mut engines: Vec<Box<dyn GroupEngine>> = vec![Box::new(verilator(ArbiterKind::Adder))];
+        if n <= 9 {
+            engines.push(Box::new(RtlGroupCore {
+                arbiter: ArbiterKind::Adder,
+            }));
+        }
+        if n == 10 {
+            engines.push(Box::new(verilator(ArbiterKind::Ccu2c)));
+        }
+        for e in engines {
+            let got = e.run_groups(size, &members).unwrap();
+            for ((p, a), b) in members.iter().zip(&got).zip(&model) {
+                assert_eq!(a, b, "N = {n}, {}: the group of {p}", e.name());
+            }
+        }
+    }
+}

@@ -57,19 +57,9 @@ fn one_unit_reused_for_many_subproblems_agrees() {
     }
 }
 
-/// One member of every south group of N: the canonical entries that share a west, north and
-/// east side follow one another in the canonical order.
-fn south_groups(n: u32) -> Vec<queens_core::Preplacement> {
-    let size = BoardSize::new(n).unwrap();
-    let table = queens_core::board::PairTable::new(size);
-    let mut firsts: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
-    firsts.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
-    firsts
-}
-
 fn groups_agree(n: u32, kind: ArbiterKind) {
     use queens_core::south::SouthWalk;
-    let members = south_groups(n);
+    let members = queens_sim::grouped::south_groups(BoardSize::new(n).unwrap());
     let walks: Vec<SouthWalk> = members.iter().map(SouthWalk::new).collect();
     let runs: Vec<_> = walks
         .par_chunks(16)

@@ -268,7 +268,11 @@ impl<const M: usize> Logic for Tally<M> {
 
         // The drain's next code.
         self.seq_lo.next = self.seq.q.val().get_bits::<PLACE_BITS_U>(0);
-        self.seq_hi.next = self.seq.q.val().get_bits::<PLACE_BITS_U>(PLACE_BITS_U);
+        self.seq_hi.next = self
+            .seq
+            .q
+            .val()
+            .get_bits::<PLACE_BITS_U>(self.place_bits.val().index());
         self.next_hi.next = self.seq_hi.val();
         if self.seq_lo.val() == self.held_place.val() {
             self.next_lo.next = 0.into();

@@ -79,18 +79,22 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> NetlistError {
     move |source| NetlistError::Io { what, source }
 }
 
-/// The netlist of board `b` with `units` solver units for N = `n`, made by `flow` (or found
-/// in the cache: the same files and pinned tools make the same netlist). `phase` hears what
-/// runs.
+/// The netlist of board `b` with `units` solver units for N = `n` (grouped ones, issue 50, if
+/// `grouped`), made by `flow` (or found in the cache: the same files and pinned tools make
+/// the same netlist). `phase` hears what runs.
 pub fn make(
     b: &Board,
     n: usize,
     units: usize,
+    grouped: bool,
     flow: Flow,
     phase: &dyn Fn(&str),
 ) -> Result<BoardNetlist, NetlistError> {
-    let core =
+    let mut core =
         CoreConfig::new(n, units, b.default_arbiter(), true).map_err(|e| NetlistError::Build(e.into()))?;
+    if grouped {
+        core = core.grouped();
+    }
     let clock = b
         .clock_for(b.defaults.clock_hz)
         .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;

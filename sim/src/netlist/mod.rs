@@ -176,3 +176,41 @@ impl Engine for NetlistEngine {
         ))
     }
 }
+
+impl crate::group_check::GroupEngine for NetlistEngine {
+    fn name(&self) -> &'static str {
+        self.netlist.flow.engine_name()
+    }
+
+    fn run_groups(
+        &self,
+        size: BoardSize,
+        members: &[queens_core::Preplacement],
+    ) -> Result<Vec<Vec<queens_core::group::GroupRecord>>, String> {
+        if size.n() as usize != self.netlist.core.n || !self.netlist.core.grouped {
+            return Err(format!(
+                "the netlist was built for {} at N = {}, not for groups at N = {}",
+                if self.netlist.core.grouped {
+                    "groups"
+                } else {
+                    "single pre-placements"
+                },
+                self.netlist.core.n,
+                size.n()
+            ));
+        }
+        let board = self.verilated()?;
+        let start = Instant::now();
+        // The units, and as many queued as the front end's word queue takes.
+        let window = self.netlist.core.units + 8;
+        let (answers, cycles) = crate::group_check::ask_board(&board, size, members, window, self.quiet)?;
+        self.board_seconds
+            .store(start.elapsed().as_secs_f64().to_bits(), Relaxed);
+        self.board_cycles.store(cycles, Relaxed);
+        Ok(answers)
+    }
+
+    fn board_cycles(&self) -> Option<(u64, f64)> {
+        Engine::board_cycles(self)
+    }
+}

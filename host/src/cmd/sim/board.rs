@@ -131,7 +131,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 "--clock and --faults: the netlist board runs at the simulator's pace, fault-free"
             );
             let board = a.board.as_deref().expect("checked above");
-            let engine = super::engines::netlist(board, a.n, units, false, None)?;
+            let engine = super::engines::netlist(board, a.n, units, false, false, None)?;
             let design = engine.verilated().map_err(anyhow::Error::msg)?;
             serve_board(
                 &a,

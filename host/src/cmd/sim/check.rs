@@ -46,6 +46,12 @@ pub struct CheckArgs {
     /// The ECP5 netlist after synthesis rather than after place and route (netlist engine).
     #[arg(long)]
     synthesized: bool,
+    /// Walk groups (issue 50): every pre-placement sharing a west, north and east side in
+    /// one walk, its count read off the group's answer and its cycles a share of the walk's
+    /// (compared with the grouped walk's model). Circuits exist for N = 8 to 11, 27 and 28
+    /// (rtl engine: 8 to 11).
+    #[arg(long)]
+    groups: bool,
     /// Arbiter form of the circuits (rtl and verilator engines).
     #[arg(long, default_value = "carry4", value_parser = crate::cmd::hdl::parse_kind)]
     arbiter: ArbiterKind,
@@ -136,28 +142,68 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     if a.vcd.is_some() && subs.len() != 1 {
         bail!("--vcd records one subproblem: add --index I or --sample 1");
     }
-    let mut netlist_path = None;
-    let engine: Box<dyn Engine> = match a.engine {
-        EngineName::Model => Box::new(ModelEngine),
-        EngineName::Rtl => Box::new(RtlEngine { arbiter: a.arbiter }),
-        EngineName::Netlist => {
-            let board = a.board.as_deref().expect("checked with the engine");
-            let units = a.solvers.unwrap_or(2);
-            let e = engines::netlist(board, a.n, units, a.synthesized, a.design.as_deref())?;
-            netlist_path = Some(match &a.design {
-                Some(p) => p.display().to_string(),
-                None => e.netlist.dir.join("netlist.v").display().to_string(),
-            });
-            Box::new(e)
+    if a.groups {
+        let built = queens_hdl::width::GROUPED_N;
+        if !matches!(a.engine, EngineName::Model) && !built.contains(&a.n) {
+            bail!(
+                "--groups: grouped circuits are built for N = {built:?}, not {}",
+                a.n
+            );
         }
-        EngineName::Verilator => {
-            let units = a.solvers.unwrap_or(16);
-            Box::new(engines::verilator(
-                a.arbiter,
-                units,
-                a.design.as_deref(),
-                a.vcd.clone(),
-            )?)
+        if a.vcd.is_some() || (a.design.is_some() && verilator) || a.synthesized {
+            bail!("--groups runs the emitted grouped core or the routed netlist: no --vcd, --synthesized or verilator --design");
+        }
+    }
+    let mut netlist_path = None;
+    let engine: Box<dyn Engine> = if a.groups {
+        use queens_sim::group_check::{GroupModel, Grouped, RtlGroupCore, VerilatorGroupCore};
+        match a.engine {
+            EngineName::Model => Box::new(Grouped(GroupModel)),
+            EngineName::Rtl => Box::new(Grouped(RtlGroupCore { arbiter: a.arbiter })),
+            EngineName::Verilator => Box::new(Grouped(VerilatorGroupCore {
+                arbiter: a.arbiter,
+                units: a.solvers.unwrap_or(16),
+            })),
+            EngineName::Netlist => {
+                let board = a.board.as_deref().expect("checked with the engine");
+                let e = engines::netlist(
+                    board,
+                    a.n,
+                    a.solvers.unwrap_or(2),
+                    true,
+                    false,
+                    a.design.as_deref(),
+                )?;
+                netlist_path = Some(match &a.design {
+                    Some(p) => p.display().to_string(),
+                    None => e.netlist.dir.join("netlist.v").display().to_string(),
+                });
+                Box::new(Grouped(e))
+            }
+        }
+    } else {
+        match a.engine {
+            EngineName::Model => Box::new(ModelEngine),
+            EngineName::Rtl => Box::new(RtlEngine { arbiter: a.arbiter }),
+            EngineName::Netlist => {
+                let board = a.board.as_deref().expect("checked with the engine");
+                let units = a.solvers.unwrap_or(2);
+                let e = engines::netlist(board, a.n, units, false, a.synthesized, a.design.as_deref())?;
+                netlist_path = Some(match &a.design {
+                    Some(p) => p.display().to_string(),
+                    None => e.netlist.dir.join("netlist.v").display().to_string(),
+                });
+                Box::new(e)
+            }
+            EngineName::Verilator => {
+                let units = a.solvers.unwrap_or(16);
+                Box::new(engines::verilator(
+                    a.arbiter,
+                    units,
+                    a.design.as_deref(),
+                    a.vcd.clone(),
+                )?)
+            }
         }
     };
     let start = Instant::now();
