@@ -71,6 +71,12 @@ pub struct Tally<const M: usize> {
     done: DFF<Bit>,
     nrec: DFF<Bits<RECORD_BITS>>,
     out_word: DFF<Bits<WORD_BITS>>,
+    /// `out_word` is not zero (tested as it is latched, so that its wide OR stands before a
+    /// register, not before the step to the next code).
+    out_nz: DFF<Bit>,
+    /// The drain clears the word in the RAM next cycle (decided a cycle ahead, so that the
+    /// drain's states do not stand before the increment's carry chain and the RAM's write).
+    clear_r: DFF<Bit>,
 
     place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
     place_last: Signal<Local, Bits<PLACE_BITS_U>>,
@@ -147,6 +153,8 @@ impl<const M: usize> Tally<M> {
             done: Default::default(),
             nrec: Default::default(),
             out_word: Default::default(),
+            out_nz: Default::default(),
+            clear_r: Default::default(),
             place_prev: Default::default(),
             place_last: Default::default(),
             at: Default::default(),
@@ -181,7 +189,7 @@ impl<const M: usize> Logic for Tally<M> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
-            ready, fetched, latched, offered, done, nrec, out_word
+            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r
         );
         self.ram.clock.next = self.clock.val();
 
@@ -205,12 +213,11 @@ impl<const M: usize> Logic for Tally<M> {
         self.at.next = (bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_prev.val()) << self.place_bits.val())
             | bit_cast::<CODE_BITS, PLACE_BITS_U>(self.place_last.val());
 
-        // The drain clears the word it has just taken out (see below).
-        self.clear.next = self.drain.val()
-            & !self.done.q.val()
-            & !self.offered.q.val()
-            & !self.latched.q.val()
-            & self.fetched.q.val();
+        // The drain clears the word it has just taken out (see below): in the cycle after
+        // `ready`, when the word is in `word_r` (the drain's states follow one another one
+        // at a time).
+        self.clear_r.d.next = self.drain.val() & !self.done.q.val() & self.ready.q.val();
+        self.clear.next = self.clear_r.q.val() & self.drain.val();
 
         // The word read (or forwarded), one more, each counter wrapping at its modulus; zero
         // where the drain clears it. The count's choice and clear sit in its carry chain.
@@ -311,7 +318,7 @@ impl<const M: usize> Logic for Tally<M> {
                 }
             } else if self.latched.q.val() {
                 self.latched.d.next = false;
-                if self.out_word.q.val().any() {
+                if self.out_nz.q.val() {
                     self.offered.d.next = true;
                     self.nrec.d.next = self.nrec.q.val() + 1;
                 } else {
@@ -321,6 +328,7 @@ impl<const M: usize> Logic for Tally<M> {
                 self.fetched.d.next = false;
                 self.latched.d.next = true;
                 self.out_word.d.next = self.word_r.q.val();
+                self.out_nz.d.next = self.word_r.q.val().any();
             } else if self.ready.q.val() {
                 self.ready.d.next = false;
                 self.fetched.d.next = true;
