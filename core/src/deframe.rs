@@ -3,7 +3,7 @@
 //! them. Its own file so that frames and identification each depend only on the frame format.
 
 use crate::error::ModelError;
-use crate::frame::{decode, SENTINEL};
+use crate::frame::{decode_xored, SENTINEL};
 use crate::ident::{Ident, ANSWER_FRAME};
 
 /// What a [`Deframer`] found in the byte stream.
@@ -25,6 +25,8 @@ pub struct Deframer {
     payload_len: usize,
     buf: Vec<u8>,
     ident: bool,
+    /// XORed into the frames' CRC (`frame::encode_xored`): 0 for the plain protocol.
+    xor: u8,
 }
 
 impl Deframer {
@@ -33,7 +35,15 @@ impl Deframer {
             payload_len,
             buf: Vec::with_capacity(4 * (payload_len + 2)),
             ident: false,
+            xor: 0,
         }
+    }
+
+    /// Takes frames whose CRC is XORed with `xor` (this project's group frames) instead of
+    /// plain ones, which then fail their CRC.
+    pub fn with_xor(mut self, xor: u8) -> Self {
+        self.xor = xor;
+        self
     }
 
     /// Also takes identification answers out of the stream ([`Deframed::Ident`]) instead
@@ -88,7 +98,7 @@ impl Deframer {
                 break;
             }
             let frame = &self.buf[start..start + flen];
-            match decode(frame, self.payload_len) {
+            match decode_xored(frame, self.payload_len, self.xor) {
                 Ok(p) => {
                     out(Deframed::Frame(p.to_vec()));
                     start += flen;

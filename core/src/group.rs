@@ -45,6 +45,21 @@ pub fn request(member: &Preplacement) -> Result<Vec<u8>, ModelError> {
     Ok(encode_xored(&payload, GROUP_CRC_XOR))
 }
 
+/// A member of the group of wire word `wire` (a group request's word: its south fields are
+/// ignored): the three sides with the first south side that completes them to a ring. Any
+/// member walks the group (`crate::south::SouthWalk::new`).
+pub fn some_member(size: BoardSize, wire: u64) -> Result<Preplacement, ModelError> {
+    let m = size.coord_bits();
+    let sides = word::strip_parity(size, wire)? & !((1u64 << (2 * m)) - 1);
+    let n = size.n() as u64;
+    (0..n * n)
+        .find_map(|s| word::decode(size, sides | ((s / n) << m) | (s % n)).ok())
+        .ok_or(ModelError::GroupField {
+            field: "west, north and east sides (no south side completes them)",
+            value: wire,
+        })
+}
+
 /// A group request's wire word, if `frame` is one whole (a plain request's CRC fails here).
 pub fn decode_request(size: BoardSize, frame: &[u8]) -> Result<u64, ModelError> {
     let payload = decode_xored(frame, wire_bytes(size), GROUP_CRC_XOR)?;

@@ -410,3 +410,40 @@ mod group_frames {
         assert!(matches!(back.true_count(), Some(Err(ModelError::Residue { .. }))));
     }
 }
+
+/// A group request's word names its group: the member read back from it shares the west,
+/// north and east sides and walks the same south walk; a word whose sides no south side
+/// completes is refused; a deframer with the group XOR takes group requests, not plain frames.
+#[test]
+fn a_group_word_names_a_member_of_its_group() {
+    use queens_core::board::PairTable;
+    use queens_core::group;
+    use queens_core::south::SouthWalk;
+    let s = size(10);
+    let table = PairTable::new(s);
+    for sp in subproblems(10).iter().step_by(7) {
+        let wire = group::group_wire(&sp.pre).unwrap();
+        let m = group::some_member(s, wire).unwrap();
+        assert_eq!(
+            m.side_indices(&table)[..3],
+            sp.pre.side_indices(&table)[..3],
+            "{}",
+            sp.pre
+        );
+        assert_eq!(SouthWalk::new(&m), SouthWalk::new(&sp.pre), "{}", sp.pre);
+    }
+    // West queens in rows 0 and 1 of columns 0 and 1 attack each other: no ring.
+    let bad = word::with_parity(s, 1 << (7 * 4));
+    assert!(group::some_member(s, bad).is_err());
+    let p = &subproblems(10)[3].pre;
+    let mut d = Deframer::new(word::wire_bytes(s)).with_xor(group::GROUP_CRC_XOR);
+    let mut got = Vec::new();
+    let plain = frame::encode(&word::wire_to_bytes(s, word::encode_wire(p).unwrap()));
+    d.push(&[plain, group::request(p).unwrap()].concat(), |x| got.push(x));
+    let want = word::wire_to_bytes(s, group::group_wire(p).unwrap());
+    assert!(got.contains(&Deframed::Frame(want)), "{got:?}");
+    assert!(
+        got.iter().any(|x| matches!(x, Deframed::BadCrc { .. })),
+        "{got:?}"
+    );
+}

@@ -40,6 +40,7 @@ fn tcp_board(size: BoardSize) -> String {
                     units: UNITS,
                     clock_hz: None,
                     with_cycles: true,
+                    grouped: false,
                     faults: Default::default(),
                     seed: 1,
                 });

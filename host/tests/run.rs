@@ -102,6 +102,7 @@ fn exact_over_xdma_style_character_devices() {
             units: 8,
             clock_hz: None,
             with_cycles: false,
+            grouped: false,
             faults: Default::default(),
             seed: 1,
         });

@@ -4,11 +4,14 @@
 //! frame it has no room for or whose CRC fails, and answers each subproblem once. An optional
 //! clock makes each answer wait as long as the real board would take, and a fault injector
 //! corrupts, drops or duplicates result frames and resets the board, for the host's
-//! reliability tests.
+//! reliability tests. A grouped board (issue 50) takes group requests and answers each with
+//! its records (`queens_core::group`), walked by the grouped model (`crate::grouped`).
 
+use crate::grouped::run_south_group;
 use crate::model::run_subproblem;
 use queens_core::deframe::{Deframed, Deframer};
 use queens_core::frame;
+use queens_core::group::{self, GroupRecord};
 use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
@@ -94,6 +97,8 @@ pub struct BoardConfig {
     pub clock_hz: Option<f64>,
     /// Results carry the cycle counter.
     pub with_cycles: bool,
+    /// A board of grouped units: group requests in, group records out.
+    pub grouped: bool,
     pub faults: Faults,
     /// Seed of the fault injector.
     pub seed: u64,
@@ -107,13 +112,14 @@ impl BoardConfig {
             units: self.units as u32,
             clock_hz: self.clock_hz.map_or(0, |h| h.round() as u64),
             design_hash: ident::design_hash(&format!(
-                "simulated board N={} units={} cycles={}",
+                "simulated board N={} units={} cycles={}{}",
                 self.size.n(),
                 self.units,
-                self.with_cycles
+                self.with_cycles,
+                if self.grouped { " grouped" } else { "" }
             )),
             with_cycles: self.with_cycles,
-            grouped: false,
+            grouped: self.grouped,
         }
         .on_wire()
     }
@@ -177,7 +183,19 @@ struct Running {
     wire: u64,
     solutions: u64,
     cycles: u64,
+    /// A grouped board's answer: the group's records.
+    records: Vec<GroupRecord>,
     due: Instant,
+}
+
+/// The deframer of what a board of `cfg` takes: pre-placement frames, or group requests.
+fn request_deframer(cfg: &BoardConfig) -> Deframer {
+    let d = Deframer::new(word::wire_bytes(cfg.size));
+    if cfg.grouped {
+        d.with_xor(group::GROUP_CRC_XOR)
+    } else {
+        d
+    }
 }
 
 /// The board's state between bytes.
@@ -207,7 +225,7 @@ impl Board {
     pub fn new(cfg: BoardConfig) -> Self {
         let now = Instant::now();
         Self {
-            deframer: Deframer::new(word::wire_bytes(cfg.size)),
+            deframer: request_deframer(&cfg),
             queue: VecDeque::new(),
             running: Vec::new(),
             unit_free: vec![now; cfg.units.max(1)],
@@ -264,10 +282,23 @@ impl Board {
     fn start_queued(&mut self) {
         while self.running.len() < self.cfg.units && !self.queue.is_empty() {
             let (wire, arrived) = self.queue.pop_front().expect("not empty");
+            let mut records = Vec::new();
             // A word that is no pre-placement still runs in hardware; here it counts nothing.
-            let run = word::decode_wire(self.cfg.size, wire)
-                .map(|pre| run_subproblem(&pre))
-                .unwrap_or_default();
+            let run = if self.cfg.grouped {
+                let walked = group::some_member(self.cfg.size, wire).map(|p| run_south_group(&p));
+                records = match &walked {
+                    Ok(w) => w.records(wire),
+                    Err(_) => vec![GroupRecord::end(wire, 0, 0)],
+                };
+                crate::model::UnitRun {
+                    solutions: 0,
+                    cycles: walked.map_or(0, |w| w.cycles),
+                }
+            } else {
+                word::decode_wire(self.cfg.size, wire)
+                    .map(|pre| run_subproblem(&pre))
+                    .unwrap_or_default()
+            };
             let now = Instant::now();
             let due = match self.cfg.clock_hz {
                 None => now,
@@ -287,6 +318,7 @@ impl Board {
                 wire,
                 solutions: run.solutions,
                 cycles: run.cycles,
+                records,
                 due,
             });
         }
@@ -313,7 +345,7 @@ impl Board {
                 tracing::info!(lost = self.running.len() + self.queue.len(), "simulated reset");
                 self.running.clear();
                 self.queue.clear();
-                self.deframer = Deframer::new(word::wire_bytes(self.cfg.size));
+                self.deframer = request_deframer(&self.cfg);
                 self.unit_free.iter_mut().for_each(|u| *u = now);
                 self.next_reset = self.cfg.faults.reset.map(|d| now + d);
                 return out;
@@ -322,6 +354,19 @@ impl Board {
         let (done, still): (Vec<_>, Vec<_>) = self.running.drain(..).partition(|r| r.due <= now);
         self.running = still;
         for r in done {
+            if self.cfg.grouped {
+                // A lie is one south record's count one off; each record is a frame of its own
+                // to the faults.
+                let lie = self.injector.lies();
+                for (i, mut rec) in r.records.into_iter().enumerate() {
+                    if let (true, 0, group::Body::South { south, count, .. }) = (lie, i, rec.body) {
+                        rec = GroupRecord::south(rec.wire, south, count + 1);
+                    }
+                    self.injector
+                        .send(rec.encode(self.cfg.size), &mut out, &mut self.stats);
+                }
+                continue;
+            }
             let cycles = self.cfg.with_cycles.then_some(r.cycles);
             let solutions = r.solutions + u64::from(self.injector.lies());
             let f = frame::encode(&ResultRecord::new(r.wire, solutions, cycles).encode(self.cfg.size));
@@ -384,7 +429,11 @@ pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
 ) -> Result<BoardStats, crate::verilator::VerilatorError> {
     use std::sync::mpsc;
     let size = BoardSize::new(design.cfg.n as u32).expect("a built size is valid");
-    let payload = ResultRecord::payload_len(size, design.cfg.with_cycles);
+    let (payload, xor) = if design.cfg.grouped {
+        (GroupRecord::payload_len(size), group::GROUP_CRC_XOR)
+    } else {
+        (ResultRecord::payload_len(size, design.cfg.with_cycles), 0)
+    };
     let host_rx = chunks(input);
     let mut injector = Injector::new(faults, seed);
     let mut stats = BoardStats::default();
@@ -396,7 +445,7 @@ pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
         // The injector works on whole frames; identification answers pass untouched. A
         // deframer that looks for them holds a frame shorter than an answer that starts like
         // one, so it looks only where result frames are at least as long.
-        let mut deframer = Deframer::new(payload);
+        let mut deframer = Deframer::new(payload).with_xor(xor);
         if payload + 2 >= ident::ANSWER_FRAME {
             deframer = deframer.with_ident();
         }
@@ -418,7 +467,9 @@ pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
                     out = bytes;
                 } else {
                     deframer.push(&bytes, |d| match d {
-                        Deframed::Frame(p) => injector.send(frame::encode(&p), &mut out, &mut stats),
+                        Deframed::Frame(p) => {
+                            injector.send(frame::encode_xored(&p, xor), &mut out, &mut stats)
+                        }
                         Deframed::Ident(i) => out.extend(i.encode()),
                         Deframed::BadCrc { .. } | Deframed::Skipped(_) => {}
                     });

@@ -15,6 +15,7 @@ fn config(n: u32, faults: &str) -> BoardConfig {
         units: 8,
         clock_hz: None,
         with_cycles: true,
+        grouped: false,
         faults: faults.parse().unwrap(),
         seed: 7,
     }
@@ -134,4 +135,58 @@ fn serves_on_a_pseudo_terminal() {
     let r = got.unwrap();
     assert_eq!(r.wire, w);
     assert_eq!(r.true_count().unwrap(), queens_core::completions(&sp.pre));
+}
+
+/// A grouped board (issue 50) answers each group request with the grouped model's records,
+/// says it is one when identified, and drops a plain pre-placement frame as corrupt; a lie
+/// is one south record's count one off, its frame otherwise sound.
+#[test]
+fn a_grouped_board_answers_each_group_with_its_records() {
+    use queens_core::group::{self, Body, GroupRecord};
+    let size = BoardSize::new(9).unwrap();
+    let cfg = BoardConfig {
+        grouped: true,
+        ..config(9, "")
+    };
+    assert!(cfg.ident().grouped);
+    let mut board = Board::new(cfg.clone());
+    let members = queens_sim::grouped::south_groups(size);
+    let plain = word::encode_wire(&members[0]).unwrap();
+    board.receive(&frame::encode(&word::wire_to_bytes(size, plain)));
+    assert!(board.poll(Instant::now()).is_empty());
+    assert_eq!((board.stats.received, board.stats.bad_frames), (0, 1));
+    let mut out = Vec::new();
+    for chunk in members.chunks(8) {
+        for p in chunk {
+            board.receive(&group::request(p).unwrap());
+        }
+        out.extend(board.poll(Instant::now()));
+    }
+    let got = queens_sim::group_check::answers(size, &members, &out).unwrap();
+    for (p, records) in members.iter().zip(&got) {
+        let wire = group::group_wire(p).unwrap();
+        assert_eq!(
+            records,
+            &queens_sim::grouped::run_south_group(p).records(wire),
+            "{p}"
+        );
+    }
+
+    let mut liar = Board::new(BoardConfig {
+        grouped: true,
+        ..config(9, "lie=1")
+    });
+    let busy = members
+        .iter()
+        .find(|p| queens_sim::grouped::run_south_group(p).places.len() > 1)
+        .expect("a group with solutions");
+    liar.receive(&group::request(busy).unwrap());
+    let out = liar.poll(Instant::now());
+    let first = GroupRecord::decode(size, &out[..GroupRecord::payload_len(size) + 2]).unwrap();
+    let wire = group::group_wire(busy).unwrap();
+    let Body::South { south, count, .. } = queens_sim::grouped::run_south_group(busy).records(wire)[0].body
+    else {
+        panic!("a south record first");
+    };
+    assert_eq!(first, GroupRecord::south(wire, south, count + 1));
 }

@@ -39,6 +39,10 @@ pub struct BoardArgs {
     /// Results without the cycle counter (the Queens@TUD frames).
     #[arg(long)]
     no_cycles: bool,
+    /// A board of grouped units (issue 50): group requests in, group records out; the
+    /// circuits exist for N = 8 to 11, 27 and 28 (verilator and netlist engines).
+    #[arg(long, conflicts_with = "tud")]
+    groups: bool,
     /// What plays the board: the cycle model, or the emitted core under Verilator (at the
     /// simulator's own pace; no --clock).
     #[arg(long, value_enum, default_value = "model")]
@@ -82,12 +86,19 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
         netlist == a.board.is_some(),
         "--engine netlist and --board go together (the board whose netlist plays the board)"
     );
+    let built = queens_hdl::width::GROUPED_N;
+    anyhow::ensure!(
+        !a.groups || a.engine == BoardEngine::Model || built.contains(&a.n),
+        "--groups: grouped circuits are built for N = {built:?}, not {}",
+        a.n
+    );
     let units = a.solvers.unwrap_or(if netlist { 2 } else { 360 });
     let cfg = BoardConfig {
         size,
         units,
         clock_hz: a.clock,
         with_cycles: !a.no_cycles,
+        grouped: a.groups,
         faults: a.faults,
         seed: a.seed,
     };
@@ -131,7 +142,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 "--clock and --faults: the netlist board runs at the simulator's pace, fault-free"
             );
             let board = a.board.as_deref().expect("checked above");
-            let engine = super::engines::netlist(board, a.n, units, false, false, None)?;
+            let engine = super::engines::netlist(board, a.n, units, a.groups, false, None)?;
             let design = engine.verilated().map_err(anyhow::Error::msg)?;
             serve_board(
                 &a,
@@ -150,8 +161,11 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 a.clock.is_none(),
                 "--clock: the verilator board runs at the simulator's pace"
             );
-            let core =
+            let mut core =
                 queens_hdl::emit::CoreConfig::new(a.n as usize, units, ArbiterKind::Carry4, cfg.with_cycles)?;
+            if a.groups {
+                core = core.grouped();
+            }
             eprintln!("building the emitted core with Verilator ({units} units)...");
             let design = Verilated::build(core, Top::Core, false)?;
             serve_board(&a, units, "Verilator", |input, out| {
