@@ -120,7 +120,7 @@ fn a_south_walks_blocking_leaves_open_what_the_fixed_queens_leave_open() {
 fn grouped_cores_in_rtl_and_verilator_answer_every_group_of_8_to_11_as_the_model() {
     use queens_hdl::ArbiterKind;
     use queens_sim::group_check::{GroupEngine, GroupModel, RtlGroupCore, VerilatorGroupCore};
-    let verilator = |arbiter| VerilatorGroupCore { arbiter, units: 3 };
+    let verilator = |arbiter| VerilatorGroupCore { arbiter, units: 2 };
     for n in 8..=11 {
         let size = BoardSize::new(n).unwrap();
         let members = queens_sim::grouped::south_groups(size);

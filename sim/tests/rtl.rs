@@ -76,9 +76,11 @@ fn groups_agree(n: u32, kind: ArbiterKind) {
     }
 }
 
+/// N = 8 and 9 in the adder form run through the whole core as well
+/// (`grouped::grouped_cores_in_rtl_and_verilator_answer_every_group_of_8_to_11_as_the_model`).
 #[test]
-fn rtl_grouped_unit_and_tally_agree_on_every_south_group_of_8_to_11() {
-    for n in 8..=11 {
+fn rtl_grouped_unit_and_tally_agree_on_every_south_group_of_10_and_11() {
+    for n in [10, 11] {
         groups_agree(n, ArbiterKind::Adder);
     }
     groups_agree(9, ArbiterKind::Carry4);
