@@ -184,10 +184,14 @@ pub fn ask_board(
         .iter()
         .map(|p| group::request(p).map_err(|e| e.to_string()))
         .collect::<Result<_, _>>()?;
-    let mut sent = 0;
+    let flen = GroupRecord::payload_len(size) + 2;
+    // Frames read so far and the end records among them: each frame is decoded once.
+    let (mut sent, mut read, mut answered) = (0, 0, 0);
     let (bytes, cycles) = board
         .converse(quiet, |out| {
-            let answered = ends(size, out);
+            let whole = out.len() / flen * flen;
+            answered += ends(size, &out[read..whole]);
+            read = whole;
             let mut send = Vec::new();
             while sent < frames.len() && sent - answered < window {
                 send.extend(&frames[sent]);
@@ -199,7 +203,8 @@ pub fn ask_board(
     Ok((answers(size, members, &bytes)?, cycles))
 }
 
-/// End records among the whole record frames at the start of `bytes`.
+/// End records among the whole record frames at the start of `bytes` (records being whole
+/// frames back to back, as a board sends them).
 fn ends(size: BoardSize, bytes: &[u8]) -> usize {
     let flen = GroupRecord::payload_len(size) + 2;
     bytes

@@ -209,33 +209,10 @@ impl Verilated {
         mut talk: impl FnMut(&[u8]) -> (Vec<u8>, bool),
     ) -> Result<(Vec<u8>, u64), VerilatorError> {
         let mut child = self.spawn(None)?;
-        let mut stdin = child.stdin.take().expect("piped");
-        let (to_board, chunks) = mpsc::channel::<Vec<u8>>();
-        let writer = std::thread::spawn(move || {
-            for chunk in chunks {
-                if stdin.write_all(&chunk).and_then(|_| stdin.flush()).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut stdout = child.stdout.take().expect("piped");
-        let (tx, from_board) = mpsc::channel::<std::io::Result<Vec<u8>>>();
-        let reader = std::thread::spawn(move || loop {
-            let mut buf = vec![0u8; 65536];
-            match stdout.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    buf.truncate(n);
-                    if tx.send(Ok(buf)).is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    break;
-                }
-            }
-        });
+        let stdin = child.stdin.take().expect("piped");
+        let (to_board, writer) = write_on_thread(stdin);
+        let stdout = child.stdout.take().expect("piped");
+        let (from_board, reader) = read_on_thread(stdout);
         let mut out = Vec::new();
         let mut stopped = None;
         loop {
@@ -268,10 +245,7 @@ impl Verilated {
         if let Some(e) = stopped {
             return Err(e);
         }
-        let cycles = err
-            .lines()
-            .find_map(|l| l.strip_prefix("cycles ")?.trim().parse().ok());
-        match cycles {
+        match cycles_said(&err) {
             Some(c) if status.success() => Ok((out, c)),
             _ => Err(VerilatorError::Exit { status, stderr: err }),
         }
@@ -301,34 +275,11 @@ impl Verilated {
     ) -> Result<(Vec<UnitRun>, u64), VerilatorError> {
         let size = BoardSize::new(self.cfg.n as u32).expect("a built size is valid");
         let mut child = self.spawn(vcd)?;
-        let mut stdin = child.stdin.take().expect("piped");
-        let mut stdout = child.stdout.take().expect("piped");
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
-        let (to_board, frames) = mpsc::channel::<Vec<u8>>();
-        let writer = std::thread::spawn(move || {
-            for chunk in frames {
-                if stdin.write_all(&chunk).and_then(|_| stdin.flush()).is_err() {
-                    break;
-                }
-            }
-        });
-        let (tx, from_board) = mpsc::channel::<std::io::Result<Vec<u8>>>();
-        let reader = std::thread::spawn(move || loop {
-            let mut buf = vec![0u8; 65536];
-            match stdout.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    buf.truncate(n);
-                    if tx.send(Ok(buf)).is_err() {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    break;
-                }
-            }
-        });
+        let (to_board, writer) = write_on_thread(stdin);
+        let (from_board, reader) = read_on_thread(stdout);
         let result = (|| {
             let mut driver = WireDriver::new(size, subproblems, window).expect_ident(self.cfg.ident());
             let mut send = VecDeque::new();
@@ -368,19 +319,65 @@ impl Verilated {
         if !status.success() || !driver.done() {
             return Err(VerilatorError::Exit { status, stderr: err });
         }
-        let cycles = err
-            .lines()
-            .find_map(|l| l.strip_prefix("cycles ")?.trim().parse().ok())
-            .ok_or_else(|| VerilatorError::Exit {
-                status,
-                stderr: err.clone(),
-            })?;
+        let cycles = cycles_said(&err).ok_or_else(|| VerilatorError::Exit {
+            status,
+            stderr: err.clone(),
+        })?;
         Ok((driver.into_runs(), cycles))
     }
 }
 
 /// A new directory `<root>/<stem>-<random>`, made exclusively: one that exists already is
 /// never taken over (nor removed afterwards).
+/// Writes each chunk sent on the channel to the board's stdin, on a thread of its own, until
+/// the channel closes (then stdin closes: the end of input) or the board stops reading.
+fn write_on_thread(
+    mut stdin: std::process::ChildStdin,
+) -> (mpsc::Sender<Vec<u8>>, std::thread::JoinHandle<()>) {
+    let (to_board, chunks) = mpsc::channel::<Vec<u8>>();
+    let writer = std::thread::spawn(move || {
+        for chunk in chunks {
+            if stdin.write_all(&chunk).and_then(|_| stdin.flush()).is_err() {
+                break;
+            }
+        }
+    });
+    (to_board, writer)
+}
+
+/// What the board sent, chunk by chunk (see [`read_on_thread`]).
+type FromBoard = mpsc::Receiver<std::io::Result<Vec<u8>>>;
+
+/// Reads the board's stdout on a thread of its own and hands over what arrives, chunk by
+/// chunk, until its end or an error (sent last).
+fn read_on_thread(mut stdout: std::process::ChildStdout) -> (FromBoard, std::thread::JoinHandle<()>) {
+    let (tx, from_board) = mpsc::channel();
+    let reader = std::thread::spawn(move || loop {
+        let mut buf = vec![0u8; 65536];
+        match stdout.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                buf.truncate(n);
+                if tx.send(Ok(buf)).is_err() {
+                    break;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                break;
+            }
+        }
+    });
+    (from_board, reader)
+}
+
+/// The clock cycles the harness reports on stderr at its end.
+fn cycles_said(stderr: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("cycles ")?.trim().parse().ok())
+}
+
 fn fresh_dir(root: &Path, stem: &str) -> std::io::Result<PathBuf> {
     loop {
         let d = root.join(format!("{stem}-{:08x}", fastrand::u32(..)));
