@@ -9,10 +9,11 @@
 //! [`crate::south`], and its count, with the two residues as a result carries them), then an
 //! end record (how many south records came before it, and the walk's cycles).
 
-use crate::board::BoardSize;
+use crate::board::{BoardSize, PairTable};
+use crate::enumerate::select;
 use crate::error::ModelError;
 use crate::frame::{decode_xored, encode_xored};
-use crate::preplacement::Preplacement;
+use crate::preplacement::{Preplacement, Subproblem};
 use crate::result::{unwrap_count, BitReader, BitWriter, COUNT_BITS, CYCLE_BITS};
 use crate::south::{HELD, PLACE_BITS};
 use crate::word::{self, wire_bytes};
@@ -39,10 +40,20 @@ pub fn group_wire(member: &Preplacement) -> Result<u64, ModelError> {
     Ok(word::with_parity(member.size(), word))
 }
 
+/// The group word of a member's wire word `wire` (see [`group_wire`]).
+pub fn group_of(size: BoardSize, wire: u64) -> u64 {
+    let bare = wire & ((1u64 << word::word_bits(size)) - 1);
+    word::with_parity(size, bare & !((1u64 << (2 * size.coord_bits())) - 1))
+}
+
 /// The request frame for the group of `member`.
 pub fn request(member: &Preplacement) -> Result<Vec<u8>, ModelError> {
-    let payload = word::wire_to_bytes(member.size(), group_wire(member)?);
-    Ok(encode_xored(&payload, GROUP_CRC_XOR))
+    Ok(request_of(member.size(), group_wire(member)?))
+}
+
+/// The request frame of group word `group` (see [`group_wire`]).
+pub fn request_of(size: BoardSize, group: u64) -> Vec<u8> {
+    encode_xored(&word::wire_to_bytes(size, group), GROUP_CRC_XOR)
 }
 
 /// A member of the group of wire word `wire` (a group request's word: its south fields are
@@ -58,6 +69,28 @@ pub fn some_member(size: BoardSize, wire: u64) -> Result<Preplacement, ModelErro
             field: "west, north and east sides (no south side completes them)",
             value: wire,
         })
+}
+
+/// The members of the group of wire word `wire` (its south fields are ignored): the canonical
+/// pre-placements with its west, north and east sides, in canonical order (south side
+/// ascending), each with its class. Empty when no south side makes the three canonical.
+pub fn members(table: &PairTable, wire: u64) -> Result<Vec<Subproblem>, ModelError> {
+    let first = some_member(table.size(), wire)?;
+    let [w, n, e, _] = first.side_indices(table);
+    let pairs = table.size().pairs();
+    let hi = pairs - 1 - w;
+    if ![n, e].iter().all(|i| (w..=hi).contains(i)) {
+        return Ok(Vec::new());
+    }
+    let c = first.coords();
+    Ok((w..=hi)
+        .filter_map(|s| {
+            let sym = select(pairs, w, n, e, s)?;
+            let (sa, sb) = table.pair(s);
+            let pre = Preplacement::new(table.size(), [c[0], c[1], c[2], c[3], c[4], c[5], sa, sb]).ok()?;
+            Some(Subproblem { pre, sym })
+        })
+        .collect())
 }
 
 /// A group request's wire word, if `frame` is one whole (a plain request's CRC fails here).
@@ -191,7 +224,17 @@ impl GroupRecord {
 
     /// Checks one whole record frame and reads it (see [`Body::read`]).
     pub fn decode(size: BoardSize, frame: &[u8]) -> Result<Self, ModelError> {
-        let payload = decode_xored(frame, Self::payload_len(size), GROUP_CRC_XOR)?;
+        Self::from_payload(size, decode_xored(frame, Self::payload_len(size), GROUP_CRC_XOR)?)
+    }
+
+    /// Reads a record's payload whose CRC a deframer has checked (see [`Body::read`]).
+    pub fn from_payload(size: BoardSize, payload: &[u8]) -> Result<Self, ModelError> {
+        if payload.len() != Self::payload_len(size) {
+            return Err(ModelError::GroupField {
+                field: "record length",
+                value: payload.len() as u64,
+            });
+        }
         let mut r = BitReader {
             bytes: payload,
             pos: 0,

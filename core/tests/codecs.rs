@@ -447,3 +447,37 @@ fn a_group_word_names_a_member_of_its_group() {
         "{got:?}"
     );
 }
+
+/// A group word's members are exactly the run of canonical entries with its west, north and
+/// east sides, in order and with their classes, for every group of N = 8 to 12.
+#[test]
+fn a_group_word_lists_its_run_of_the_canonical_order() {
+    use queens_core::board::PairTable;
+    use queens_core::group;
+    for n in 8..=12 {
+        let s = size(n);
+        let table = PairTable::new(s);
+        let all: Vec<Subproblem> = canonical(s).collect();
+        let mut i = 0;
+        while i < all.len() {
+            let wire = group::group_wire(&all[i].pre).unwrap();
+            assert_eq!(group::group_of(s, word::encode_wire(&all[i].pre).unwrap()), wire);
+            let members = group::members(&table, wire).unwrap();
+            assert!(!members.is_empty(), "N = {n}: the group of {}", all[i].pre);
+            assert_eq!(
+                members[..],
+                all[i..i + members.len()],
+                "N = {n}: the group of {}",
+                all[i].pre
+            );
+            i += members.len();
+            if let Some(next) = all.get(i) {
+                assert_ne!(
+                    group::group_wire(&next.pre).unwrap(),
+                    wire,
+                    "N = {n}: a group cut short"
+                );
+            }
+        }
+    }
+}

@@ -70,6 +70,7 @@ fn bench(c: &mut Criterion) {
             size,
             units: UNITS,
             with_cycles: true,
+            grouped: false,
             clock_hz: None,
             faults: Default::default(),
             seed: 1,

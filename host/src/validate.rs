@@ -1,8 +1,10 @@
 //! Checks of one result frame beyond its CRC: the echoed word must have this N's width and odd
 //! parity, the mod-13/mod-15 digits must fit the count (revealing a wrapped 44-bit counter),
 //! and the count must be possible in the cycles the unit spent. Whether the word is one the
-//! host sent is the dispatcher's check (a word it sent is a valid pre-placement).
+//! host sent is the dispatcher's check (a word it sent is a valid pre-placement). A group
+//! record ([`record`]) is checked alone here, its group's whole answer by the dispatcher.
 
+use queens_core::group::{self, AnswerError, GroupRecord};
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize, ModelError};
 
@@ -27,6 +29,16 @@ pub enum Rejection {
     Digits { wire: u64, source: ModelError },
     #[error("word {wire:#x}: {count} solutions cannot be found in {cycles} cycles")]
     Implausible { wire: u64, count: u64, cycles: u64 },
+    #[error("group record: {0}")]
+    Record(ModelError),
+    #[error("group record of word {wire:#x}: not a group word of N = {n} (its south fields must be zero, its parity odd)")]
+    GroupWord { wire: u64, n: u32 },
+    #[error("answer to group {group:#x} taken back, the group is sent again: {source}")]
+    Answer { group: u64, source: AnswerError },
+    #[error("answer to group {group:#x}: its west, north and east sides are no canonical ring's")]
+    NoGroup { group: u64 },
+    #[error("answer to group {group:#x}: place code {code} names no south side of the group")]
+    South { group: u64, code: u32 },
 }
 
 /// Whether one subproblem can have `count` solutions: no more than the orderings of the
@@ -34,6 +46,19 @@ pub enum Rejection {
 pub fn possible(size: BoardSize, count: u64, cycles: Option<u64>) -> bool {
     let orderings = (1..=size.inner() as u64).try_fold(1u64, |f, k| f.checked_mul(k));
     orderings.is_none_or(|b| count <= b) && cycles.is_none_or(|c| count <= c)
+}
+
+/// Decodes and checks one group record payload of a board of grouped units of size `size`:
+/// its length and fields, and that its word is a group word.
+pub fn record(size: BoardSize, payload: &[u8]) -> Result<GroupRecord, Rejection> {
+    let r = GroupRecord::from_payload(size, payload).map_err(Rejection::Record)?;
+    if word::strip_parity(size, r.wire).is_err() || group::group_of(size, r.wire) != r.wire {
+        return Err(Rejection::GroupWord {
+            wire: r.wire,
+            n: size.n(),
+        });
+    }
+    Ok(r)
 }
 
 /// Decodes and checks one result payload of a board of size `size`.

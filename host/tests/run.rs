@@ -465,3 +465,42 @@ fn a_queens_at_tud_board_is_not_flooded_by_the_defaults() {
         assert!(calm, "{extra:?}: {runs:?}");
     }
 }
+
+/// Boards of grouped units and of plain ones run one campaign together (issue 50): each is
+/// told apart by its identification, the grouped one loses, corrupts and repeats records, and
+/// every pre-placement counts once.
+#[test]
+fn grouped_and_plain_boards_share_a_campaign_whatever_the_grouped_one_loses() {
+    let dir = tempfile::tempdir().unwrap();
+    let grouped = Board::tcp(
+        12,
+        &[
+            "--groups",
+            "--solvers",
+            "16",
+            "--faults",
+            "corrupt=0.02,drop=0.02,dup=0.02",
+        ],
+    );
+    let plain = Board::tcp(12, &["--solvers", "16"]);
+    let r = report(&run(
+        12,
+        &dir.path().join("q12"),
+        &[&grouped.link, &plain.link],
+        &["--solvers", "16"],
+    ));
+    assert_eq!(r["total"], 14_200, "{r}");
+    assert_eq!(r["complete"], true);
+    assert_eq!(r["solved"], r["subproblems"]);
+    for l in r["links"].as_array().unwrap() {
+        assert!(l["solved"].as_u64().unwrap() > 0, "{l}");
+    }
+    let g = &r["links"][0];
+    assert!(
+        g["rejected_frames"].as_u64().unwrap() > 0 && g["duplicates"].as_u64().unwrap() > 0,
+        "{g}"
+    );
+    // The simulated board in this process, grouped.
+    let r = report(&run(12, &dir.path().join("q12s"), &[], &["--sim-groups"]));
+    assert_eq!(r["total"], 14_200, "{r}");
+}

@@ -82,6 +82,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         size,
         units: a.units,
         with_cycles: true,
+        grouped: false,
         clock_hz: None,
         faults: Default::default(),
         seed: 1,

@@ -53,6 +53,11 @@ pub struct Args {
     /// as fast as the model runs).
     #[arg(long, value_parser = super::sim::parse_hz)]
     sim_clock: Option<f64>,
+    /// The simulated board of `sim` links is one of grouped units (issue 50): it takes a
+    /// request per group of pre-placements that share a west, north and east side, walks it
+    /// once and answers with a count per south side.
+    #[arg(long)]
+    sim_groups: bool,
     /// Faults of the simulated board: corrupt=P,drop=P,dup=P,reset=SECONDS.
     #[arg(long, default_value = "")]
     sim_faults: queens_sim::board::Faults,
@@ -272,6 +277,7 @@ fn config(
             size,
             units: a.solvers,
             with_cycles: true,
+            grouped: a.sim_groups,
             clock_hz: a.sim_clock,
             faults: a.sim_faults,
             seed: fastrand::u64(..),

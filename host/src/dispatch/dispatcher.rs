@@ -10,12 +10,15 @@ use super::word_map::WordMap;
 use super::{DispatchError, MAX_LINKS};
 use crate::link::framing::Framing;
 use crate::store::{Claim, Store};
+use queens_core::board::PairTable;
 use queens_core::BoardSize;
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::time::Instant;
 
 pub struct Dispatcher<S: Store> {
     pub(super) size: BoardSize,
+    /// The side pairs of this N (for the members of a group).
+    pub(super) table: PairTable,
     pub(super) store: S,
     pub(super) timeouts: Timeouts,
     pub(super) trust: Trust,
@@ -45,6 +48,7 @@ impl<S: Store> Dispatcher<S> {
     pub fn new(store: S, timeouts: Timeouts) -> Self {
         Self {
             size: store.size(),
+            table: PairTable::new(store.size()),
             store,
             timeouts,
             trust: Trust::default(),
@@ -124,6 +128,8 @@ impl<S: Store> Dispatcher<S> {
     /// old connection might still answer no longer counts.
     pub fn link_down(&mut self, l: usize) {
         self.links[l].up = false;
+        // Records of the old connection never complete an answer.
+        self.links[l].answers.clear();
         let mut held = Vec::new();
         for (&w, j) in self.jobs.iter_mut() {
             j.sent = j.sent.without(l);

@@ -46,6 +46,8 @@ pub(super) struct Job {
     pub(super) attempts: u32,
     /// Subproblems its link held with it, when it was sent.
     pub(super) depth: usize,
+    /// The group word of the request it went out in, on a board of grouped units.
+    pub(super) group: Option<u64>,
     /// Links it was sent to on their current connection: only their answers count.
     pub(super) sent: Mask,
     /// Links it should not go to while another can take it (or, when `strict`, at all:
@@ -80,6 +82,7 @@ impl Job {
             on: None,
             attempts: 0,
             depth: 0,
+            group: None,
             sent: Mask::default(),
             avoid: Mask::default(),
             strict: false,

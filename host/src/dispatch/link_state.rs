@@ -3,7 +3,9 @@
 
 use super::counters::Counters;
 use super::window::Window;
+use super::word_map::WordMap;
 use crate::link::framing::Framing;
+use queens_core::group::Answer;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -19,10 +21,17 @@ pub struct LinkState {
     pub dropped: Option<String>,
     /// Dropped because its board was caught giving wrong counts.
     pub quarantined: bool,
-    /// Subproblems on the board now.
+    /// Requests on the board now: subproblems, or groups on a board of grouped units.
     pub in_flight: usize,
+    /// A board of grouped units (its identification said so): it is sent a group request
+    /// for the subproblems of one group, and answers with a record per south side.
+    pub grouped: bool,
+    /// Group requests on the board: each group word with the jobs it carries.
+    pub(super) requests: WordMap<Vec<u64>>,
+    /// The records of group answers received so far.
+    pub(super) answers: WordMap<Answer>,
     pub(super) window: Window,
-    /// Subproblems sent, oldest first (entries of jobs no longer on the link are dropped
+    /// Requests sent (a job of each), oldest first (entries of jobs no longer on the link are dropped
     /// lazily).
     pub(super) order: VecDeque<(Instant, u64)>,
     pub counters: Counters,
@@ -53,6 +62,9 @@ impl LinkState {
             dropped: None,
             quarantined: false,
             in_flight: 0,
+            grouped: false,
+            requests: WordMap::default(),
+            answers: WordMap::default(),
             window: Window::new(limit, start),
             order: VecDeque::new(),
             counters: Counters::default(),

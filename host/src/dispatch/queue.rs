@@ -1,23 +1,48 @@
-//! Sending: which job a link runs next, how long its result may take, and what goes back to
-//! the queue when it does not come.
+//! Sending: which job a link runs next (with the rest of its group, on a board of grouped
+//! units), how long its result may take, and what goes back to the queue when it does not come.
 
 use super::jobs::{Job, Purpose};
 use super::Dispatcher;
 use crate::store::{Store, StoreError};
 use queens_core::entry::Stamp;
-use queens_core::{frame, word};
+use queens_core::{frame, group, word};
 use std::time::{Duration, Instant};
 
 impl<S: Store> Dispatcher<S> {
     /// Takes a job off its link and puts it back in the queue.
     pub(super) fn requeue(&mut self, wire: u64) {
-        let job = self.jobs.get_mut(&wire).expect("outstanding");
-        if let Some((l, _, due)) = job.on.take() {
-            self.links[l].in_flight -= 1;
-            self.deadlines.remove(&(due, wire));
-        }
-        job.attempts += 1;
+        self.unsend(wire);
+        self.jobs.get_mut(&wire).expect("outstanding").attempts += 1;
         self.queue.push_back(wire);
+    }
+
+    /// Takes a job off its link (if it is on one): its deadline goes, and its place on the
+    /// link is freed.
+    pub(super) fn unsend(&mut self, wire: u64) {
+        let job = self.jobs.get_mut(&wire).expect("outstanding");
+        let group = job.group.take();
+        if let Some((l, _, due)) = job.on.take() {
+            self.deadlines.remove(&(due, wire));
+            self.release(l, wire, group);
+        }
+    }
+
+    /// Frees a job's place on link `l`: its request's slot, or (a member of group `group`)
+    /// its part of the group's request, whose slot is freed with its last member.
+    fn release(&mut self, l: usize, wire: u64, group: Option<u64>) {
+        let link = &mut self.links[l];
+        if let Some(g) = group {
+            let members = link
+                .requests
+                .get_mut(&g)
+                .expect("a member's request is on its link");
+            members.retain(|&w| w != wire);
+            if !members.is_empty() {
+                return;
+            }
+            link.requests.remove(&g);
+        }
+        link.in_flight -= 1;
     }
 
     fn timeout(&self, l: usize, attempts: u32) -> Duration {
@@ -53,41 +78,102 @@ impl<S: Store> Dispatcher<S> {
         self.deadlines.first().map(|&(d, _)| d)
     }
 
-    /// The next job link `l` should run: a waiting one it is not asked to avoid, or a fresh one.
-    fn next_job(&mut self, l: usize) -> Result<Option<u64>, StoreError> {
-        let mut k = 0;
-        while k < self.queue.len() {
-            let wire = self.queue[k];
-            // Entries of jobs counted since, or sent again already, are dropped.
-            let Some(job) = self.jobs.get(&wire).filter(|j| j.on.is_none()) else {
-                self.queue.remove(k);
-                continue;
-            };
-            let avoided = job.avoid.has(l) && (job.strict || self.other_up(l, job.avoid));
-            if !avoided {
-                self.queue.remove(k);
-                return Ok(Some(wire));
-            }
-            k += 1;
-        }
+    /// Whether waiting job `wire` may go to link `l` now: not while it asks to avoid `l` (and
+    /// another link could take it), nor, on a board of grouped units, while its group is
+    /// already on `l` (the answers of two requests of one group could not be told apart).
+    fn may_take(&self, l: usize, wire: u64) -> bool {
+        let Some(job) = self.jobs.get(&wire).filter(|j| j.on.is_none()) else {
+            return false;
+        };
+        let avoided = job.avoid.has(l) && (job.strict || self.other_up(l, job.avoid));
+        let link = &self.links[l];
+        let group_on_link = link.grouped && link.requests.contains_key(&group::group_of(self.size, wire));
+        !(avoided || group_on_link)
+    }
+
+    /// Claims the next batch from the store when the claimed ones are used up.
+    fn refill(&mut self) -> Result<(), StoreError> {
         if self.fresh.is_empty() && !self.store_exhausted {
             let batch = self.store.claim(256, Stamp::now())?;
             self.store_exhausted = batch.len() < 256;
             self.fresh.extend(batch);
         }
-        // A shared store may hand out again what this host already runs (a block whose lease
-        // lapsed and came back to it): one job per subproblem.
-        let (c, wire) = loop {
+        Ok(())
+    }
+
+    /// The next claimed subproblem as a new job, unless this host runs it already (a shared
+    /// store may hand out again a block whose lease lapsed and came back to it): one job per
+    /// subproblem.
+    fn next_fresh(&mut self) -> Result<Option<u64>, StoreError> {
+        loop {
+            self.refill()?;
             let Some(c) = self.fresh.pop_front() else {
                 return Ok(None);
             };
             let wire = word::encode_wire(&c.sub.pre).expect("canonical pre-placements fit their word");
-            if !self.jobs.contains_key(&wire) {
-                break (c, wire);
+            if let std::collections::hash_map::Entry::Vacant(e) = self.jobs.entry(wire) {
+                e.insert(Job::new(c.index, Purpose::Count));
+                return Ok(Some(wire));
             }
-        };
-        self.jobs.insert(wire, Job::new(c.index, Purpose::Count));
-        Ok(Some(wire))
+        }
+    }
+
+    /// The next job link `l` should run: a waiting one it may take, or a fresh one.
+    fn next_job(&mut self, l: usize) -> Result<Option<u64>, StoreError> {
+        let mut k = 0;
+        while k < self.queue.len() {
+            let wire = self.queue[k];
+            // Entries of jobs counted since, or sent again already, are dropped.
+            if self.jobs.get(&wire).is_none_or(|j| j.on.is_some()) {
+                self.queue.remove(k);
+                continue;
+            }
+            if self.may_take(l, wire) {
+                self.queue.remove(k);
+                return Ok(Some(wire));
+            }
+            k += 1;
+        }
+        while let Some(wire) = self.next_fresh()? {
+            if self.may_take(l, wire) {
+                return Ok(Some(wire));
+            }
+            self.queue.push_back(wire);
+        }
+        Ok(None)
+    }
+
+    /// The jobs a group request for `first`'s group carries to link `l`: `first`, the rest of
+    /// its group as the store hands it out (a group is a run of the canonical order, claimed
+    /// whole unless a lease block of a shared store ends inside it: then the host of each
+    /// block walks it and records its own members), and its members waiting in the queue.
+    fn gather(&mut self, l: usize, first: u64) -> Result<(u64, Vec<u64>), StoreError> {
+        let g = group::group_of(self.size, first);
+        let mut members = vec![first];
+        loop {
+            self.refill()?;
+            let Some(c) = self.fresh.front() else {
+                break;
+            };
+            let wire = word::encode_wire(&c.sub.pre).expect("canonical pre-placements fit their word");
+            if group::group_of(self.size, wire) != g {
+                break;
+            }
+            if let Some(w) = self.next_fresh()? {
+                members.push(w);
+            }
+        }
+        let mut k = 0;
+        while k < self.queue.len() {
+            let wire = self.queue[k];
+            if group::group_of(self.size, wire) == g && !members.contains(&wire) && self.may_take(l, wire) {
+                self.queue.remove(k);
+                members.push(wire);
+            } else {
+                k += 1;
+            }
+        }
+        Ok((g, members))
     }
 
     /// Jobs on link `l` older than the suspect age and sent before one it answered (at most
@@ -134,20 +220,35 @@ impl<S: Store> Dispatcher<S> {
             let Some(wire) = self.next_job(l)? else {
                 break;
             };
+            let (group, members) = if self.links[l].grouped {
+                let (g, members) = self.gather(l, wire)?;
+                out.extend(group::request_of(self.size, g));
+                (Some(g), members)
+            } else {
+                out.extend(frame::encode(&word::wire_to_bytes(self.size, wire)));
+                (None, vec![wire])
+            };
             let attempts = self.jobs[&wire].attempts;
             let due = now + self.timeout(l, attempts);
-            let job = self.jobs.get_mut(&wire).expect("just taken");
-            job.on = Some((l, now, due));
-            job.sent = job.sent.with(l);
-            job.depth = self.links[l].in_flight + 1;
-            self.deadlines.insert((due, wire));
+            let depth = self.links[l].in_flight + 1;
+            for &w in &members {
+                let job = self.jobs.get_mut(&w).expect("just taken");
+                job.on = Some((l, now, due));
+                job.sent = job.sent.with(l);
+                job.depth = depth;
+                job.group = group;
+                let again = job.attempts > 0;
+                self.deadlines.insert((due, w));
+                self.links[l].counters.reissued += again as u64;
+            }
             let link = &mut self.links[l];
             link.in_flight += 1;
             link.order.push_back((now, wire));
-            if attempts > 0 {
-                link.counters.reissued += 1;
+            if let Some(g) = group {
+                // Records of an earlier request of this group, cut short, end here.
+                link.answers.remove(&g);
+                link.requests.insert(g, members);
             }
-            out.extend_from_slice(&frame::encode(&word::wire_to_bytes(self.size, wire)));
         }
         Ok(out)
     }

@@ -1,11 +1,16 @@
 //! Receiving: the frames of a link's bytes, and what each result means (a count, a check, a
-//! vote, a duplicate or a contradiction).
+//! vote, a duplicate or a contradiction). A board of grouped units answers a group request
+//! with records, taken only whole (`queens_core::group::Answer`): then each member of the
+//! group this link was sent counts as a result of its own, with its share of the walk's cycles
+//! (`queens_core::group::cycle_shares`); an answer short of a record sends the group again.
 
 use super::jobs::{Counted, Job, Kind, Mask, Source};
 use super::{DispatchError, Dispatcher};
 use crate::store::Store;
 use crate::validate::{self, Rejection};
 use queens_core::entry::Solution;
+use queens_core::group::{self, Walked};
+use queens_core::south::SouthWalk;
 use queens_core::word;
 use std::time::Instant;
 
@@ -24,11 +29,12 @@ impl<S: Store> Dispatcher<S> {
             Ok(got) => got,
             Err(incompatible) => return self.drop_link(l, incompatible.to_string()),
         };
-        if let Some(id) = got.ident.filter(|id| id.n == size.n() && !link.window.said()) {
-            // Its units and the front end's queue; a board of another N is dropped by its
-            // frames.
+        // A board of another N is dropped by its frames.
+        let ident = got.ident.filter(|id| id.n == size.n());
+        if let Some(id) = ident.filter(|_| !link.window.said()) {
+            // Its units and the front end's queue (of subproblems, or of groups).
             let holds = queens_hdl::front::holds(id.units as usize);
-            tracing::info!(link = %link.label, units = id.units, holds, "board identified");
+            tracing::info!(link = %link.label, units = id.units, holds, grouped = id.grouped, "board identified");
             link.window.board_holds(holds);
         }
         if let Some(c) = got.recognised {
@@ -40,6 +46,9 @@ impl<S: Store> Dispatcher<S> {
         if bad > 0 {
             tracing::info!(link = %link.label, frames = bad, "frames with a bad CRC rejected");
         }
+        if ident.is_some_and(|id| id.grouped) && !self.links[l].grouped {
+            self.grouped(l);
+        }
         for (p, c) in got.frames {
             if !self.links[l].live() {
                 break;
@@ -49,6 +58,134 @@ impl<S: Store> Dispatcher<S> {
                 Err(why) => self.reject(l, why),
             }
         }
+        for p in got.records {
+            if !self.links[l].live() {
+                break;
+            }
+            match validate::record(size, &p) {
+                Ok(r) => self.record(l, r, now)?,
+                Err(why) => self.reject(l, why),
+            }
+        }
+        Ok(())
+    }
+
+    /// Link `l`'s board said it is one of grouped units: group requests from now on. What
+    /// went to it before, one subproblem a frame, its front end dropped as corrupt: back to
+    /// the queue, as if never sent.
+    fn grouped(&mut self, l: usize) {
+        let link = &mut self.links[l];
+        tracing::info!(link = %link.label, "a board of grouped units: sending it group requests");
+        link.grouped = true;
+        link.framing.grouped();
+        let sent: Vec<u64> = self
+            .jobs
+            .iter()
+            .filter(|(_, j)| j.on.is_some_and(|(on, _, _)| on == l))
+            .map(|(&w, _)| w)
+            .collect();
+        for wire in sent {
+            self.unsend(wire);
+            self.queue.push_back(wire);
+        }
+    }
+
+    /// One record of a group answer from link `l`.
+    fn record(&mut self, l: usize, r: group::GroupRecord, now: Instant) -> Result<(), DispatchError> {
+        let g = r.wire;
+        let answer = self.links[l]
+            .answers
+            .entry(g)
+            .or_insert_with(|| group::Answer::new(g));
+        match answer.push(&r) {
+            Ok(None) => Ok(()),
+            Ok(Some(walked)) => {
+                self.links[l].answers.remove(&g);
+                self.group_answer(l, g, walked, now)
+            }
+            Err(source) => {
+                self.links[l].answers.remove(&g);
+                self.reject(l, Rejection::Answer { group: g, source });
+                self.resend_group(l, g);
+                Ok(())
+            }
+        }
+    }
+
+    /// The group request `g` on link `l`, if it is there, goes back to the queue whole.
+    fn resend_group(&mut self, l: usize, g: u64) {
+        let members = self.links[l].requests.get(&g).cloned().unwrap_or_default();
+        for wire in members {
+            self.requeue(wire);
+        }
+    }
+
+    /// A whole answer to group `g` from link `l`: a result for each member this link was sent
+    /// (members it was not sent, such as those of another host's lease block, are left alone).
+    fn group_answer(&mut self, l: usize, g: u64, walked: Walked, now: Instant) -> Result<(), DispatchError> {
+        let members = match group::members(&self.table, g) {
+            Ok(m) if !m.is_empty() => m,
+            _ => {
+                self.reject(l, Rejection::NoGroup { group: g });
+                return Ok(());
+            }
+        };
+        let total = walked.souths.iter().fold(0u64, |t, s| t.saturating_add(s.1));
+        if total > walked.cycles {
+            // A unit finds at most one solution per clock cycle.
+            self.reject(
+                l,
+                Rejection::Implausible {
+                    wire: g,
+                    count: total,
+                    cycles: walked.cycles,
+                },
+            );
+            self.resend_group(l, g);
+            return Ok(());
+        }
+        let walk = SouthWalk::new(&members[0].pre);
+        let souths: Vec<u32> = members
+            .iter()
+            .map(|m| m.pre.side_indices(&self.table)[3])
+            .collect();
+        let mut counts = vec![0u64; members.len()];
+        for &(code, c) in &walked.souths {
+            let Some(s) = walk.south(code, &self.table) else {
+                self.reject(l, Rejection::South { group: g, code });
+                self.resend_group(l, g);
+                return Ok(());
+            };
+            // South sides whose ring is not canonical are walked too, and not recorded.
+            if let Some(i) = souths.iter().position(|&m| m == s) {
+                counts[i] += c;
+            }
+        }
+        // The answer time, once for the whole request.
+        let first = self.links[l].requests.get(&g).and_then(|m| m.first().copied());
+        if let Some((on, sent, _)) = first.and_then(|w| self.jobs[&w].on) {
+            if on == l {
+                self.answered(l, sent, now);
+            }
+        }
+        let shares = group::cycle_shares(walked.cycles, members.len());
+        for ((m, count), share) in members.iter().zip(counts).zip(shares) {
+            let wire = word::encode_wire(&m.pre).expect("canonical pre-placements fit their word");
+            let sent_here = self.jobs.get(&wire).is_some_and(|j| j.sent.has(l))
+                || self.recent.get(&wire).is_some_and(|c| c.sent.has(l));
+            if sent_here && self.links[l].live() {
+                let r = validate::Checked {
+                    wire,
+                    count,
+                    cycles: Some(share),
+                    wrapped: false,
+                };
+                self.take(l, r)?;
+            }
+        }
+        // Every member of the request has its result now (or went back to the queue); a job
+        // a vote kept waiting leaves the request with it.
+        self.resend_group(l, g);
         Ok(())
     }
 
@@ -68,14 +205,18 @@ impl<S: Store> Dispatcher<S> {
         }
     }
 
-    /// Removes an outstanding job, freeing its link's slot.
+    /// Removes an outstanding job, freeing its place on its link.
     pub(super) fn finish(&mut self, wire: u64) -> Job {
-        let job = self.jobs.remove(&wire).expect("outstanding");
-        if let Some((on, _, due)) = job.on {
-            self.links[on].in_flight -= 1;
-            self.deadlines.remove(&(due, wire));
-        }
-        job
+        self.unsend(wire);
+        self.jobs.remove(&wire).expect("outstanding")
+    }
+
+    /// Link `l` answered a request sent at `sent`: its latency, and its window grows.
+    fn answered(&mut self, l: usize, sent: Instant, now: Instant) {
+        let link = &mut self.links[l];
+        link.observe_latency(now - sent);
+        link.window.grow();
+        link.window.answered(sent);
     }
 
     pub(super) fn solution(&self, l: usize, count: u64) -> Solution {
@@ -83,23 +224,30 @@ impl<S: Store> Dispatcher<S> {
     }
 
     fn result(&mut self, l: usize, r: validate::Checked, now: Instant) -> Result<(), DispatchError> {
-        let wire = r.wire;
         if r.wrapped {
             tracing::warn!(link = %self.links[l].label, count = r.count, "the board's 44-bit counter wrapped; the digits restored the count");
         }
+        let on = self
+            .jobs
+            .get(&r.wire)
+            .filter(|j| j.sent.has(l))
+            .and_then(|j| j.on);
+        if let Some((on, sent, _)) = on {
+            if on == l {
+                self.answered(l, sent, now);
+            }
+        }
+        self.take(l, r)
+    }
+
+    /// The count of one subproblem from link `l`: for its job if the link was sent it, else
+    /// a late answer.
+    fn take(&mut self, l: usize, r: validate::Checked) -> Result<(), DispatchError> {
+        let wire = r.wire;
         let Some(job) = self.jobs.get(&wire).filter(|j| j.sent.has(l)) else {
             return self.late(l, r);
         };
-        let (on, purpose) = (job.on, job.purpose.kind());
-        if let Some((on, sent, _)) = on {
-            if on == l {
-                let link = &mut self.links[l];
-                link.observe_latency(now - sent);
-                link.window.grow();
-                link.window.answered(sent);
-            }
-        }
-        match purpose {
+        match job.purpose.kind() {
             Kind::Count => {
                 let job = self.finish(wire);
                 let sol = self.solution(l, r.count);

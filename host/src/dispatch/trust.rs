@@ -16,11 +16,11 @@ pub struct Trust {
     pub probation: u64,
     /// Software recomputes every result of at most this many unit cycles (or, for a board
     /// without cycle counters, every result when N is at most `trivial_n`): cheaper than
-    /// receiving the frame.
+    /// receiving the frame. 0: none (a share of a group's walk can be 0 cycles).
     pub trivial_cycles: u64,
     pub trivial_n: u32,
     /// Software recomputes a chosen result of at most this many unit cycles (or any below
-    /// `cheap_n`); a larger one goes to another board when there is one.
+    /// `cheap_n`); a larger one goes to another board when there is one. 0: none.
     pub cheap_cycles: u64,
     pub cheap_n: u32,
 }
@@ -50,11 +50,15 @@ impl Trust {
     };
 
     fn trivial(&self, n: u32, cycles: Option<u64>) -> bool {
-        cycles.map_or(n <= self.trivial_n, |c| c <= self.trivial_cycles)
+        cycles.map_or(n <= self.trivial_n, |c| {
+            self.trivial_cycles > 0 && c <= self.trivial_cycles
+        })
     }
 
     fn cheap(&self, n: u32, cycles: Option<u64>) -> bool {
-        cycles.map_or(n <= self.cheap_n, |c| c <= self.cheap_cycles)
+        cycles.map_or(n <= self.cheap_n, |c| {
+            self.cheap_cycles > 0 && c <= self.cheap_cycles
+        })
     }
 }
 

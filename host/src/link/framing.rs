@@ -1,8 +1,10 @@
 //! Which frame variant a board sends (results with or without cycle counters), told from its
-//! first good result, and what a board that never sends one seems to speak instead.
+//! first good result, and what a board that never sends one seems to speak instead; a board
+//! of grouped units, which says so when identified, sends group records instead.
 
 use crate::validate;
 use queens_core::deframe::{Deframed, Deframer};
+use queens_core::group::{GroupRecord, GROUP_CRC_XOR};
 use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::{word, BoardSize};
@@ -22,6 +24,10 @@ enum State {
         deframer: Deframer,
         with_cycles: bool,
     },
+    /// Group records (`queens_core::group`).
+    Grouped {
+        deframer: Deframer,
+    },
 }
 
 /// The result frames of one link's byte stream.
@@ -35,6 +41,8 @@ pub struct Framing {
 pub struct Received {
     /// Result payloads, each with whether it carries cycle counters.
     pub frames: Vec<(Vec<u8>, bool)>,
+    /// Group record payloads (a board of grouped units).
+    pub records: Vec<Vec<u8>>,
     /// Frames that failed their CRC.
     pub bad_crc: u64,
     /// Bytes skipped while hunting for a frame.
@@ -104,21 +112,35 @@ impl Framing {
         }
     }
 
-    /// Whether the board sends cycle counters, once known.
+    /// Whether the board sends cycle counters, once known (group records always carry them).
     pub fn with_cycles(&self) -> Option<bool> {
         match self.state {
             State::Locked { with_cycles, .. } => Some(with_cycles),
+            State::Grouped { .. } => Some(true),
             State::Detecting { .. } => None,
         }
     }
 
+    /// The board said it is one of grouped units: from now on its frames are group records.
+    pub fn grouped(&mut self) {
+        self.state = State::Grouped {
+            deframer: Deframer::new(GroupRecord::payload_len(self.size))
+                .with_xor(GROUP_CRC_XOR)
+                .with_ident(),
+        };
+    }
+
     /// A new connection: a frame cut off on the old one is forgotten, the variant kept.
     pub fn reconnected(&mut self) {
-        if let State::Locked { with_cycles, .. } = self.state {
-            self.state = State::Locked {
-                deframer: Deframer::new(ResultRecord::payload_len(self.size, with_cycles)).with_ident(),
-                with_cycles,
-            };
+        match self.state {
+            State::Locked { with_cycles, .. } => {
+                self.state = State::Locked {
+                    deframer: Deframer::new(ResultRecord::payload_len(self.size, with_cycles)).with_ident(),
+                    with_cycles,
+                };
+            }
+            State::Grouped { .. } => self.grouped(),
+            State::Detecting { .. } => {}
         }
     }
 
@@ -127,6 +149,10 @@ impl Framing {
         let size = self.size;
         let mut got = Received::default();
         match &mut self.state {
+            State::Grouped { deframer } => deframer.push(bytes, |d| match d {
+                Deframed::Frame(p) => got.records.push(p),
+                d => got.take(d, true),
+            }),
             State::Locked {
                 deframer,
                 with_cycles,
