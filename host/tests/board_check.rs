@@ -271,3 +271,29 @@ fn a_healthy_board_passes_beside_busy_cores() {
     }
     assert!(ok, "{v}");
 }
+
+/// A board of grouped units (issue 50) is checked in its own frames: the known answers go out
+/// as group requests and are read member by member, with the grouped model's cycle shares;
+/// the probes walk a group. Healthy, it passes with its units and clock; claiming twice its
+/// clock, it is slower than built; lying for a south side, the wrong members are named.
+#[test]
+fn a_board_of_grouped_units_is_checked_in_group_frames() {
+    let b = board(&["--groups"]);
+    let (v, ok) = check(&b, 12);
+    assert!(ok, "{v}");
+    assert_eq!(v["ident"]["grouped"], true);
+    assert_eq!(v["units"], 4);
+    clock_within(&v, 20e3, 0.05);
+    assert_eq!(v["known_answered"], v["known_sent"]);
+    assert_eq!(v["wrong_cycles"].as_array().map_or(0, Vec::len), 0, "{v}");
+
+    let b = board(&["--groups", "--claim-clock", "40kHz"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok, "{v}");
+    assert!(failures(&v).contains("slower than built"), "{v}");
+
+    let b = board(&["--groups", "--faults", "lie=1"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok, "{v}");
+    assert!(failures(&v).contains("wrong counts (first: #"), "{v}");
+}

@@ -1,11 +1,16 @@
 //! Step 2: the known-answer set, every count checked against the software counter; every
 //! cycle count against the cycle model of the unit the board says it is, or, for a board
-//! that says nothing, against both unit models as information (which unit it runs).
+//! that says nothing, against both unit models as information (which unit it runs). A board
+//! of grouped units is sent a request per group of the set, and its answers are read member
+//! by member, each with its share of the grouped model's walk.
 
 use super::verdict::Verdict;
 use super::{send, Incoming, Known, Writer};
 use crate::link::framing::{Framing, Incompatible};
 use crate::validate;
+use queens_core::board::PairTable;
+use queens_core::group::{self, Body};
+use queens_core::south::SouthWalk;
 use queens_core::{frame, word, Blocking, BoardSize};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -82,6 +87,9 @@ pub fn run(
     identified: bool,
 ) -> Answers {
     let mut framing = Framing::new(size);
+    if set.iter().any(|k| k.group.is_some()) {
+        framing.grouped();
+    }
     let mut known = KnownRun::new(size, set);
     let mut incompatible = None;
     let mut link_closed = false;
@@ -100,6 +108,11 @@ pub fn run(
                     known.skipped += r.skipped;
                     for (payload, cycles) in r.frames {
                         if known.receive(&payload, cycles) {
+                            last_answer = at;
+                        }
+                    }
+                    for payload in r.records {
+                        if known.receive_record(&payload) {
                             last_answer = at;
                         }
                     }
@@ -188,18 +201,29 @@ impl Answers {
     }
 }
 
+/// One request of the set: a subproblem's frame, or (on a board of grouped units) its group's,
+/// with the subproblems of the set it answers.
+struct Request {
+    word: u64,
+    frame: Vec<u8>,
+    members: Vec<usize>,
+}
+
 /// The known-answer set in flight: what is outstanding, and what came back.
 struct KnownRun<'a> {
     size: BoardSize,
     set: &'a [Known],
+    requests: Vec<Request>,
     next: usize,
-    /// Wire word to position in the set, of every subproblem of the set.
+    /// Request word to its request, of every request of the set.
     position: HashMap<u64, usize>,
-    /// Wire word to position in the set, of those on the board now.
+    /// Request word to its request, of those on the board now.
     outstanding: HashMap<u64, usize>,
-    /// Lost subproblems to send again, and whether each was.
+    /// Lost requests to send again, and whether each was.
     again: Vec<usize>,
     tried_again: Vec<bool>,
+    /// The records of group answers so far.
+    records: HashMap<u64, group::Answer>,
     answered: Vec<bool>,
     /// Cycle counts each answer carried.
     cycles: Vec<Option<u64>>,
@@ -217,24 +241,36 @@ struct KnownRun<'a> {
 
 impl<'a> KnownRun<'a> {
     fn new(size: BoardSize, set: &'a [Known]) -> Self {
-        let position = set
-            .iter()
-            .enumerate()
-            .map(|(i, k)| {
-                (
-                    word::encode_wire(&k.sub.pre).expect("canonical pre-placements encode"),
-                    i,
-                )
-            })
-            .collect();
+        let mut requests: Vec<Request> = Vec::new();
+        let mut position = HashMap::new();
+        for (i, k) in set.iter().enumerate() {
+            let (word, frame) = match k.group {
+                Some(g) => (g.word, group::request_of(size, g.word)),
+                None => {
+                    let wire = word::encode_wire(&k.sub.pre).expect("canonical pre-placements encode");
+                    (wire, frame::encode(&word::wire_to_bytes(size, wire)))
+                }
+            };
+            let r = *position.entry(word).or_insert_with(|| {
+                requests.push(Request {
+                    word,
+                    frame,
+                    members: Vec::new(),
+                });
+                requests.len() - 1
+            });
+            requests[r].members.push(i);
+        }
         Self {
             size,
             set,
+            tried_again: vec![false; requests.len()],
+            requests,
             next: 0,
             position,
             outstanding: HashMap::new(),
             again: Vec::new(),
-            tried_again: vec![false; set.len()],
+            records: HashMap::new(),
             answered: vec![false; set.len()],
             cycles: vec![None; set.len()],
             wrong_counts: Vec::new(),
@@ -248,43 +284,51 @@ impl<'a> KnownRun<'a> {
         }
     }
 
-    fn frame(&self, i: usize) -> (u64, Vec<u8>) {
-        let wire = word::encode_wire(&self.set[i].sub.pre).expect("canonical pre-placements encode");
-        (wire, frame::encode(&word::wire_to_bytes(self.size, wire)))
-    }
-
-    /// Frames of subproblems to send again, then of new ones, up to `window` outstanding.
+    /// Frames of requests to send again, then of new ones, up to `window` outstanding.
     fn take_frames(&mut self, window: usize) -> Vec<u8> {
         let mut out = Vec::new();
         while self.outstanding.len() < window {
-            let Some(i) = self.again.pop() else { break };
-            let (wire, f) = self.frame(i);
-            self.outstanding.insert(wire, i);
-            out.extend(f);
-            self.frames_sent += 1;
-        }
-        while self.next < self.set.len() && self.outstanding.len() < window {
-            let (wire, f) = self.frame(self.next);
-            self.outstanding.insert(wire, self.next);
-            out.extend(f);
-            self.next += 1;
+            let Some(r) = self.again.pop().or_else(|| {
+                (self.next < self.requests.len()).then(|| {
+                    self.next += 1;
+                    self.next - 1
+                })
+            }) else {
+                break;
+            };
+            let req = &self.requests[r];
+            self.outstanding.insert(req.word, r);
+            out.extend_from_slice(&req.frame);
             self.frames_sent += 1;
         }
         out
     }
 
-    /// Puts every outstanding subproblem in line to be sent again, once: those sent again
+    /// Puts every outstanding request in line to be sent again, once: those sent again
     /// before are given up. How many go again.
     fn resend_all(&mut self) -> usize {
-        let lost: Vec<usize> = self.outstanding.drain().map(|(_, i)| i).collect();
-        for i in lost {
-            if !self.tried_again[i] {
-                self.tried_again[i] = true;
-                self.again.push(i);
+        let lost: Vec<usize> = self.outstanding.drain().map(|(_, r)| r).collect();
+        for r in lost {
+            if !self.tried_again[r] {
+                self.tried_again[r] = true;
+                self.again.push(r);
             }
         }
         self.resent += self.again.len();
         self.again.len()
+    }
+
+    /// The request of `word` answered: it leaves the outstanding ones (`None` if it was not
+    /// outstanding: an answer after it was given up, counted once per frame sent).
+    fn answered_request(&mut self, word: u64) -> Option<usize> {
+        let Some(r) = self.outstanding.remove(&word) else {
+            if self.position.contains_key(&word) && self.frames_answered + self.late < self.frames_sent {
+                self.late += 1;
+            }
+            return None;
+        };
+        self.frames_answered += 1;
+        Some(r)
     }
 
     /// A result payload; whether it answered an outstanding subproblem.
@@ -292,19 +336,68 @@ impl<'a> KnownRun<'a> {
         let Ok(c) = validate::check(self.size, payload, with_cycles) else {
             return false;
         };
-        let Some(i) = self.outstanding.remove(&c.wire) else {
-            // A subproblem of the set answered after it was given up (once per frame sent).
-            if self.position.contains_key(&c.wire) && self.frames_answered + self.late < self.frames_sent {
-                self.late += 1;
-            }
+        let Some(r) = self.answered_request(c.wire) else {
             return false;
         };
-        self.frames_answered += 1;
-        if self.answered[i] {
+        self.take(self.requests[r].members[0], c.count, c.cycles);
+        true
+    }
+
+    /// A group record; whether it completed the answer to an outstanding group (an answer
+    /// short of a record completes nothing: its group is sent again after the silence).
+    fn receive_record(&mut self, payload: &[u8]) -> bool {
+        let Ok(rec) = validate::record(self.size, payload) else {
+            return false;
+        };
+        let g = rec.wire;
+        if !self.outstanding.contains_key(&g) {
+            if matches!(rec.body, Body::End { .. }) {
+                self.answered_request(g);
+            }
+            return false;
+        }
+        let answer = self.records.entry(g).or_insert_with(|| group::Answer::new(g));
+        let walked = match answer.push(&rec) {
+            Ok(None) => return false,
+            Ok(Some(w)) => w,
+            Err(_) => {
+                self.records.remove(&g);
+                return false;
+            }
+        };
+        self.records.remove(&g);
+        let r = self.answered_request(g).expect("outstanding");
+        let table = PairTable::new(self.size);
+        let Ok(members) = group::members(&table, g) else {
             return true;
+        };
+        let walk = SouthWalk::new(&members[0].pre);
+        let shares = group::cycle_shares(walked.cycles, members.len());
+        for i in self.requests[r].members.clone() {
+            let sub = self.set[i].sub;
+            let south = sub.pre.side_indices(&table)[3];
+            let count = walked
+                .souths
+                .iter()
+                .filter(|(code, _)| walk.south(*code, &table) == Some(south))
+                .map(|s| s.1)
+                .sum();
+            let rank = members
+                .iter()
+                .position(|m| *m == sub)
+                .expect("a member of its group");
+            self.take(i, count, Some(shares[rank]));
+        }
+        true
+    }
+
+    /// The answer for subproblem `i` of the set, checked against software and the model.
+    fn take(&mut self, i: usize, count: u64, cycles: Option<u64>) {
+        if self.answered[i] {
+            return;
         }
         self.answered[i] = true;
-        self.cycles[i] = c.cycles;
+        self.cycles[i] = cycles;
         let k = &self.set[i];
         let wrong = |expected, got| Wrong {
             index: k.index,
@@ -312,13 +405,12 @@ impl<'a> KnownRun<'a> {
             expected,
             got,
         };
-        if c.count != k.solutions {
-            self.wrong_counts.push(wrong(k.solutions, c.count));
+        if count != k.solutions {
+            self.wrong_counts.push(wrong(k.solutions, count));
         }
-        if let Some(cy) = c.cycles.filter(|&cy| cy != k.cycles) {
+        if let Some(cy) = cycles.filter(|&cy| cy != k.cycles) {
             self.other_cycles.push(wrong(k.cycles, cy));
         }
-        true
     }
 
     /// Which unit the cycle counts show: an identified board is ours by its word; one that
@@ -373,6 +465,6 @@ impl<'a> KnownRun<'a> {
     }
 
     fn done(&self) -> bool {
-        self.next >= self.set.len() && self.outstanding.is_empty() && self.again.is_empty()
+        self.next >= self.requests.len() && self.outstanding.is_empty() && self.again.is_empty()
     }
 }

@@ -1,8 +1,12 @@
 //! The known-answer set a board is checked with: subproblems of every symmetry class, the
 //! cheapest and the most expensive by the cycle model's count, and enough more, spread over
-//! the canonical order, to keep every unit busy twice over.
+//! the canonical order, to keep every unit busy twice over. A board of grouped units walks
+//! each in its group ([`in_groups`]).
 
+use queens_core::board::PairTable;
+use queens_core::group;
 use queens_core::{completions, BoardSize, Enumerator, Subproblem, Symmetry};
+use queens_sim::grouped::run_south_group;
 use queens_sim::{run_subproblem, select, Selection};
 use rayon::prelude::*;
 
@@ -14,8 +18,45 @@ pub struct Known {
     pub sub: Subproblem,
     /// The software counter's completions.
     pub solutions: u64,
-    /// The cycle model's unit cycles.
+    /// The cycle model's unit cycles (for a board of grouped units, its share of its group's
+    /// walk: `queens_core::group::cycle_shares`).
     pub cycles: u64,
+    /// For a board of grouped units: the group it is walked in.
+    pub group: Option<InGroup>,
+}
+
+/// The group a known subproblem is walked in on a board of grouped units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InGroup {
+    /// The group's word (`queens_core::group::group_wire`).
+    pub word: u64,
+    /// The grouped model's cycles for the whole walk.
+    pub walk: u64,
+}
+
+/// The set as a board of grouped units answers it: each subproblem in its group, its cycles
+/// its share of the grouped model's walk.
+pub fn in_groups(set: &[Known]) -> Vec<Known> {
+    let Some(first) = set.first() else {
+        return Vec::new();
+    };
+    let table = PairTable::new(first.sub.pre.size());
+    set.par_iter()
+        .map(|k| {
+            let word = group::group_wire(&k.sub.pre).expect("canonical pre-placements encode");
+            let members = group::members(&table, word).expect("a canonical member's group");
+            let rank = members
+                .iter()
+                .position(|m| *m == k.sub)
+                .expect("a subproblem is a member of its group");
+            let walk = run_south_group(&k.sub.pre).cycles;
+            Known {
+                cycles: group::cycle_shares(walk, members.len())[rank],
+                group: Some(InGroup { word, walk }),
+                ..*k
+            }
+        })
+        .collect()
 }
 
 /// Subproblems the model runs to choose from: all of a small N, an even spread of a large one
@@ -53,6 +94,7 @@ pub fn choose(picked: &[(u64, Subproblem)], units: usize) -> Vec<Known> {
                 sub,
                 solutions: completions(&sub.pre),
                 cycles: run.cycles,
+                group: None,
             }
         })
         .collect();

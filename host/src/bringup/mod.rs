@@ -181,13 +181,26 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
         say(text);
     }
     let set = known::choose(&picked, units_hint);
+    // A board of grouped units walks each subproblem in its group: a request costs the walk.
+    let set = match ident.is_some_and(|i| i.grouped) {
+        true => known::in_groups(&set),
+        false => set,
+    };
+    let cost = |k: &Known| k.group.map_or(k.cycles, |g| g.walk);
+    // The requests the set makes (one per group on a board of grouped units) and the cycles
+    // they cost in all.
+    let mut walks = std::collections::HashMap::new();
+    for k in &set {
+        walks.insert(k.group.map_or(k.index, |g| g.word), cost(k));
+    }
+    let (requests, work) = (walks.len(), walks.values().sum::<u64>());
     // A subproblem is given up for lost only after the longest of them could have run four
     // times over (at the clock the board says, or 10 MHz).
-    let dearest = *set.iter().max_by_key(|k| k.cycles).expect("a set of 16 at least");
+    let dearest = *set.iter().max_by_key(|k| cost(k)).expect("a set of 16 at least");
     let clock_guess = ident.map_or(10e6, |i| i.clock_hz as f64).max(1e3);
     let quiet = o
         .quiet
-        .max(Duration::from_secs_f64(4.0 * dearest.cycles as f64 / clock_guess));
+        .max(Duration::from_secs_f64(4.0 * cost(&dearest) as f64 / clock_guess));
     // Our boards hold their units and a queue; a board that does not say gets no more than
     // any board has room for.
     let room = ident.map(|i| queens_hdl::front::holds(i.units as usize));
@@ -202,8 +215,8 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
         // comes back twice as fast.
         let half = set
             .iter()
-            .filter(|k| 3 * k.cycles <= 2 * dearest.cycles)
-            .min_by_key(|k| k.cycles.abs_diff(dearest.cycles / 2))
+            .filter(|k| 3 * cost(k) <= 2 * cost(&dearest))
+            .min_by_key(|k| cost(k).abs_diff(cost(&dearest) / 2))
             .copied();
         let burst = room.unwrap_or(2 * units_hint + WORD_QUEUE).min(1024);
         let plan = |span| probe::ProbePlan {
@@ -244,8 +257,10 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
             }
         }
         verdicts.append(&mut s.verdicts);
-        let mean = set.iter().map(|k| k.cycles as f64).sum::<f64>() / set.len() as f64;
-        let (predicted, limit) = speed::predict(&s, mean, o.link_rate, Some(pace));
+        // Per subproblem of the set: a probe's answer is one request.
+        let per_request = set.len() as f64 / requests as f64;
+        let mean = work as f64 / set.len() as f64;
+        let (predicted, limit) = speed::predict(&s, mean, o.link_rate, Some(pace * per_request));
         report.take_speed(s, probes, predicted, limit);
     }
     if answers.lost_any() || probe_losses.lost > 0 {

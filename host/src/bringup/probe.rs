@@ -1,13 +1,16 @@
 //! Step 3: bursts of copies of one subproblem, kept coming for a while so that the units
 //! never wait: when the answers arrive tells the pace the board answers at, and (in waves)
-//! its units and clock. Every copy sent is counted answered or lost.
+//! its units and clock. Every copy sent is counted answered or lost. A board of grouped units
+//! is sent copies of the subproblem's group request, and each end record is an answer: one
+//! walk of the group, its cycles the walk's.
 
 use super::answers::Frames;
 use super::timing::{infer, Inferred};
 use super::{send, Incoming, Known, Writer};
 use crate::link::framing::Framing;
 use crate::validate;
-use queens_core::{frame, word, BoardSize};
+use queens_core::group::Body;
+use queens_core::{frame, group, word, BoardSize};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 
@@ -19,7 +22,8 @@ const MAX_PROBE_COPIES: usize = 5_000;
 pub struct Probe {
     /// The subproblem's position in the canonical order.
     pub index: u64,
-    /// Its unit cycles: as the board counted them, or our cycle model's when it counts none.
+    /// Its unit cycles (a group's walk on a board of grouped units): as the board counted
+    /// them, or our cycle model's when it counts none.
     pub cycles: u64,
     pub frames: Frames,
     /// Answers per second while the units were kept busy (the median of its stretches, so
@@ -54,12 +58,17 @@ pub fn probe(
     k: &Known,
     plan: &ProbePlan,
 ) -> Probe {
-    let wire = word::encode_wire(&k.sub.pre).expect("canonical pre-placements encode");
-    let one = frame::encode(&word::wire_to_bytes(size, wire));
+    let (wire, one, model_cycles) = match k.group {
+        Some(g) => (g.word, group::request_of(size, g.word), g.walk),
+        None => {
+            let wire = word::encode_wire(&k.sub.pre).expect("canonical pre-placements encode");
+            (wire, frame::encode(&word::wire_to_bytes(size, wire)), k.cycles)
+        }
+    };
     let copies = |n: usize| -> Vec<u8> { one.iter().copied().cycle().take(one.len() * n).collect() };
     let mut p = Probe {
         index: k.index,
-        cycles: k.cycles,
+        cycles: model_cycles,
         frames: Frames::default(),
         rate: 0.0,
         spread: 0.0,
@@ -72,6 +81,9 @@ pub fn probe(
     p.frames.sent = plan.burst as u64;
     let sent = Instant::now();
     let mut framing = Framing::new(size);
+    if k.group.is_some() {
+        framing.grouped();
+    }
     let mut last = sent;
     let mut board_cycles = None;
     // Waves come one round of the units apart: wait for the next one as long as the longest
@@ -91,11 +103,20 @@ pub fn probe(
         };
         let Ok(r) = framing.push(&bytes) else { break };
         let mut more = 0;
-        for (payload, with_cycles) in r.frames {
-            let Ok(c) = validate::check(size, &payload, with_cycles) else {
-                continue;
-            };
-            if c.wire != wire {
+        // Each answer: its word and cycles.
+        let answers = r.frames.iter().filter_map(|(payload, with_cycles)| {
+            let c = validate::check(size, payload, *with_cycles).ok()?;
+            Some((c.wire, c.cycles))
+        });
+        let ends = r.records.iter().filter_map(|payload| {
+            let rec = validate::record(size, payload).ok()?;
+            match rec.body {
+                Body::End { cycles, .. } => Some((rec.wire, Some(cycles))),
+                Body::South { .. } => None,
+            }
+        });
+        for (got, cycles) in answers.chain(ends) {
+            if got != wire {
                 continue;
             }
             let t = at.duration_since(sent);
@@ -103,7 +124,7 @@ pub fn probe(
                 longest = longest.max(t.saturating_sub(*prev));
             }
             p.arrivals.push(t);
-            board_cycles = board_cycles.or(c.cycles);
+            board_cycles = board_cycles.or(cycles);
             last = at;
             more += 1;
         }
@@ -116,7 +137,7 @@ pub fn probe(
     }
     p.frames.answered = p.arrivals.len() as u64;
     p.frames.lost = p.frames.sent.saturating_sub(p.frames.answered);
-    p.cycles = board_cycles.unwrap_or(k.cycles);
+    p.cycles = board_cycles.unwrap_or(model_cycles);
     p.arrivals.sort_unstable();
     let busy: Vec<Duration> = p.arrivals.iter().copied().filter(|t| *t <= plan.span).collect();
     if let Inferred::Waves { units, clock_hz, .. } = infer(&p.arrivals, p.cycles, plan.frame_time) {
