@@ -30,6 +30,8 @@ pub struct Cost {
     pub lut: u64,
     /// LUTs taken by LUT-RAM cells (a RAM32M occupies four).
     pub lutram: u64,
+    /// Block RAM in 18 Kbit blocks (a RAMB18E1 one, a RAMB36E1 two).
+    pub ram18: u64,
     pub ff: u64,
     pub carry4: u64,
     /// MUXF7/MUXF8: slice multiplexers, free of LUTs but on the path.
@@ -135,10 +137,20 @@ enum Role {
 fn role(kind: &str) -> Role {
     if kind.starts_with("LUT") || kind.starts_with("MUXF") || kind == "CARRY4" || kind == "INV" {
         Role::Logic
-    } else if kind.starts_with("RAM") {
+    } else if kind.starts_with("RAM") && ram18_blocks(kind).is_none() {
+        // LUT-RAM reads are combinational; a block RAM's output is registered.
         Role::RamRead
     } else {
         Role::Boundary
+    }
+}
+
+/// 18 Kbit blocks of a block RAM cell.
+fn ram18_blocks(kind: &str) -> Option<u64> {
+    match kind {
+        "RAMB18E1" => Some(1),
+        "RAMB36E1" => Some(2),
+        _ => None,
     }
 }
 
@@ -164,6 +176,8 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
             cost.carry4 += 1;
         } else if k.starts_with("MUXF") {
             cost.muxf += 1;
+        } else if let Some(blocks) = ram18_blocks(k) {
+            cost.ram18 += blocks;
         } else if k.starts_with("RAM") {
             cost.lutram += lutram_sites(k);
         }

@@ -153,35 +153,6 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
     }
 }
 
-/// Walks south groups, one after another, through a single grouped unit: each group's
-/// records (see [`RtlGroupedUnit::run`]) for the group word 0.
-pub fn run_south_groups(walks: &[SouthWalk], kind: ArbiterKind) -> Vec<Vec<GroupRecord>> {
-    let Some(first) = walks.first() else {
-        return Vec::new();
-    };
-    crate::with_grouped_width!(first.m as usize, |M, M1, D| {
-        let mut unit = RtlGroupedUnit::<M, M1, D>::new(kind);
-        walks.iter().map(|w| unit.run(w, 0)).collect()
-    })
-}
-
-/// Runs one subproblem through a freshly built unit of the right width.
-pub fn run_blocking(b: &Blocking, kind: ArbiterKind) -> RtlRun {
-    crate::with_width!(b.m as usize, |M, M1, D| RtlUnit::<M, M1, D>::new(kind).run(b))
-}
-
-/// Runs subproblems of one board, one after another, through a single unit (built and
-/// checked once; each start resets it and each load rewrites the ring's blocking).
-pub fn run_many(blocks: &[Blocking], kind: ArbiterKind) -> Vec<RtlRun> {
-    let Some(first) = blocks.first() else {
-        return Vec::new();
-    };
-    crate::with_width!(first.m as usize, |M, M1, D| {
-        let mut unit = RtlUnit::<M, M1, D>::new(kind);
-        blocks.iter().map(|b| unit.run(b)).collect()
-    })
-}
-
 /// One subproblem's result as a stage reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StageResult {

@@ -242,10 +242,13 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     assert_eq!(got, expect, "{kind:?}");
 }
 
-/// The model's cycle count, re-derived here to keep this crate free of the simulator: the
-/// number of cycles equals the unit's steps, which the rust-hdl run reports.
+/// The model's cycle count at N = 8, re-derived here to keep this crate free of the
+/// simulator: the number of cycles equals the unit's steps, which the rust-hdl run reports.
 fn queens_sim_cycles(b: &queens_core::Blocking) -> u64 {
-    queens_hdl::rtl::run_blocking(b, ArbiterKind::Carry4).cycles
+    assert_eq!(b.m, 4, "the chain's N = 8");
+    queens_hdl::rtl::RtlUnit::<4, 5, 7>::new(ArbiterKind::Carry4)
+        .run(b)
+        .cycles
 }
 
 /// The orientation stage's Verilog for inner width M, fed blocking vectors in iverilog: the

@@ -159,12 +159,32 @@ fn a_board_without_a_fit_says_it_uses_the_reference_units() {
 
 #[test]
 fn a_board_takes_our_fit_and_caches_it() {
-    // Two yosys runs at N = 8 (about 20 s each).
+    // Two yosys runs at N = 8 (about 20 s each), of grouped units (issue 50): their stage
+    // and front end, and each pre-placement's share of its group's walk.
     let cache = tempfile::tempdir().unwrap();
     let env = [("QUEENS_FIT_CACHE", cache.path().as_os_str())];
-    let args = ["sim", "estimate", "--board", "kc705", "--n", "8", "--json"];
+    let args = [
+        "sim", "estimate", "--board", "kc705", "--n", "8", "--groups", "--json",
+    ];
     let first = json(&args, &env);
-    let fit = json(&["hdl", "fit", "--board", "kc705", "--n", "8", "--json"], &[]);
+    let fit = json(
+        &["hdl", "fit", "--board", "kc705", "--n", "8", "--groups", "--json"],
+        &[],
+    );
+    assert_eq!(first["grouped"], true);
+    assert_eq!(fit["grouped"], true);
+    assert_eq!(fit["device_ram18"], 890);
+    // All 179 pre-placements of N = 8, each its share: the mean is the groups' walks over
+    // the pre-placements.
+    assert_eq!(first["sampled"], 179, "{first}");
+    let walks: u64 = queens_sim::grouped::south_groups(BoardSize::new(8).unwrap())
+        .iter()
+        .map(|m| queens_sim::grouped::run_south_group(m).cycles)
+        .sum();
+    assert!(
+        (f(&first, "mean_cycles") * 179.0 - walks as f64).abs() < 1e-6 * walks as f64,
+        "{first}"
+    );
     assert_eq!(first["units"], fit["units"], "{first}\n{fit}");
     assert_eq!(
         first["units_source"].as_str().unwrap(),

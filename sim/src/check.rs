@@ -67,7 +67,7 @@ impl Engine for RtlEngine {
             .flat_map_iter(|chunk| {
                 let blocks: Vec<Blocking> =
                     chunk.iter().map(|sp| Blocking::new(&sp.pre).oriented()).collect();
-                queens_hdl::rtl::run_many(&blocks, self.arbiter)
+                crate::rtl::run_many(&blocks, self.arbiter)
                     .into_iter()
                     .map(|r| UnitRun {
                         solutions: r.solutions,

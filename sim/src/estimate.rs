@@ -13,10 +13,16 @@
 //!
 //! [`Method::Auto`] runs a pilot of probes on part of the sample and takes *sampled* when the
 //! model would get through the whole sample within [`SAMPLED_BUDGET_SECONDS`].
+//!
+//! For grouped units (issue 50) a pre-placement's cycles are its share of its group's walk
+//! ([`grouped_model_cycles`], [`grouped_probe_cycles`]): the shares of a group add up to its
+//! walk, so their mean over pre-placements spread over the order is the mean the hours need.
 
 use crate::ratio::Ratio;
 use crate::sample::{rng_for, spread_index, Walks};
+use queens_core::board::PairTable;
 use queens_core::enumerate::Prefix;
+use queens_core::group::GroupRecord;
 use queens_core::result::ResultRecord;
 use queens_core::{frame, word, BoardSize, Enumerator, Subproblem};
 use rayon::prelude::*;
@@ -62,6 +68,41 @@ pub const SAMPLED_BUDGET_SECONDS: f64 = 10.0;
 /// on each of two shared CI-class cores at N = 23 and 25; the lower figure, so that auto
 /// errs toward probes).
 pub const MODEL_CYCLES_PER_SECOND: f64 = 1.2e8;
+/// As [`model_cycles`] for grouped units: each pre-placement's share of the grouped model's
+/// walk of its group ([`Walks::grouped_exact`]).
+pub fn grouped_model_cycles(sample: &[Subproblem], done: &AtomicU64) -> Vec<Walks> {
+    let Some(first) = sample.first() else {
+        return Vec::new();
+    };
+    let table = PairTable::new(first.pre.size());
+    sample
+        .par_iter()
+        .map(|sp| {
+            let w = Walks::grouped_exact(&sp.pre, &table);
+            done.fetch_add(1, Ordering::Relaxed);
+            w
+        })
+        .collect()
+}
+
+/// As [`probe_cycles`] for grouped units: Knuth's estimate of each pre-placement's share of
+/// its group's walk ([`Walks::grouped_probed`]).
+pub fn grouped_probe_cycles(sample: &[Subproblem], probes: u32, seed: u64, done: &AtomicU64) -> Vec<Walks> {
+    let Some(first) = sample.first() else {
+        return Vec::new();
+    };
+    let table = PairTable::new(first.pre.size());
+    sample
+        .par_iter()
+        .enumerate()
+        .map(|(i, sp)| {
+            let w = Walks::grouped_probed(&sp.pre, &table, probes, &mut rng_for(seed, i));
+            done.fetch_add(1, Ordering::Relaxed);
+            w
+        })
+        .collect()
+}
+
 /// The pilot of [`Method::Auto`]: at most this many subproblems of the sample, and probes each.
 pub const PILOT_SUBPROBLEMS: usize = 64;
 pub const PILOT_PROBES: u32 = 32;
@@ -129,6 +170,9 @@ pub struct BoardSpeed {
     /// Link bytes per second in each direction (UART 8N1: baud / 10).
     pub link_bytes_per_s: f64,
     pub with_cycles: bool,
+    /// Grouped units (issue 50): a pre-placement's cycles are its share of its group's walk,
+    /// and its answer comes in the group's records (about one a pre-placement).
+    pub grouped: bool,
 }
 
 /// Exact cycles of each subproblem on the three walks ([`Walks::exact`]; `done` counts
@@ -193,7 +237,12 @@ pub fn estimate(
     let seconds = |mean: f64| total as f64 * (mean + overhead) / (board.units as f64 * board.clock_hz);
     let compute = seconds(mean);
     // Both directions run at once; the longer frame bounds.
-    let out_frame = frame::encode(&vec![0; ResultRecord::payload_len(size, board.with_cycles)]).len();
+    let out_payload = if board.grouped {
+        GroupRecord::payload_len(size)
+    } else {
+        ResultRecord::payload_len(size, board.with_cycles)
+    };
+    let out_frame = frame::encode(&vec![0; out_payload]).len();
     let in_frame = word::wire_bytes(size) + 2;
     let link = total as f64 * out_frame.max(in_frame) as f64 / board.link_bytes_per_s;
     let low = seconds((mean - Z95 * stderr).max(0.0)).max(link);

@@ -15,6 +15,7 @@ pub mod netlist;
 pub mod probe;
 pub mod pty;
 pub mod ratio;
+pub mod rtl;
 pub mod sample;
 pub mod tud;
 pub mod tud_board;

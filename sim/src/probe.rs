@@ -26,6 +26,7 @@
 //! tree; both units' estimates come from the same path, so their ratio is estimated with much
 //! less noise than either alone.
 
+use crate::model::Grid;
 use crate::tud;
 use queens_core::Blocking;
 use std::ops::{Add, AddAssign};
@@ -66,12 +67,13 @@ struct Walk {
 }
 
 impl Walk {
-    fn new(b: &Blocking) -> Self {
-        let open = b.open_table();
+    /// The walk of a grid of `g.l` lines (a subproblem's m columns, or a south group's N - 2
+    /// lines: [`crate::grouped::south_grid`]).
+    fn new(g: &Grid) -> Self {
         Self {
-            m: b.m,
-            open,
-            filled: b.cols,
+            m: g.l,
+            open: g.open,
+            filled: g.filled,
             used: 0,
             down: 0,
             up: 0,
@@ -157,7 +159,12 @@ impl Walk {
 /// Each unit's cycles on `b` walked as given, from the tree's node prices (ours equal to
 /// [`crate::model::run_unit`]'s cycles; the test of that is the check on this sum).
 pub fn cycles(b: &Blocking) -> PerUnit<u64> {
-    Walk::new(b).subtree(0, true)
+    grid_cycles(&Grid::of_blocking(b))
+}
+
+/// Each unit's cycles on the walk of grid `g` (of a subproblem, or of a south group).
+pub fn grid_cycles(g: &Grid) -> PerUnit<u64> {
+    Walk::new(g).subtree(0, true)
 }
 
 fn weighted(weight: f64, cost: PerUnit<u64>) -> PerUnit<f64> {
@@ -170,7 +177,12 @@ fn weighted(weight: f64, cost: PerUnit<u64>) -> PerUnit<f64> {
 /// One random probe of the walk of `b` (as given, not turned): an unbiased estimate of each
 /// unit's cycles, from one path.
 pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> PerUnit<f64> {
-    let mut w = Walk::new(b);
+    grid_probe(&Grid::of_blocking(b), rng)
+}
+
+/// One random probe of the walk of grid `g`.
+pub fn grid_probe(g: &Grid, rng: &mut fastrand::Rng) -> PerUnit<f64> {
+    let mut w = Walk::new(g);
     let mut weight = 1.0f64;
     let mut sum = PerUnit::default();
     let mut last = true;
@@ -206,8 +218,13 @@ pub fn probe(b: &Blocking, rng: &mut fastrand::Rng) -> PerUnit<f64> {
 
 /// The mean of `probes` probes of `b`.
 pub fn probe_mean(b: &Blocking, probes: u32, rng: &mut fastrand::Rng) -> PerUnit<f64> {
+    grid_probe_mean(&Grid::of_blocking(b), probes, rng)
+}
+
+/// The mean of `probes` probes of the walk of grid `g`.
+pub fn grid_probe_mean(g: &Grid, probes: u32, rng: &mut fastrand::Rng) -> PerUnit<f64> {
     let p = probes.max(1);
-    let sum = (0..p).fold(PerUnit::default(), |s, _| s + probe(b, rng));
+    let sum = (0..p).fold(PerUnit::default(), |s, _| s + grid_probe(g, rng));
     PerUnit {
         ours: sum.ours / p as f64,
         tud: sum.tud / p as f64,
@@ -229,6 +246,19 @@ mod tests {
                 for b in [b, b.oriented()] {
                     assert_eq!(cycles(&b).ours, run_unit(&b).cycles, "N = {n}, {}", sp.pre);
                 }
+            }
+        }
+    }
+
+    /// The same node prices on a south group's grid sum to the grouped model's walk.
+    #[test]
+    fn node_costs_on_a_south_grid_sum_to_the_grouped_walk() {
+        use crate::grouped::{run_south_group, south_grid, south_groups};
+        use queens_core::south::SouthWalk;
+        for n in [8, 9, 10, 11] {
+            for m in south_groups(BoardSize::new(n).unwrap()) {
+                let g = south_grid(&SouthWalk::new(&m));
+                assert_eq!(grid_cycles(&g).ours, run_south_group(&m).cycles, "N = {n}, {m}");
             }
         }
     }

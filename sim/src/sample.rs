@@ -5,7 +5,10 @@
 
 use crate::model::run_subproblem;
 use crate::probe;
+use queens_core::board::PairTable;
 use queens_core::enumerate::{Enumerator, Prefix};
+use queens_core::group;
+use queens_core::south::SouthWalk;
 use queens_core::{Blocking, BoardSize, Preplacement, Subproblem};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -44,6 +47,54 @@ impl Walks {
             tud: unturned.tud,
         }
     }
+}
+
+/// The walks of a pre-placement on a board of grouped units (issue 50): `ours` is its share of
+/// its group's walk (the walk over the group's members: the mean of these shares over
+/// pre-placements spread over the order is the grouped unit's cycles per pre-placement, as
+/// the shares of a group add up to its walk); `columns` and `tud` as for today's unit.
+impl Walks {
+    /// Exact: the grouped model's walk ([`crate::grouped::run_south_group`]).
+    pub fn grouped_exact(pre: &Preplacement, table: &PairTable) -> Walks {
+        let walk = crate::grouped::run_south_group(pre).cycles as f64;
+        Walks {
+            ours: walk / members(pre, table),
+            ..Walks::exact_unturned(pre)
+        }
+    }
+
+    /// Knuth's estimate from `probes` random paths of the group's walk and as many of the
+    /// unturned walk.
+    pub fn grouped_probed(
+        pre: &Preplacement,
+        table: &PairTable,
+        probes: u32,
+        rng: &mut fastrand::Rng,
+    ) -> Walks {
+        let grid = crate::grouped::south_grid(&SouthWalk::new(pre));
+        let walk = probe::grid_probe_mean(&grid, probes, rng).ours;
+        let unturned = probe::probe_mean(&Blocking::new(pre), probes, rng);
+        Walks {
+            ours: walk / members(pre, table),
+            columns: unturned.ours,
+            tud: unturned.tud,
+        }
+    }
+
+    fn exact_unturned(pre: &Preplacement) -> Walks {
+        let unturned = probe::cycles(&Blocking::new(pre));
+        Walks {
+            ours: 0.0,
+            columns: unturned.ours as f64,
+            tud: unturned.tud as f64,
+        }
+    }
+}
+
+/// How many pre-placements the group of `pre` counts.
+fn members(pre: &Preplacement, table: &PairTable) -> f64 {
+    let wire = group::group_wire(pre).expect("canonical pre-placements encode");
+    group::members(table, wire).map_or(1, |m| m.len().max(1)) as f64
 }
 
 /// The generator of subproblem `i` of a sample: figures do not depend on the threads.

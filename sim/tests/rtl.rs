@@ -3,8 +3,8 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::{Blocking, BoardSize};
-use queens_hdl::rtl::run_blocking;
 use queens_hdl::ArbiterKind;
+use queens_sim::rtl::run_blocking;
 use queens_sim::run_unit;
 use rayon::prelude::*;
 
@@ -50,7 +50,7 @@ fn one_unit_reused_for_many_subproblems_agrees() {
     let blocks: Vec<Blocking> = canonical(BoardSize::new(9).unwrap())
         .map(|sp| Blocking::new(&sp.pre))
         .collect();
-    let runs = queens_hdl::rtl::run_many(&blocks, ArbiterKind::Carry4);
+    let runs = queens_sim::rtl::run_many(&blocks, ArbiterKind::Carry4);
     for (b, r) in blocks.iter().zip(&runs) {
         let m = run_unit(b);
         assert_eq!((r.solutions, r.cycles), (m.solutions, m.cycles), "{b:?}");
@@ -63,7 +63,7 @@ fn groups_agree(n: u32, kind: ArbiterKind) {
     let walks: Vec<SouthWalk> = members.iter().map(SouthWalk::new).collect();
     let runs: Vec<_> = walks
         .par_chunks(16)
-        .flat_map_iter(|chunk| queens_hdl::rtl::run_south_groups(chunk, kind))
+        .flat_map_iter(|chunk| queens_sim::rtl::run_south_groups(chunk, kind))
         .collect();
     assert_eq!(runs.len(), members.len());
     assert!(

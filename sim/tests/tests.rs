@@ -5,6 +5,7 @@
 mod board;
 mod chain;
 mod core;
+mod decoder;
 mod grouped;
 mod model;
 mod netlist_cells;

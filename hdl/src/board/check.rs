@@ -112,8 +112,11 @@ impl Board {
                 format!("{}: circuits exist for N = 6..=32", self.defaults.n),
             );
         }
-        if self.device.luts == 0 || self.device.flip_flops == 0 {
-            return bad("device", "LUT and flip-flop capacity must be positive".into());
+        if self.device.luts == 0 || self.device.flip_flops == 0 || self.device.ram18 == 0 {
+            return bad(
+                "device",
+                "LUT, flip-flop and block RAM capacity must be positive".into(),
+            );
         }
         if self.links.contains(&HostLink::Pcie) != self.pcie.is_some() {
             return bad(

@@ -1,10 +1,11 @@
-//! How many solver units a device holds: (capacity x fill - front end) / stage, for LUTs and
-//! flip-flops alike, the smaller wins. The per-stage and front-end figures come from yosys
+//! How many solver units a device holds: (capacity x fill - front end) / stage, for LUTs,
+//! flip-flops and block RAM alike (a grouped stage's tally takes block RAM), the smallest
+//! wins. The per-stage and front-end figures come from yosys
 //! (`report::synthesize`), so the count is an estimate to confirm with the vendor's own
 //! utilisation report.
 
 use super::Board;
-use crate::emit::{front_verilog, stage_verilog, CoreConfig, EmitError};
+use crate::emit::{front_verilog, grouped_stage_verilog, stage_verilog, CoreConfig, EmitError};
 use crate::report::{synthesize, Cost, SynthError};
 use crate::ArbiterKind;
 use queens_core::{BoardSize, ModelError};
@@ -31,9 +32,12 @@ pub struct Fit {
     pub limit: &'static str,
     pub luts: u64,
     pub flip_flops: u64,
-    /// Share of the device's LUTs and flip-flops the design takes.
+    /// Block RAM in 18 Kbit blocks.
+    pub ram18: u64,
+    /// Share of the device's LUTs, flip-flops and block RAM the design takes.
     pub lut_share: f64,
     pub ff_share: f64,
+    pub ram_share: f64,
     /// The compute clock to ask for.
     pub clock_hz: u64,
 }
@@ -48,14 +52,18 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     };
     let by_lut = room(d.luts, front.lut_sites(), stage.lut_sites());
     let by_ff = room(d.flip_flops, front.ff, stage.ff);
-    let (n, limit) = if by_lut <= by_ff {
-        (by_lut, "LUTs")
-    } else {
-        (by_ff, "flip-flops")
+    let by_ram = match stage.ram18 {
+        0 => u64::MAX,
+        per => room(d.ram18, front.ram18, per),
     };
+    let (n, limit) = [(by_lut, "LUTs"), (by_ff, "flip-flops"), (by_ram, "block RAM")]
+        .into_iter()
+        .min_by_key(|b| b.0)
+        .expect("three budgets");
     let units = n.clamp(1, 1 << crate::solver::stage::ID_BITS) as usize;
     let luts = front.lut_sites() + units as u64 * stage.lut_sites();
     let flip_flops = front.ff + units as u64 * stage.ff;
+    let ram18 = front.ram18 + units as u64 * stage.ram18;
     Fit {
         units,
         limit: if n > 1 << crate::solver::stage::ID_BITS {
@@ -65,47 +73,56 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
         },
         luts,
         flip_flops,
+        ram18,
         lut_share: luts as f64 / d.luts as f64,
         ff_share: flip_flops as f64 / d.flip_flops as f64,
+        ram_share: ram18 as f64 / d.ram18 as f64,
         clock_hz: b.defaults.clock_hz,
     }
 }
 
-/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end, with
-/// those figures.
-pub fn synthesized(b: &Board, n: u32, arbiter: ArbiterKind) -> Result<(Fit, Cost, Cost), FitError> {
+/// The Verilog of one stage and of the front end of a core of 1,024 units for `n` (grouped
+/// ones if `grouped`), as a fit measures them: modules `queens_stage` and `queens_front`.
+pub fn fit_verilog(n: u32, arbiter: ArbiterKind, grouped: bool) -> Result<(String, String), FitError> {
     let m = BoardSize::new(n)?.inner() as usize;
+    let mut cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let stage = if grouped {
+        cfg = cfg.grouped();
+        grouped_stage_verilog(m, arbiter, "queens_stage")
+    } else {
+        stage_verilog(m, arbiter, "queens_stage")
+    };
+    Ok((stage, front_verilog(&cfg, "queens_front")))
+}
+
+/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end (grouped
+/// ones if `grouped`), with those figures.
+pub fn synthesized(
+    b: &Board,
+    n: u32,
+    arbiter: ArbiterKind,
+    grouped: bool,
+) -> Result<(Fit, Cost, Cost), FitError> {
+    let (stage, front) = fit_verilog(n, arbiter, grouped)?;
     let synth = |what, verilog: String, top| {
         synthesize(&verilog, top).map_err(|source| FitError::Synth { what, source })
     };
-    let stage = synth(
-        "one solver stage",
-        stage_verilog(m, arbiter, "queens_stage"),
-        "queens_stage",
-    )?;
-    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
-    let front = synth(
-        "the front end",
-        front_verilog(&cfg, "queens_front"),
-        "queens_front",
-    )?;
+    let stage = synth("one solver stage", stage, "queens_stage")?;
+    let front = synth("the front end", front, "queens_front")?;
     Ok((fit(b, &stage, &front), stage, front))
 }
 
 /// Where the fit of a board is cached: `$QUEENS_FIT_CACHE` or `<tmp>/queens-fit`, named by a
 /// hash of everything the fit depends on here (the board file, N, the arbiter, and the
-/// Verilog of a stage and of the front end).
-pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind) -> Option<PathBuf> {
+/// Verilog of a stage and of the front end, grouped or not).
+pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind, grouped: bool) -> Option<PathBuf> {
     use std::hash::{Hash, Hasher};
-    let m = BoardSize::new(n).ok()?.inner() as usize;
-    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true).ok()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (
         format!("{b:?}"),
         n,
         arbiter.name(),
-        stage_verilog(m, arbiter, "queens_stage"),
-        front_verilog(&cfg, "queens_front"),
+        fit_verilog(n, arbiter, grouped).ok()?,
     )
         .hash(&mut h);
     let root = std::env::var_os("QUEENS_FIT_CACHE")
@@ -116,7 +133,12 @@ pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind) -> Option<PathBuf> {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    Some(root.join(format!("{name}-n{n}-{}-{:016x}.json", arbiter.name(), h.finish())))
+    let kind = if grouped { "-grouped" } else { "" };
+    Some(root.join(format!(
+        "{name}-n{n}-{}{kind}-{:016x}.json",
+        arbiter.name(),
+        h.finish()
+    )))
 }
 
 /// A cached fit: units and what limits them.
@@ -158,5 +180,15 @@ mod tests {
         let f = fit(&b, &cost(100, 5_000), &cost(0, 0));
         assert_eq!((f.units, f.limit), (607_200 * 85 / 100 / 5_000, "flip-flops"));
         assert!(f.ff_share <= 0.85);
+        // A stage of three 18 Kbit blocks: (2,060 x 0.85 - 4) / 3 = 582 units, fewer than
+        // its LUTs allow.
+        let ram = |lut, ram18| Cost {
+            ram18,
+            ..cost(lut, 100)
+        };
+        let f = fit(&b, &ram(300, 3), &ram(2_000, 4));
+        assert_eq!((f.units, f.limit), (582, "block RAM"));
+        assert_eq!(f.ram18, 4 + 582 * 3);
+        assert!(f.ram_share <= 0.85);
     }
 }

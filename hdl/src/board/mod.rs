@@ -172,6 +172,10 @@ pub struct Pcie {
 pub struct Device {
     pub luts: u64,
     pub flip_flops: u64,
+    /// Block RAM in 18 Kbit blocks (a 7-series or Virtex-6 RAMB18, half a RAMB36; an ECP5
+    /// DP16KD; on Stratix IV, a pair of M9K, and three for an M144K, which holds what three
+    /// such blocks hold of a 1K-deep memory such as a grouped unit's tally).
+    pub ram18: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -75,23 +75,32 @@ pub fn cost(r: &Routed) -> Cost {
         lut: r.lut4,
         lutram: 2 * r.ramw,
         ff: r.ff,
+        ram18: r.bram,
         ..Cost::default()
     }
 }
 
-/// The fit of an ECP5 board from routed figures: one stage and the front end, each out of
-/// context, at the board's own clock. Also returns the two routed figures.
+/// The fit of an ECP5 board from routed figures: one stage and the front end (grouped ones if
+/// `grouped`), each out of context, at the board's own clock. Also returns the two routed
+/// figures.
 pub fn fit_ecp5(
     b: &Board,
     n: u32,
     arbiter: ArbiterKind,
+    grouped: bool,
     show: &dyn Show,
 ) -> Result<(Fit, Routed, Routed), RouteError> {
     let device = Device::from_part(&b.part).map_err(RouteError::Device)?;
     let m = BoardSize::new(n)?.inner() as usize;
     let target = b.defaults.clock_hz as f64 / 1e6;
-    let stage = route_shown("one stage", &jobs::stage(m, arbiter, &device, target), show)?;
-    let cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let mut cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
+    let stage_job = if grouped {
+        cfg = cfg.grouped();
+        jobs::grouped_stage(m, arbiter, &device, target)
+    } else {
+        jobs::stage(m, arbiter, &device, target)
+    };
+    let stage = route_shown("one stage", &stage_job, show)?;
     let front = route_shown("the front end", &jobs::front(&cfg, &device, target), show)?;
     Ok((fit(b, &cost(&stage), &cost(&front)), stage, front))
 }
@@ -236,7 +245,7 @@ pub fn report(r: &Request, show: &dyn Show) -> Result<Figures, RouteError> {
     for k in r.arrays {
         let units = match k {
             Units::Count(k) => *k,
-            Units::Fit => fit_ecp5(r.board, r.n, arbiter, show)?.0.units,
+            Units::Fit => fit_ecp5(r.board, r.n, arbiter, false, show)?.0.units,
         };
         let core = CoreConfig::new(r.n as usize, units, arbiter, true)?;
         let job = kept(jobs::array(r.board, core, target)?, &format!("array-{units}"));

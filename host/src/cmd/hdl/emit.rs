@@ -39,6 +39,32 @@ pub struct EmitArgs {
     /// The link of a board's top: uart, or pcie (XDMA, 7-series boards).
     #[arg(long, default_value = "uart", value_parser = parse_link)]
     link: HostLink,
+    /// Grouped units (issue 50): one walk counts every pre-placement that shares a west,
+    /// north and east side, and the board speaks the group frames. Circuits exist for N = 8
+    /// to 11, 27 and 28.
+    #[arg(long)]
+    groups: bool,
+}
+
+/// The core `a` asks for: grouped units with `--groups`.
+fn with_groups(
+    a: &EmitArgs,
+    cfg: queens_hdl::emit::CoreConfig,
+) -> anyhow::Result<queens_hdl::emit::CoreConfig> {
+    if !a.groups {
+        return Ok(cfg);
+    }
+    anyhow::ensure!(
+        queens_hdl::width::GROUPED_N.contains(&(cfg.n as u32)),
+        "--groups: grouped circuits exist for N = {:?}, not {}",
+        queens_hdl::width::GROUPED_N,
+        cfg.n
+    );
+    anyhow::ensure!(
+        !a.no_cycles,
+        "--groups with --no-cycles: a grouped board's end record always carries the walk's cycles"
+    );
+    Ok(cfg.grouped())
 }
 
 fn parse_link(s: &str) -> Result<HostLink, String> {
@@ -90,12 +116,15 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let units = match a.solvers {
         Some(k) => k,
         None => {
-            let (f, _, _) = super::fit_board(&b, n, arbiter)?;
+            let (f, _, _) = super::fit_board(&b, n, arbiter, a.groups)?;
             println!("{}: {} units fit (limited by {})", b.name, f.units, f.limit);
             f.units
         }
     };
-    let core = CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?;
+    let core = with_groups(
+        &a,
+        CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?,
+    )?;
     let dir = build_dir(
         &b,
         &BuildOptions {
@@ -128,9 +157,10 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         &design,
     )?;
     println!(
-        "{} ({}): N = {n}, {units} solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
+        "{} ({}): N = {n}, {units} {}solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
         b.name,
         b.part,
+        if core.grouped { "grouped " } else { "" },
         arbiter.name(),
         dir.compute_hz / 1e6,
         a.out.display(),
@@ -147,8 +177,11 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
     let size = board(n)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;
-    let cfg = CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?
-        .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
+    let cfg = with_groups(
+        &a,
+        CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?,
+    )?
+    .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
     let files = [
         ("queens_core.v", core_verilog(&cfg, "queens_core")),
         ("queens_top.v", uart_top_verilog(cps, "queens_top", "queens_core")),

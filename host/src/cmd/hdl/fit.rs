@@ -21,22 +21,35 @@ pub struct FitArgs {
     /// Arbiter (default: carry4 on Xilinx, ccu2c on the ECP5, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
+    /// Fit grouped units (issue 50: one walk counts every pre-placement that shares a west,
+    /// north and east side; each unit's tally takes block RAM). Circuits exist for N = 8 to
+    /// 11, 27 and 28.
+    #[arg(long)]
+    groups: bool,
     #[arg(long)]
     json: bool,
 }
 
-/// Fits the board from one stage and the front end for `n`: placed and routed on ECP5
-/// boards (with spinners), synthesized by yosys on the others.
+/// Fits the board from one stage and the front end for `n` (grouped ones if `grouped`):
+/// placed and routed on ECP5 boards (with spinners), synthesized by yosys on the others.
 pub(in crate::cmd) fn fit_board(
     b: &Board,
     n: u32,
     arbiter: ArbiterKind,
+    grouped: bool,
 ) -> anyhow::Result<(Fit, Cost, Cost)> {
+    if grouped {
+        anyhow::ensure!(
+            queens_hdl::width::GROUPED_N.contains(&n),
+            "--groups: grouped circuits exist for N = {:?}, not {n}",
+            queens_hdl::width::GROUPED_N
+        );
+    }
     if b.family == Family::Ecp5 {
-        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter, &Steps::default())?;
+        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter, grouped, &Steps::default())?;
         return Ok((f, pnr::cost(&stage), pnr::cost(&front)));
     }
-    Ok(synthesized(b, n, arbiter)?)
+    Ok(synthesized(b, n, arbiter, grouped)?)
 }
 
 #[derive(Serialize)]
@@ -45,12 +58,14 @@ struct FitJson<'a> {
     part: &'a str,
     n: u32,
     arbiter: &'static str,
+    grouped: bool,
     #[serde(flatten)]
     fit: Fit,
     stage: CostJson,
     front: CostJson,
     device_luts: u64,
     device_flip_flops: u64,
+    device_ram18: u64,
     fill: f64,
     reference_units: Option<usize>,
     reference_clock_hz: Option<u64>,
@@ -61,7 +76,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
-    let (f, stage, front) = fit_board(&b, n, arbiter)?;
+    let (f, stage, front) = fit_board(&b, n, arbiter, a.groups)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {
         let j = FitJson {
@@ -69,11 +84,13 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             part: &b.part,
             n,
             arbiter: arbiter.name(),
+            grouped: a.groups,
             fit: f,
             stage: (&stage).into(),
             front: (&front).into(),
             device_luts: b.device.luts,
             device_flip_flops: b.device.flip_flops,
+            device_ram18: b.device.ram18,
             fill: b.defaults.fill,
             reference_units: b.reference.as_ref().map(|r| r.units),
             reference_clock_hz: b.reference.as_ref().map(|r| r.clock_hz),
@@ -82,10 +99,11 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{} ({}), N = {n}, {} arbiter: {} solver units (limited by {} at {:.0}% fill)",
+        "{} ({}), N = {n}, {} arbiter: {} {}solver units (limited by {} at {:.0}% fill)",
         b.name,
         b.part,
         arbiter.name(),
+        if a.groups { "grouped " } else { "" },
         f.units,
         f.limit,
         b.defaults.fill * 100.0
@@ -108,6 +126,16 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
         b.device.flip_flops,
         f.ff_share * 100.0
     );
+    if f.ram18 > 0 {
+        println!(
+            "  block RAM: stage {}, front end {} (18 Kbit blocks): {} of {} ({:.0}%)",
+            stage.ram18,
+            front.ram18,
+            f.ram18,
+            b.device.ram18,
+            f.ram_share * 100.0
+        );
+    }
     println!(
         "  clock to ask for: {:.3} MHz ({}: divide {}, multiply {}, output divide {})",
         clock.output_hz(b.clock.hz as f64) / 1e6,
@@ -133,15 +161,16 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
 pub(in crate::cmd) fn estimate_units(
     b: &Board,
     n: u32,
+    grouped: bool,
     start: Instant,
 ) -> anyhow::Result<Result<(usize, String), impl FnOnce() -> anyhow::Result<(usize, String)> + Send + '_>> {
     let arbiter = b.default_arbiter();
-    let cache = cache_path(b, n, arbiter);
+    let cache = cache_path(b, n, arbiter, grouped);
     if let Some(u) = cache.as_deref().and_then(read_cached) {
         return Ok(Ok((u.0, format!("our fit, limited by {}; cached", u.1))));
     }
     super::clean_up_on_interrupt()?;
-    let fit = move || fit_units(b, n, arbiter, cache.as_deref(), start);
+    let fit = move || fit_units(b, (n, grouped), arbiter, cache.as_deref(), start);
     if b.family == Family::Ecp5 {
         return fit().map(Ok);
     }
@@ -152,12 +181,12 @@ pub(in crate::cmd) fn estimate_units(
 /// the board file's reference units, said so, when the fit cannot be made.
 fn fit_units(
     b: &Board,
-    n: u32,
+    (n, grouped): (u32, bool),
     arbiter: ArbiterKind,
     cache: Option<&std::path::Path>,
     start: Instant,
 ) -> anyhow::Result<(usize, String)> {
-    match fit_board(b, n, arbiter) {
+    match fit_board(b, n, arbiter, grouped) {
         Ok((f, _, _)) => {
             tracing::info!(
                 units = f.units,

@@ -54,6 +54,8 @@ struct CostJson {
     lutram: u64,
     ff: u64,
     carry4: u64,
+    /// Block RAM in 18 Kbit blocks.
+    ram18: u64,
     longest_path: u64,
 }
 
@@ -64,6 +66,7 @@ impl From<&Cost> for CostJson {
             lutram: c.lutram,
             ff: c.ff,
             carry4: c.carry4,
+            ram18: c.ram18,
             longest_path: c.longest_path,
         }
     }

@@ -46,6 +46,10 @@ pub struct EstimateArgs {
     /// Results without the cycle counter (shorter frames).
     #[arg(long)]
     no_cycles: bool,
+    /// Grouped units (issue 50): each pre-placement costs its share of its group's walk, and
+    /// a built-in board holds as many grouped units as `queens hdl fit --groups` puts on it.
+    #[arg(long)]
+    groups: bool,
     #[arg(long, value_parser = crate::cmd::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
@@ -67,6 +71,10 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{self as est, BoardSpeed};
     use queens_sim::sample::Sampler;
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
+    anyhow::ensure!(
+        !(a.groups && a.no_cycles),
+        "--groups with --no-cycles: a grouped board's end record always carries the walk's cycles"
+    );
     // A board without a device has fixed figures; a board file has its own N and clock,
     // and our fit's units.
     let tud = est::TUD_VC707;
@@ -93,7 +101,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         };
         let mut fitting = None;
         if let (Some(b), None) = (&loaded, &units) {
-            match crate::cmd::hdl::estimate_units(b, n, start)? {
+            match crate::cmd::hdl::estimate_units(b, n, a.groups, start)? {
                 Ok(u) => units = Some(u),
                 Err(fit) => fitting = Some(scope.spawn(fit)),
             }
@@ -125,9 +133,11 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             Method::Probe => ("probing subproblems", a.probes),
             _ => ("running the cycle model on subproblems", 0),
         };
-        let cycles = barred(pool, what, subs.len() as u64, |d| match method {
-            Method::Probe => est::probe_cycles(&subs, probes, a.seed, d),
-            _ => est::model_cycles(&subs, d),
+        let cycles = barred(pool, what, subs.len() as u64, |d| match (method, a.groups) {
+            (Method::Probe, false) => est::probe_cycles(&subs, probes, a.seed, d),
+            (Method::Probe, true) => est::grouped_probe_cycles(&subs, probes, a.seed, d),
+            (_, false) => est::model_cycles(&subs, d),
+            (_, true) => est::grouped_model_cycles(&subs, d),
         });
 
         let (solvers, units_source) = match (units, fitting) {
@@ -146,6 +156,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             clock_hz: clock,
             link_bytes_per_s: a.baud as f64 / 10.0,
             with_cycles: !a.no_cycles,
+            grouped: a.groups,
         };
         let e = est::estimate(size, method, probes, &cycles, total, speed);
         let seconds = start.elapsed().as_secs_f64();
@@ -153,6 +164,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             #[derive(Serialize)]
             struct Json<'a> {
                 board: &'a str,
+                /// Grouped units: mean_cycles is a pre-placement's share of its group's walk.
+                grouped: bool,
                 #[serde(flatten)]
                 estimate: &'a est::Estimate,
                 /// Where `units` came from: --solvers, the board without a device (its name),
@@ -165,6 +178,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             }
             let j = Json {
                 board: &a.board,
+                grouped: a.groups,
                 estimate: &e,
                 units_source: &units_source,
                 interval: "95%: mean cycles ± 1.96 standard errors",
@@ -200,10 +214,11 @@ fn print_text(
         _ => format!("sampled: the cycle model ran {sampled} subproblems"),
     };
     println!(
-        "{}, N = {n}: {} subproblems; mean {} unit cycles per subproblem ± {:.2}% ({how})",
+        "{}, N = {n}: {} subproblems; mean {} {}unit cycles per subproblem ± {:.2}% ({how})",
         a.board,
         grouped(total as u128),
         cycles(e.mean_cycles),
+        if a.groups { "grouped " } else { "" },
         100.0 * e.relative_stderr,
     );
     println!(
