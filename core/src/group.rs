@@ -332,6 +332,34 @@ impl Answer {
     }
 }
 
+/// What a whole answer says of each of `members` (a group's, in canonical order, all walked
+/// by one walk): its completions (the south records that name its south side; the sides of
+/// rings that are not canonical are walked and counted too, and left out here) and its share
+/// of the walk's cycles ([`cycle_shares`]). `Err(code)`: a record's place code names no
+/// south side of the group.
+pub fn member_results(
+    table: &PairTable,
+    members: &[Subproblem],
+    walked: &Walked,
+) -> Result<Vec<(u64, u64)>, u32> {
+    let Some(first) = members.first() else {
+        return Ok(Vec::new());
+    };
+    let walk = crate::south::SouthWalk::new(&first.pre);
+    let souths: Vec<u32> = members.iter().map(|m| m.pre.side_indices(table)[3]).collect();
+    let mut counts = vec![0u64; members.len()];
+    for &(code, c) in &walked.souths {
+        let s = walk.south(code, table).ok_or(code)?;
+        if let Some(i) = souths.iter().position(|&m| m == s) {
+            counts[i] += c;
+        }
+    }
+    Ok(counts
+        .into_iter()
+        .zip(cycle_shares(walked.cycles, members.len()))
+        .collect())
+}
+
 /// Each of `members` entries' share of a walk of `cycles`: equal shares, the first
 /// `cycles mod members` (in canonical order) one cycle more, so that they add up to the walk.
 pub fn cycle_shares(cycles: u64, members: usize) -> Vec<u64> {

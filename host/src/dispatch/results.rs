@@ -10,7 +10,6 @@ use crate::store::Store;
 use crate::validate::{self, Rejection};
 use queens_core::entry::Solution;
 use queens_core::group::{self, Walked};
-use queens_core::south::SouthWalk;
 use queens_core::word;
 use std::time::Instant;
 
@@ -144,23 +143,14 @@ impl<S: Store> Dispatcher<S> {
             self.resend_group(l, g);
             return Ok(());
         }
-        let walk = SouthWalk::new(&members[0].pre);
-        let souths: Vec<u32> = members
-            .iter()
-            .map(|m| m.pre.side_indices(&self.table)[3])
-            .collect();
-        let mut counts = vec![0u64; members.len()];
-        for &(code, c) in &walked.souths {
-            let Some(s) = walk.south(code, &self.table) else {
+        let results = match group::member_results(&self.table, &members, &walked) {
+            Ok(r) => r,
+            Err(code) => {
                 self.reject(l, Rejection::South { group: g, code });
                 self.resend_group(l, g);
                 return Ok(());
-            };
-            // South sides whose ring is not canonical are walked too, and not recorded.
-            if let Some(i) = souths.iter().position(|&m| m == s) {
-                counts[i] += c;
             }
-        }
+        };
         // The answer time, once for the whole request.
         let first = self.links[l].requests.get(&g).and_then(|m| m.first().copied());
         if let Some((on, sent, _)) = first.and_then(|w| self.jobs[&w].on) {
@@ -168,8 +158,7 @@ impl<S: Store> Dispatcher<S> {
                 self.answered(l, sent, now);
             }
         }
-        let shares = group::cycle_shares(walked.cycles, members.len());
-        for ((m, count), share) in members.iter().zip(counts).zip(shares) {
+        for (m, (count, share)) in members.iter().zip(results) {
             let wire = word::encode_wire(&m.pre).expect("canonical pre-placements fit their word");
             let sent_here = self.jobs.get(&wire).is_some_and(|j| j.sent.has(l))
                 || self.recent.get(&wire).is_some_and(|c| c.sent.has(l));
