@@ -275,7 +275,8 @@ fn a_healthy_board_passes_beside_busy_cores() {
 /// A board of grouped units (issue 50) is checked in its own frames: the known answers go out
 /// as group requests and are read member by member, with the grouped model's cycle shares;
 /// the probes walk a group. Healthy, it passes with its units and clock; claiming twice its
-/// clock, it is slower than built; lying for a south side, the wrong members are named.
+/// clock, it is slower than built; lying for a south side, the wrong members are named; an
+/// answer with a place code of no south side of its group is wrong for all its members.
 #[test]
 fn a_board_of_grouped_units_is_checked_in_group_frames() {
     let b = board(&["--groups"]);
@@ -296,4 +297,13 @@ fn a_board_of_grouped_units_is_checked_in_group_frames() {
     let (v, ok) = check(&b, 12);
     assert!(!ok, "{v}");
     assert!(failures(&v).contains("wrong counts (first: #"), "{v}");
+
+    let b = board(&["--groups", "--faults", "misplace=1"]);
+    let (v, ok) = check(&b, 12);
+    assert!(!ok, "{v}");
+    assert!(failures(&v).contains("wrong counts (first: #"), "{v}");
+    let wrong = v["wrong_counts"].as_array().expect("wrong counts");
+    assert!(!wrong.is_empty(), "{v}");
+    // Inner column 0 in both rows.
+    assert!(wrong.iter().all(|w| w["unknown_place"] == 0), "{v}");
 }

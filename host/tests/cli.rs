@@ -460,12 +460,17 @@ const SMALL_PNR: &[&str] = &["--n", "8", "--solvers", "1"];
 
 #[test]
 fn report_pnr_gives_each_seed_and_the_median() {
-    // Needs the open ECP5 tools (scripts/test.sh installs them).
+    // Needs the open ECP5 tools (scripts/test.sh installs them). Grouped units (issue 50):
+    // the grouped unit, the grouped stage and a top of them, each with its tally's block RAM.
     let out = report_pnr(&[
         SMALL_PNR,
         &[
+            "--groups",
             "--seeds",
             "3",
+            // The whole device once: its seeds take the test's time.
+            "--array-seeds",
+            "1",
             "--target-mhz",
             "100",
             "--nextpnr-args=--placer-heap-timingweight 10",
@@ -478,11 +483,23 @@ fn report_pnr_gives_each_seed_and_the_median() {
         v["nextpnr_args"],
         serde_json::json!(["--placer-heap-timingweight", "10"])
     );
-    for (design, d) in [
-        ("unit", &v["unit"]),
-        ("stage", &v["stage"]),
-        ("array", &v["arrays"][0]),
+    assert_eq!(v["grouped"], true);
+    for d in [
+        &v["unit"],
+        &v["stage"],
+        &v["arrays"][0],
+        &v["arrays"][0]["own_stage"],
     ] {
+        assert!(d["bram"].as_u64().unwrap() >= 1, "a tally's block RAM: {d}");
+    }
+    let array = &v["arrays"][0];
+    assert_eq!(
+        array["fmax_mhz_by_seed"],
+        serde_json::json!([array["fmax_mhz"]]),
+        "{array}"
+    );
+    assert_eq!(array["fmax_mhz_median"], array["fmax_mhz"], "{array}");
+    for (design, d) in [("unit", &v["unit"]), ("stage", &v["stage"])] {
         let each: Vec<f64> = d["fmax_mhz_by_seed"]
             .as_array()
             .unwrap()

@@ -14,6 +14,7 @@ use queens_core::frame;
 use queens_core::group::{self, GroupRecord};
 use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
+use queens_core::south::SouthWalk;
 use queens_core::{word, BoardSize};
 // Words the board queues beyond its running units: the core's word queue.
 use queens_hdl::front::holds;
@@ -34,11 +35,16 @@ pub struct Faults {
     /// Probability that a result's count is one off, its frame otherwise sound: a board that
     /// computes wrong.
     pub lie: f64,
+    /// Probability that a grouped board's answer has its first south record's place code
+    /// name no south side of the group (inner column 0 in both rows: no south side has its
+    /// two queens in one column, and a group that fixes a row names it as held): a board of
+    /// grouped units that decodes wrong.
+    pub misplace: f64,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum FaultsError {
-    #[error("fault {0:?}: expected NAME=VALUE with NAME one of corrupt, drop, dup, lie, reset")]
+    #[error("fault {0:?}: expected NAME=VALUE with NAME one of corrupt, drop, dup, lie, misplace, reset")]
     Syntax(String),
     #[error("fault {name}={value}: a probability is a number from 0 to 1")]
     Probability { name: String, value: String },
@@ -56,7 +62,7 @@ impl Faults {
 impl std::str::FromStr for Faults {
     type Err = FaultsError;
 
-    /// `corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS`, any subset.
+    /// `corrupt=P,drop=P,dup=P,lie=P,misplace=P,reset=SECONDS`, any subset.
     fn from_str(s: &str) -> Result<Self, FaultsError> {
         let mut f = Faults::default();
         for item in s.split(',').filter(|i| !i.trim().is_empty()) {
@@ -76,6 +82,7 @@ impl std::str::FromStr for Faults {
                 "drop" => f.drop = p()?,
                 "dup" => f.dup = p()?,
                 "lie" => f.lie = p()?,
+                "misplace" => f.misplace = p()?,
                 "reset" => match value.parse::<f64>() {
                     // Bounded: a reset every nanosecond would never let a result out, and
                     // a Duration holds no more than about 10^19 seconds.
@@ -155,6 +162,11 @@ impl Injector {
     /// Whether this result's count is to be off by one.
     pub fn lies(&mut self) -> bool {
         self.faults.lie > 0.0 && self.rng.f64() < self.faults.lie
+    }
+
+    /// Whether this grouped answer's first south record is to name no south side.
+    pub fn misplaces(&mut self) -> bool {
+        self.faults.misplace > 0.0 && self.rng.f64() < self.faults.misplace
     }
 
     /// Appends `frame` to `out` as the faults decide: not at all, with a bit flipped, twice.
@@ -355,12 +367,18 @@ impl Board {
         self.running = still;
         for r in done {
             if self.cfg.grouped {
-                // A lie is one south record's count one off; each record is a frame of its own
-                // to the faults.
+                // A lie is one south record's count one off, a misplace its place code one of
+                // no south side; each record is a frame of its own to the faults.
                 let lie = self.injector.lies();
+                let misplace = self.injector.misplaces();
                 for (i, mut rec) in r.records.into_iter().enumerate() {
-                    if let (true, 0, group::Body::South { south, count, .. }) = (lie, i, rec.body) {
-                        rec = GroupRecord::south(rec.wire, south, count + 1);
+                    if let (0, group::Body::South { south, count, .. }) = (i, rec.body) {
+                        let south = if misplace {
+                            SouthWalk::place_code(Some(0), Some(0))
+                        } else {
+                            south
+                        };
+                        rec = GroupRecord::south(rec.wire, south, count + u64::from(lie));
                     }
                     self.injector
                         .send(rec.encode(self.cfg.size), &mut out, &mut self.stats);

@@ -209,6 +209,8 @@ pub struct Request<'a> {
     pub device: &'a Device,
     pub n: u32,
     pub arbiter: ArbiterKind,
+    /// Grouped units, stages and arrays (issue 50) instead of today's.
+    pub grouped: bool,
     pub target_mhz: f64,
     pub arrays: &'a [Units],
     /// Seeds 1..=seeds of the unit and the stages, and of the arrays unless `array_seeds`.
@@ -237,17 +239,25 @@ pub fn report(r: &Request, show: &dyn Show) -> Result<Figures, RouteError> {
     };
     let m = BoardSize::new(r.n)?.inner() as usize;
     let (arbiter, device, target) = (r.arbiter, r.device, r.target_mhz);
-    let unit = kept(jobs::unit(m, arbiter, device, target), "unit");
-    let unit = route_seeds("the unit", &unit, r.seeds, show)?.0;
-    let stage = kept(jobs::stage(m, arbiter, device, target), "stage");
-    let stage = route_seeds("one stage", &stage, r.seeds, show)?.0;
+    let (unit, stage) = if r.grouped {
+        let unit = jobs::grouped_unit(m, arbiter, device, target);
+        (unit, jobs::grouped_stage(m, arbiter, device, target))
+    } else {
+        let unit = jobs::unit(m, arbiter, device, target);
+        (unit, jobs::stage(m, arbiter, device, target))
+    };
+    let unit = route_seeds("the unit", &kept(unit, "unit"), r.seeds, show)?.0;
+    let stage = route_seeds("one stage", &kept(stage, "stage"), r.seeds, show)?.0;
     let mut arrays = Vec::new();
     for k in r.arrays {
         let units = match k {
             Units::Count(k) => *k,
-            Units::Fit => fit_ecp5(r.board, r.n, arbiter, false, show)?.0.units,
+            Units::Fit => fit_ecp5(r.board, r.n, arbiter, r.grouped, show)?.0.units,
         };
-        let core = CoreConfig::new(r.n as usize, units, arbiter, true)?;
+        let mut core = CoreConfig::new(r.n as usize, units, arbiter, true)?;
+        if r.grouped {
+            core = core.grouped();
+        }
         let job = kept(jobs::array(r.board, core, target)?, &format!("array-{units}"));
         let what = format!("{} top, {units} units", r.board.name);
         let (routed, netlist) = route_seeds(&what, &job, r.array_seeds.unwrap_or(r.seeds), show)?;

@@ -24,6 +24,10 @@ pub struct Wrong {
     pub preplacement: String,
     pub expected: u64,
     pub got: u64,
+    /// A grouped board's answer held a record of this place code, which names no south side
+    /// of the group: the answer is wrong whatever `got` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_place: Option<u32>,
 }
 
 /// Frames of one step of the check: every frame sent is answered or lost.
@@ -339,7 +343,7 @@ impl<'a> KnownRun<'a> {
         let Some(r) = self.answered_request(c.wire) else {
             return false;
         };
-        self.take(self.requests[r].members[0], c.count, c.cycles);
+        self.take(self.requests[r].members[0], c.count, c.cycles, None);
         true
     }
 
@@ -371,28 +375,39 @@ impl<'a> KnownRun<'a> {
         let Ok(members) = group::members(&table, g) else {
             return true;
         };
-        let walk = SouthWalk::new(&members[0].pre);
-        let shares = group::cycle_shares(walked.cycles, members.len());
+        // A record of a place code that names no south side of the group makes the whole
+        // answer wrong (the host refuses it): each member is then taken as the answer's other
+        // records read it, and counted wrong whatever its count.
+        let (results, unknown) = match group::member_results(&table, &members, &walked) {
+            Ok(results) => (results, None),
+            Err(code) => {
+                let walk = SouthWalk::new(&members[0].pre);
+                let named = group::Walked {
+                    souths: (walked.souths.iter())
+                        .filter(|(c, _)| walk.south(*c, &table).is_some())
+                        .copied()
+                        .collect(),
+                    cycles: walked.cycles,
+                };
+                let results = group::member_results(&table, &members, &named)
+                    .expect("every code left names a south side");
+                (results, Some(code))
+            }
+        };
         for i in self.requests[r].members.clone() {
-            let sub = self.set[i].sub;
-            let south = sub.pre.side_indices(&table)[3];
-            let count = walked
-                .souths
-                .iter()
-                .filter(|(code, _)| walk.south(*code, &table) == Some(south))
-                .map(|s| s.1)
-                .sum();
-            let rank = members
-                .iter()
-                .position(|m| *m == sub)
+            let rank = (members.iter())
+                .position(|m| *m == self.set[i].sub)
                 .expect("a member of its group");
-            self.take(i, count, Some(shares[rank]));
+            let (count, share) = results[rank];
+            self.take(i, count, Some(share), unknown);
         }
         true
     }
 
     /// The answer for subproblem `i` of the set, checked against software and the model.
-    fn take(&mut self, i: usize, count: u64, cycles: Option<u64>) {
+    /// `unknown`: a place code of the answer that names no south side of the group, which
+    /// makes the answer wrong.
+    fn take(&mut self, i: usize, count: u64, cycles: Option<u64>, unknown: Option<u32>) {
         if self.answered[i] {
             return;
         }
@@ -404,9 +419,14 @@ impl<'a> KnownRun<'a> {
             preplacement: k.sub.pre.to_string(),
             expected,
             got,
+            unknown_place: None,
         };
-        if count != k.solutions {
-            self.wrong_counts.push(wrong(k.solutions, count));
+        if count != k.solutions || unknown.is_some() {
+            let w = Wrong {
+                unknown_place: unknown,
+                ..wrong(k.solutions, count)
+            };
+            self.wrong_counts.push(w);
         }
         if let Some(cy) = cycles.filter(|&cy| cy != k.cycles) {
             self.other_cycles.push(wrong(k.cycles, cy));

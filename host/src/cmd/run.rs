@@ -58,7 +58,8 @@ pub struct Args {
     /// once and answers with a count per south side.
     #[arg(long)]
     sim_groups: bool,
-    /// Faults of the simulated board: corrupt=P,drop=P,dup=P,reset=SECONDS.
+    /// Faults of the simulated board: corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS (with
+    /// --sim-groups also misplace=P: a place code of no south side).
     #[arg(long, default_value = "")]
     sim_faults: queens_sim::board::Faults,
     /// Share of results recomputed by a second source (software where that is cheap, another

@@ -54,12 +54,7 @@ fn with_groups(
     if !a.groups {
         return Ok(cfg);
     }
-    anyhow::ensure!(
-        queens_hdl::width::GROUPED_N.contains(&(cfg.n as u32)),
-        "--groups: grouped circuits exist for N = {:?}, not {}",
-        queens_hdl::width::GROUPED_N,
-        cfg.n
-    );
+    super::check_groups(cfg.n as u32)?;
     anyhow::ensure!(
         !a.no_cycles,
         "--groups with --no-cycles: a grouped board's end record always carries the walk's cycles"

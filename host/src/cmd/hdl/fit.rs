@@ -39,11 +39,7 @@ pub(in crate::cmd) fn fit_board(
     grouped: bool,
 ) -> anyhow::Result<(Fit, Cost, Cost)> {
     if grouped {
-        anyhow::ensure!(
-            queens_hdl::width::GROUPED_N.contains(&n),
-            "--groups: grouped circuits exist for N = {:?}, not {n}",
-            queens_hdl::width::GROUPED_N
-        );
+        super::check_groups(n)?;
     }
     if b.family == Family::Ecp5 {
         let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter, grouped, &Steps::default())?;

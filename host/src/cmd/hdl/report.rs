@@ -52,6 +52,11 @@ pub struct ReportArgs {
     /// --nextpnr-args="--placer-heap-timingweight 30" (placer and router settings to try).
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pub(in crate::cmd) nextpnr_args: Option<String>,
+    /// With --pnr: route grouped units (issue 50: one walk counts every pre-placement that
+    /// shares a west, north and east side): the grouped unit, the grouped stage and arrays
+    /// of them. Circuits exist for N = 8 to 11, 27 and 28.
+    #[arg(long, requires = "pnr")]
+    pub(in crate::cmd) groups: bool,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
 }

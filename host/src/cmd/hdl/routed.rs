@@ -13,6 +13,8 @@ use serde::Serialize;
 struct Report<'a> {
     n: u32,
     arbiter: &'static str,
+    /// Grouped units (`--groups`).
+    grouped: bool,
     board: &'a str,
     part: &'a str,
     flow: &'static str,
@@ -45,6 +47,9 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
     );
+    if a.groups {
+        super::check_groups(n)?;
+    }
     let b = Board::load(&a.board)?;
     anyhow::ensure!(
         b.family == Family::Ecp5,
@@ -60,6 +65,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         device: &device,
         n,
         arbiter,
+        grouped: a.groups,
         target_mhz,
         arrays: &a.solvers,
         seeds: a.seeds,
@@ -72,6 +78,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         let r = Report {
             n,
             arbiter: arbiter.name(),
+            grouped: a.groups,
             board: &b.name,
             part: &b.part,
             flow: "yosys synth_ecp5, nextpnr-ecp5 (routed)",
@@ -86,7 +93,8 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "N = {n}, {} arbiter, routed on {} ({} {}) with yosys synth_ecp5 and nextpnr-ecp5, asked for {target_mhz} MHz",
+        "N = {n}, {}{} arbiter, routed on {} ({} {}) with yosys synth_ecp5 and nextpnr-ecp5, asked for {target_mhz} MHz",
+        if a.groups { "grouped units, " } else { "" },
         arbiter.name(),
         b.part,
         device.flag,

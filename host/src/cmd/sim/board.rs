@@ -30,7 +30,8 @@ pub struct BoardArgs {
     /// Answer when hardware at this clock would, e.g. 250MHz (default: as fast as possible).
     #[arg(long, value_parser = parse_hz)]
     clock: Option<f64>,
-    /// Faults to inject: corrupt=P,drop=P,dup=P,reset=SECONDS.
+    /// Faults to inject: corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS (with --groups also
+    /// misplace=P: a place code of no south side).
     #[arg(long, default_value = "")]
     faults: queens_sim::board::Faults,
     /// Seed of the fault injector.
