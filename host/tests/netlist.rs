@@ -6,6 +6,7 @@
 use crate::common;
 
 use queens_core::{BoardSize, Enumerator};
+use std::path::Path;
 
 fn check_json(args: &[&str]) -> serde_json::Value {
     let out = common::queens()
@@ -35,9 +36,10 @@ fn the_routed_ulx3s_netlist_counts_n10_exactly_and_a_flipped_lut_is_named() {
     let v = check_json(&["sim", "check", "10", "--engine", "netlist", "--board", "ulx3s"]);
     assert_exact(&v, 10, 724);
     assert_eq!(v["engine"], "netlist (ECP5, placed and routed)");
+    let path = v["netlist"].as_str().expect("the netlist's path").to_string();
+    a_bitstream_with_timing_met(Path::new(&path).parent().expect("its build directory"));
 
     // The same netlist with one LUT of unit 0's solution count inverted.
-    let path = v["netlist"].as_str().expect("the netlist's path").to_string();
     let netlist = std::fs::read_to_string(&path).unwrap();
     let (broken, lut) = flip_count_lut(&netlist).expect("a LUT that feeds unit 0's count");
     let dir = tempfile::tempdir().unwrap();
@@ -56,6 +58,76 @@ fn the_routed_ulx3s_netlist_counts_n10_exactly_and_a_flipped_lut_is_named() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("MISMATCH subproblem #"), "LUT {lut}: {text}");
+}
+
+/// The routed netlist's build is the board's project run by its own `build.sh`, from
+/// scratch on a fresh machine: timing met at the clock it asked, every carry chain whole,
+/// and an LFE5U-85F bitstream.
+fn a_bitstream_with_timing_met(dir: &Path) {
+    let read =
+        |f: &str| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f} in {}: {e}", dir.display()));
+    // nextpnr stops build.sh when timing fails; its report says so too.
+    let report: serde_json::Value = serde_json::from_slice(&read("out/report.json")).unwrap();
+    let fmax = report["fmax"].as_object().expect("clocks in the report");
+    assert!(!fmax.is_empty());
+    for (clock, f) in fmax {
+        let (achieved, asked) = (f["achieved"].as_f64().unwrap(), f["constraint"].as_f64().unwrap());
+        assert!(
+            achieved >= asked,
+            "{clock}: {achieved} MHz routed, {asked} MHz asked"
+        );
+    }
+    // Every carry chain is whole: no carry between two cells feeds the fabric (nextpnr would
+    // break the chain to bring it out, a hop on every path through it).
+    let top = queens_hdl::board::toolchain::TOP;
+    let net: serde_json::Value = serde_json::from_slice(&read(&format!("out/{top}.json"))).unwrap();
+    let (cells, broken) = carries_into_fabric(&net);
+    assert!(
+        cells > 0 && broken.is_empty(),
+        "of {cells} CCU2C cells: {broken:?}"
+    );
+    // An LFE5U-85F bitstream, compressed: hundreds of kilobytes, starting with the preamble.
+    let bit = read("queens.bit");
+    assert!(bit.len() > 100_000, "queens.bit is {} bytes", bit.len());
+    assert!(
+        bit.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]),
+        "no ECP5 preamble in queens.bit"
+    );
+}
+
+/// In a yosys netlist: how many CCU2C cells there are, and those whose carry out feeds both
+/// the next cell's carry in and the fabric (a chain's last carry out, a comparison's result,
+/// may feed the fabric: nextpnr ends the chain there with a cell of its own).
+fn carries_into_fabric(net: &serde_json::Value) -> (usize, Vec<String>) {
+    let mut cells = 0;
+    let mut broken = vec![];
+    for (module, m) in net["modules"].as_object().unwrap() {
+        let all = m["cells"].as_object().unwrap();
+        // Each net bit's loads: (cell type, port).
+        let mut loads: std::collections::HashMap<u64, Vec<(&str, &str)>> = Default::default();
+        for c in all.values() {
+            for (port, bits) in c["connections"].as_object().unwrap() {
+                if c["port_directions"][port] == "input" {
+                    for b in bits.as_array().unwrap().iter().filter_map(|b| b.as_u64()) {
+                        loads
+                            .entry(b)
+                            .or_default()
+                            .push((c["type"].as_str().unwrap(), port));
+                    }
+                }
+            }
+        }
+        for (name, c) in all.iter().filter(|(_, c)| c["type"] == "CCU2C") {
+            cells += 1;
+            let cout = c["connections"]["COUT"][0].as_u64();
+            let out = cout.and_then(|b| loads.get(&b)).map_or(&[][..], |l| &l[..]);
+            let next = out.contains(&("CCU2C", "CIN"));
+            if next && out.iter().any(|&l| l != ("CCU2C", "CIN")) {
+                broken.push(format!("{module}: {name} -> {out:?}"));
+            }
+        }
+    }
+    (cells, broken)
 }
 
 #[test]
