@@ -48,6 +48,18 @@ fn sim_check_groups_counts_each_pre_placement_and_shares_the_walks() {
         today["cycles"].as_u64().unwrap(),
     );
     assert!(g < t, "grouped {g} cycles against today's {t}");
+    // The benchmark's grouped column: over all of N = 12, the mean share times the
+    // pre-placements is every walk's cycles, as the model counted them.
+    let bench = json(&["sim", "cycles", "--n", "12", "--groups", "--json"]);
+    assert_eq!(bench["grouped"], true);
+    let set = &bench["sets"][0];
+    assert_eq!(
+        (set["n"].as_u64(), set["subproblems"].as_u64()),
+        (Some(12), Some(51_484))
+    );
+    let sum = set["mean"]["ours"].as_f64().unwrap() * 51_484.0;
+    assert!((sum - g as f64).abs() < 1e-9 * g as f64, "{set}: {g}");
+    assert!(set["vs_tud"]["value"].as_f64().unwrap() < 1.0, "{set}");
 }
 
 #[test]

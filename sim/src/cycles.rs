@@ -3,12 +3,16 @@
 //! ([`crate::tud`]) and against our unit walking the columns left to right (what every
 //! subproblem cost before the front end chose an orientation).
 //!
+//! With grouped units (issue 50) "ours" is the grouped unit: each pre-placement's share of its
+//! group's walk ([`Walks::grouped_exact`], [`Walks::grouped_probed`]).
+//!
 //! Small sets are run exactly; the sets that matter (spread over the whole canonical order of
 //! the N that boards are built for) are too large for that at N = 27 and 28 and are measured
 //! by Knuth's probes ([`crate::probe`]), each ratio with its 95% interval ([`Ratio`]).
 
 use crate::ratio::Ratio;
 use crate::sample::{rng_for, Sampler, Walks};
+use queens_core::board::PairTable;
 use queens_core::enumerate::canonical;
 use queens_core::{BoardSize, Subproblem};
 use rayon::prelude::*;
@@ -70,6 +74,8 @@ pub fn sets() -> Vec<SetSpec> {
 pub struct CycleSet {
     pub n: u32,
     pub set: Pick,
+    /// Ours is the grouped unit (each pre-placement its share of its group's walk).
+    pub grouped: bool,
     pub subproblems: usize,
     /// Canonical subproblems of N.
     pub of: u64,
@@ -108,17 +114,22 @@ impl SetSpec {
         }
     }
 
-    /// Measures the set on the rayon pool; `done` counts subproblems measured.
-    pub fn measure(&self, seed: u64, done: &AtomicU64) -> CycleSet {
+    /// Measures the set on the rayon pool, our unit a grouped one if `grouped`; `done` counts
+    /// subproblems measured.
+    pub fn measure(&self, seed: u64, grouped: bool, done: &AtomicU64) -> CycleSet {
         let start = Instant::now();
         let (subs, of) = self.subproblems();
+        let table = PairTable::new(BoardSize::new(self.n).expect("a set's N is a board size"));
         let walks: Vec<Walks> = subs
             .par_iter()
             .enumerate()
             .map(|(i, sp)| {
-                let w = match self.how {
-                    How::Exact => Walks::exact(&sp.pre),
-                    How::Probes(p) => Walks::probed(&sp.pre, p, &mut rng_for(seed, i)),
+                let (pre, rng) = (&sp.pre, &mut rng_for(seed, i));
+                let w = match (self.how, grouped) {
+                    (How::Exact, false) => Walks::exact(pre),
+                    (How::Probes(p), false) => Walks::probed(pre, p, rng),
+                    (How::Exact, true) => Walks::grouped_exact(pre, &table),
+                    (How::Probes(p), true) => Walks::grouped_probed(pre, &table, p, rng),
                 };
                 done.fetch_add(1, Ordering::Relaxed);
                 w
@@ -134,6 +145,7 @@ impl SetSpec {
         CycleSet {
             n: self.n,
             set: self.pick,
+            grouped,
             subproblems: walks.len(),
             of,
             method: match self.how {

@@ -13,6 +13,11 @@ pub struct CyclesArgs {
     /// Seed of the random probes (N = 27 and 28).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Ours is the grouped unit (issue 50): each pre-placement costs its share of its
+    /// group's walk (one walk counts every pre-placement that shares a west, north and east
+    /// side).
+    #[arg(long)]
+    groups: bool,
     #[arg(long, value_parser = crate::cmd::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
@@ -43,10 +48,10 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
             &what,
             &done,
             || len,
-            || pool.install(|| spec.measure(a.seed, &done)),
+            || pool.install(|| spec.measure(a.seed, a.groups, &done)),
         );
         if !a.json {
-            print_row(&m, measured.is_empty());
+            print_row(&m, measured.is_empty(), a.groups);
         }
         measured.push(m);
     }
@@ -54,6 +59,7 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
         #[derive(Serialize)]
         struct Json<'a> {
             seed: u64,
+            grouped: bool,
             /// What each ratio's low..high is.
             interval: &'static str,
             sets: &'a [CycleSet],
@@ -62,6 +68,7 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
                         none for a set that is not a spread sample";
         let j = Json {
             seed: a.seed,
+            grouped: a.groups,
             interval,
             sets: &measured,
         };
@@ -88,9 +95,13 @@ fn mean(c: f64) -> String {
     }
 }
 
-fn print_row(m: &CycleSet, first: bool) {
+fn print_row(m: &CycleSet, first: bool, groups: bool) {
     if first {
-        println!("mean unit cycles per subproblem: ours as the array runs it, Queens@TUD's unit, ours left to right");
+        if groups {
+            println!("mean unit cycles per subproblem: ours a grouped unit (each pre-placement its share of its group's walk), Queens@TUD's unit, today's unit left to right");
+        } else {
+            println!("mean unit cycles per subproblem: ours as the array runs it, Queens@TUD's unit, ours left to right");
+        }
         println!(
             "{:>2}  {:<13} {:>11} {:>15}  {:<10} {:>11} {:>11}  {:<22} {}",
             "N",
