@@ -10,7 +10,6 @@ use crate::grouped::run_south_group;
 use crate::model::UnitRun;
 use queens_core::board::PairTable;
 use queens_core::group::{self, GroupRecord};
-use queens_core::south::SouthWalk;
 use queens_core::{BoardSize, Preplacement, Subproblem};
 use std::collections::HashMap;
 
@@ -87,20 +86,15 @@ fn member_runs(
         }
         let walked =
             walked.ok_or_else(|| format!("{}: the group of {first}: no end record", engine.name()))?;
-        let walk = SouthWalk::new(first);
-        let shares = group::cycle_shares(walked.cycles, end - start);
-        for (i, share) in (start..end).zip(shares) {
-            let solutions = walked
-                .souths
-                .iter()
-                .filter(|(code, _)| walk.south(*code, &table) == Some(sides[i][3]))
-                .map(|c| c.1)
-                .sum();
-            out.push(UnitRun {
-                solutions,
-                cycles: share,
-            });
-        }
+        // The members present (a sample may hold part of a group) share the walk, as a
+        // host that was given only those members shares it.
+        let results = group::member_results(&table, &subs[start..end], &walked).map_err(|code| {
+            format!(
+                "{}: the group of {first}: a record of place code {code}, which names no south side of the group",
+                engine.name()
+            )
+        })?;
+        out.extend((results.into_iter()).map(|(solutions, cycles)| UnitRun { solutions, cycles }));
     }
     Ok(out)
 }
