@@ -332,32 +332,44 @@ impl Answer {
     }
 }
 
+/// What a whole answer says of its group's members ([`member_results`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberResults {
+    /// Each member's completions and its share of the walk's cycles, in the members' order.
+    pub each: Vec<(u64, u64)>,
+    /// The first place code of a record that names no south side of the group, if any: such
+    /// an answer is wrong whatever its counts (`each` leaves those records out).
+    pub unknown_place: Option<u32>,
+}
+
 /// What a whole answer says of each of `members` (a group's, in canonical order, all walked
 /// by one walk): its completions (the south records that name its south side; the sides of
 /// rings that are not canonical are walked and counted too, and left out here) and its share
-/// of the walk's cycles ([`cycle_shares`]). `Err(code)`: a record's place code names no
-/// south side of the group.
-pub fn member_results(
-    table: &PairTable,
-    members: &[Subproblem],
-    walked: &Walked,
-) -> Result<Vec<(u64, u64)>, u32> {
-    let Some(first) = members.first() else {
-        return Ok(Vec::new());
-    };
-    let walk = crate::south::SouthWalk::new(&first.pre);
-    let souths: Vec<u32> = members.iter().map(|m| m.pre.side_indices(table)[3]).collect();
+/// of the walk's cycles ([`cycle_shares`]).
+pub fn member_results(table: &PairTable, members: &[Subproblem], walked: &Walked) -> MemberResults {
     let mut counts = vec![0u64; members.len()];
-    for &(code, c) in &walked.souths {
-        let s = walk.south(code, table).ok_or(code)?;
-        if let Some(i) = souths.iter().position(|&m| m == s) {
-            counts[i] += c;
+    let mut unknown_place = None;
+    if let Some(first) = members.first() {
+        let walk = crate::south::SouthWalk::new(&first.pre);
+        let souths: Vec<u32> = members.iter().map(|m| m.pre.side_indices(table)[3]).collect();
+        for &(code, c) in &walked.souths {
+            match walk.south(code, table) {
+                Some(s) => {
+                    if let Some(i) = souths.iter().position(|&m| m == s) {
+                        counts[i] += c;
+                    }
+                }
+                None => {
+                    unknown_place.get_or_insert(code);
+                }
+            }
         }
     }
-    Ok(counts
+    let each = counts
         .into_iter()
         .zip(cycle_shares(walked.cycles, members.len()))
-        .collect())
+        .collect();
+    MemberResults { each, unknown_place }
 }
 
 /// Each of `members` entries' share of a walk of `cycles`: equal shares, the first

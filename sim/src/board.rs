@@ -372,7 +372,8 @@ impl Board {
                 let lie = self.injector.lies();
                 let misplace = self.injector.misplaces();
                 for (i, mut rec) in r.records.into_iter().enumerate() {
-                    if let (0, group::Body::South { south, count, .. }) = (i, rec.body) {
+                    if let (true, 0, group::Body::South { south, count, .. }) = (lie || misplace, i, rec.body)
+                    {
                         let south = if misplace {
                             SouthWalk::place_code(Some(0), Some(0))
                         } else {

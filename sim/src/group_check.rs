@@ -88,13 +88,14 @@ fn member_runs(
             walked.ok_or_else(|| format!("{}: the group of {first}: no end record", engine.name()))?;
         // The members present (a sample may hold part of a group) share the walk, as a
         // host that was given only those members shares it.
-        let results = group::member_results(&table, &subs[start..end], &walked).map_err(|code| {
-            format!(
+        let results = group::member_results(&table, &subs[start..end], &walked);
+        if let Some(code) = results.unknown_place {
+            return Err(format!(
                 "{}: the group of {first}: a record of place code {code}, which names no south side of the group",
                 engine.name()
-            )
-        })?;
-        out.extend((results.into_iter()).map(|(solutions, cycles)| UnitRun { solutions, cycles }));
+            ));
+        }
+        out.extend((results.each.into_iter()).map(|(solutions, cycles)| UnitRun { solutions, cycles }));
     }
     Ok(out)
 }

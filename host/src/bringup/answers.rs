@@ -10,7 +10,6 @@ use crate::link::framing::{Framing, Incompatible};
 use crate::validate;
 use queens_core::board::PairTable;
 use queens_core::group::{self, Body};
-use queens_core::south::SouthWalk;
 use queens_core::{frame, word, Blocking, BoardSize};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -378,28 +377,13 @@ impl<'a> KnownRun<'a> {
         // A record of a place code that names no south side of the group makes the whole
         // answer wrong (the host refuses it): each member is then taken as the answer's other
         // records read it, and counted wrong whatever its count.
-        let (results, unknown) = match group::member_results(&table, &members, &walked) {
-            Ok(results) => (results, None),
-            Err(code) => {
-                let walk = SouthWalk::new(&members[0].pre);
-                let named = group::Walked {
-                    souths: (walked.souths.iter())
-                        .filter(|(c, _)| walk.south(*c, &table).is_some())
-                        .copied()
-                        .collect(),
-                    cycles: walked.cycles,
-                };
-                let results = group::member_results(&table, &members, &named)
-                    .expect("every code left names a south side");
-                (results, Some(code))
-            }
-        };
+        let results = group::member_results(&table, &members, &walked);
         for i in self.requests[r].members.clone() {
             let rank = (members.iter())
                 .position(|m| *m == self.set[i].sub)
                 .expect("a member of its group");
-            let (count, share) = results[rank];
-            self.take(i, count, Some(share), unknown);
+            let (count, share) = results.each[rank];
+            self.take(i, count, Some(share), results.unknown_place);
         }
         true
     }

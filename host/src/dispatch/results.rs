@@ -143,14 +143,12 @@ impl<S: Store> Dispatcher<S> {
             self.resend_group(l, g);
             return Ok(());
         }
-        let results = match group::member_results(&self.table, &members, &walked) {
-            Ok(r) => r,
-            Err(code) => {
-                self.reject(l, Rejection::South { group: g, code });
-                self.resend_group(l, g);
-                return Ok(());
-            }
-        };
+        let results = group::member_results(&self.table, &members, &walked);
+        if let Some(code) = results.unknown_place {
+            self.reject(l, Rejection::South { group: g, code });
+            self.resend_group(l, g);
+            return Ok(());
+        }
         // The answer time, once for the whole request.
         let first = self.links[l].requests.get(&g).and_then(|m| m.first().copied());
         if let Some((on, sent, _)) = first.and_then(|w| self.jobs[&w].on) {
@@ -158,7 +156,7 @@ impl<S: Store> Dispatcher<S> {
                 self.answered(l, sent, now);
             }
         }
-        for (m, (count, share)) in members.iter().zip(results) {
+        for (m, (count, share)) in members.iter().zip(results.each) {
             let wire = word::encode_wire(&m.pre).expect("canonical pre-placements fit their word");
             let sent_here = self.jobs.get(&wire).is_some_and(|j| j.sent.has(l))
                 || self.recent.get(&wire).is_some_and(|c| c.sent.has(l));
