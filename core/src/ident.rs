@@ -8,7 +8,7 @@
 //! results skips it the same way.
 
 use crate::frame::{crc8, encode_xored, SENTINEL};
-use crate::{word, BoardSize};
+use crate::{word, BoardSize, UnitKind};
 
 /// XORed into the CRC of identification frames, request and answer.
 pub const IDENT_CRC_XOR: u8 = 0xA5;
@@ -23,6 +23,7 @@ pub const ANSWER_FRAME: usize = ANSWER_PAYLOAD + 2;
 
 /// What a board says it was built as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "Recorded")]
 pub struct Ident {
     pub n: u32,
     pub units: u32,
@@ -32,10 +33,40 @@ pub struct Ident {
     pub design_hash: u32,
     /// Results carry cycle counters.
     pub with_cycles: bool,
-    /// A board of grouped units (issue 50): it takes group requests only and answers with
-    /// group records (`crate::group`).
+    /// The units it is built of: what requests it takes and what it answers.
+    pub unit: UnitKind,
+}
+
+/// An identity as a design.json records it: since the unit kinds, `unit`; before, a flag
+/// `grouped` (absent before grouped units).
+#[derive(serde::Deserialize)]
+struct Recorded {
+    n: u32,
+    units: u32,
+    clock_hz: u64,
+    design_hash: u32,
+    with_cycles: bool,
+    unit: Option<UnitKind>,
     #[serde(default)]
-    pub grouped: bool,
+    grouped: bool,
+}
+
+impl From<Recorded> for Ident {
+    fn from(r: Recorded) -> Self {
+        let legacy = if r.grouped {
+            UnitKind::Grouped
+        } else {
+            UnitKind::Plain
+        };
+        Ident {
+            n: r.n,
+            units: r.units,
+            clock_hz: r.clock_hz,
+            design_hash: r.design_hash,
+            with_cycles: r.with_cycles,
+            unit: r.unit.unwrap_or(legacy),
+        }
+    }
 }
 
 /// Bits of the answer's flags byte.
@@ -75,7 +106,7 @@ impl Ident {
         p.extend_from_slice(&((self.clock_hz / 1000).min(u32::MAX as u64) as u32).to_be_bytes());
         p.extend_from_slice(&self.design_hash.to_be_bytes());
         let flag = |on: bool, bit: u8| if on { bit } else { 0 };
-        p.push(flag(self.with_cycles, FLAG_CYCLES) | flag(self.grouped, FLAG_GROUPED));
+        p.push(flag(self.with_cycles, FLAG_CYCLES) | flag(self.unit == UnitKind::Grouped, FLAG_GROUPED));
         p
     }
 
@@ -100,7 +131,11 @@ impl Ident {
             clock_hz: be(6..10) * 1000,
             design_hash: be(10..14) as u32,
             with_cycles: p[14] & FLAG_CYCLES != 0,
-            grouped: p[14] & FLAG_GROUPED != 0,
+            unit: if p[14] & FLAG_GROUPED != 0 {
+                UnitKind::Grouped
+            } else {
+                UnitKind::Plain
+            },
         })
     }
 
@@ -141,7 +176,7 @@ mod tests {
             clock_hz: 250_000_000,
             design_hash: 0xDEAD_BEEF,
             with_cycles: true,
-            grouped: false,
+            unit: UnitKind::Plain,
         };
         let mut stream = vec![1, 2, 3];
         stream.extend(id.encode());
@@ -154,10 +189,14 @@ mod tests {
         assert_eq!(Ident::find(&odd.encode()), Some(odd.on_wire()));
         assert_eq!(odd.on_wire().clock_hz, 284_444_000);
         // Each flag reads back on its own.
-        for (with_cycles, grouped) in [(false, true), (true, true), (false, false)] {
+        for (with_cycles, unit) in [
+            (false, UnitKind::Grouped),
+            (true, UnitKind::Grouped),
+            (false, UnitKind::Plain),
+        ] {
             let flagged = Ident {
                 with_cycles,
-                grouped,
+                unit,
                 ..id
             };
             assert_eq!(Ident::find(&flagged.encode()), Some(flagged));
@@ -177,6 +216,30 @@ mod tests {
     }
 
     #[test]
+    fn a_design_json_of_either_age_reads_back() {
+        let id = Ident {
+            n: 27,
+            units: 383,
+            clock_hz: 248_000_000,
+            design_hash: 7,
+            with_cycles: true,
+            unit: UnitKind::Grouped,
+        };
+        let now = serde_json::to_string(&id).unwrap();
+        assert!(now.contains(r#""unit":"grouped""#), "{now}");
+        assert_eq!(serde_json::from_str::<Ident>(&now).unwrap(), id);
+        let old =
+            r#"{"n":27,"units":383,"clock_hz":248000000,"design_hash":7,"with_cycles":true,"grouped":true}"#;
+        assert_eq!(serde_json::from_str::<Ident>(old).unwrap(), id);
+        let older = r#"{"n":27,"units":383,"clock_hz":248000000,"design_hash":7,"with_cycles":true}"#;
+        let plain = Ident {
+            unit: UnitKind::Plain,
+            ..id
+        };
+        assert_eq!(serde_json::from_str::<Ident>(older).unwrap(), plain);
+    }
+
+    #[test]
     fn a_deframer_with_ident_takes_an_answer_out_between_results_and_loses_none() {
         let id = Ident {
             n: 10,
@@ -184,7 +247,7 @@ mod tests {
             clock_hz: 62_500_000,
             design_hash: 0x0123_4567,
             with_cycles: true,
-            grouped: false,
+            unit: UnitKind::Plain,
         };
         for len in [8usize, 15, 16, 24] {
             let frame = |i: u8| crate::frame::encode(&vec![i; len]);

@@ -7,8 +7,8 @@
 //! board a solver starts from), [`search`] (the search of one pre-placement), [`sweep`] (the
 //! search of all pre-placements that differ only in their south side), [`south`] (the same
 //! group as one walk of a grouped unit), [`count`] (Q(N) over
-//! all of them) and [`plain`] (an
-//! independent whole-board counter for cross-checks).
+//! all of them), [`unit`] (the kinds of solver unit a board is built of) and [`plain`]
+//! (an independent whole-board counter for cross-checks).
 
 pub mod blocking;
 pub mod board;
@@ -26,6 +26,7 @@ pub mod result;
 pub mod search;
 pub mod south;
 pub mod sweep;
+pub mod unit;
 pub mod word;
 
 pub use blocking::{Blocking, Orientation};
@@ -36,3 +37,4 @@ pub use enumerate::{Census, Enumerator};
 pub use error::ModelError;
 pub use preplacement::{Preplacement, Subproblem, Symmetry};
 pub use result::ResultRecord;
+pub use unit::UnitKind;

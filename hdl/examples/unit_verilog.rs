@@ -4,5 +4,8 @@ fn main() {
         .nth(2)
         .and_then(|s| queens_hdl::ArbiterKind::parse(&s))
         .unwrap_or_default();
-    print!("{}", queens_hdl::emit::unit_verilog(m, kind, "queens_unit"));
+    print!(
+        "{}",
+        queens_hdl::emit::unit_verilog(queens_core::UnitKind::Plain, m, kind, "queens_unit")
+    );
 }

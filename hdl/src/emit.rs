@@ -2,26 +2,24 @@
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::stage::{COUNT_BITS, CYCLE_BITS};
+use queens_core::UnitKind;
 use rust_hdl::prelude::*;
 
-/// The Verilog of a bare unit for inner width m, its top module renamed to `name`.
-pub fn unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = crate::with_width!(m, |M, M1, D| {
-        let mut u = crate::solver::unit::Unit::<M, M1, D>::new(kind);
-        u.connect_all();
-        generate_verilog(&u)
-    });
-    rename_top(&v, name)
-}
-
-/// The Verilog of a unit that walks south groups with its tally (issue 50; not yet in a
-/// stage) for inner width m (N = 8 to 11, 27 or 28), its top module renamed to `name`.
-pub fn grouped_unit_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = crate::with_grouped_width!(m, |M, M1, D| {
-        let mut u = crate::solver::grouped::GroupedUnit::<M, M1, D>::new(kind);
-        u.connect_all();
-        generate_verilog(&u)
-    });
+/// The Verilog of a bare unit of kind `unit` for inner width m (the grouped unit with its
+/// tally, not yet in a stage), its top module renamed to `name`.
+pub fn unit_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, name: &str) -> String {
+    let v = match unit {
+        UnitKind::Plain => crate::with_width!(m, |M, M1, D| {
+            let mut u = crate::solver::unit::Unit::<M, M1, D>::new(kind);
+            u.connect_all();
+            generate_verilog(&u)
+        }),
+        UnitKind::Grouped => crate::with_grouped_width!(m, |M, M1, D| {
+            let mut u = crate::solver::grouped::GroupedUnit::<M, M1, D>::new(kind);
+            u.connect_all();
+            generate_verilog(&u)
+        }),
+    };
     rename_top(&v, name)
 }
 
@@ -45,24 +43,21 @@ pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String 
     rename_top(&v, name)
 }
 
-/// The Verilog of one solver stage (unit, result record, chain registers) for inner width m.
-pub fn stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = crate::with_width!(m, |M, M1, D| {
-        let mut st = crate::solver::stage::Stage::<M, M1, D>::new(kind);
-        st.connect_all();
-        generate_verilog(&st)
-    });
-    rename_top(&v, name)
-}
-
-/// The Verilog of one grouped stage (issue 50: grouped unit, tally, cycle count, chain
-/// registers) for inner width m (as [`grouped_unit_verilog`]).
-pub fn grouped_stage_verilog(m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = crate::with_grouped_width!(m, |M, M1, D| {
-        let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(kind);
-        st.connect_all();
-        generate_verilog(&st)
-    });
+/// The Verilog of one solver stage of kind `unit` (the unit, its record, its place on the
+/// chains) for inner width m.
+pub fn stage_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, name: &str) -> String {
+    let v = match unit {
+        UnitKind::Plain => crate::with_width!(m, |M, M1, D| {
+            let mut st = crate::solver::stage::Stage::<M, M1, D>::new(kind);
+            st.connect_all();
+            generate_verilog(&st)
+        }),
+        UnitKind::Grouped => crate::with_grouped_width!(m, |M, M1, D| {
+            let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(kind);
+            st.connect_all();
+            generate_verilog(&st)
+        }),
+    };
     rename_top(&v, name)
 }
 
@@ -122,34 +117,42 @@ pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
 /// (`<core>_chain`), as a yosys selection.
 pub const STAGE_MODULES: &str = "*_chain_stage";
 
-/// K solver stages in series: the stage module once, instantiated by a generate loop, so the
-/// Verilog does not grow with K. Ports as [`crate::solver::chain::Chain`]; stage i has id i.
-pub fn chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
-    let stage = format!("{name}_stage");
-    let up = [
-        ("m13", 4),
-        ("m15", 4),
-        ("count", COUNT_BITS),
-        ("cycles", CYCLE_BITS),
-    ];
-    stages_verilog(stage_verilog(m, kind, &stage), &stage, m, k, name, &up, None)
+/// The fields of the upstream slot that stages of kind `unit` fill (name, bits), beside its
+/// valid bit and id: a result record, or a group record's south field and body.
+fn slot_fields(unit: UnitKind) -> Vec<(&'static str, usize)> {
+    use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
+    match unit {
+        UnitKind::Plain => vec![
+            ("m13", 4),
+            ("m15", 4),
+            ("count", COUNT_BITS),
+            ("cycles", CYCLE_BITS),
+        ],
+        UnitKind::Grouped => vec![("south", SOUTH_BITS), ("body", BODY_BITS)],
+    }
 }
 
-/// K grouped stages in series (issue 50), as [`chain_verilog`]: ports as
-/// [`crate::solver::chain::GroupedChain`], a hold slot into stage 0 when `hold` is high.
-pub fn grouped_chain_verilog(m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
-    use crate::solver::grouped_stage::{BODY_BITS, HOLD, SOUTH_BITS};
+/// The south field of the hold slot that the front end of `unit` stages can send into the
+/// chain (grouped stages: their records can fill the front end's queue).
+fn hold_code(unit: UnitKind) -> Option<String> {
+    use crate::solver::grouped_stage::{HOLD, SOUTH_BITS};
+    (unit == UnitKind::Grouped).then(|| format!("{SOUTH_BITS}'d{HOLD}"))
+}
+
+/// K solver stages of kind `unit` in series: the stage module once, instantiated by a
+/// generate loop, so the Verilog does not grow with K. Ports as
+/// [`crate::solver::chain::Chain`] (or `GroupedChain`, with a hold slot into stage 0 when
+/// `hold` is high); stage i has id i.
+pub fn chain_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
     let stage = format!("{name}_stage");
-    let up = [("south", SOUTH_BITS), ("body", BODY_BITS)];
-    let hold = format!("{SOUTH_BITS}'d{HOLD}");
     stages_verilog(
-        grouped_stage_verilog(m, kind, &stage),
+        stage_verilog(unit, m, kind, &stage),
         &stage,
         m,
         k,
         name,
-        &up,
-        Some(&hold),
+        &slot_fields(unit),
+        hold_code(unit).as_deref(),
     )
 }
 
@@ -243,6 +246,13 @@ pub enum EmitError {
     Size(usize),
     #[error("{0} solver units: an array holds 1 to 1024")]
     Units(usize),
+    #[error(
+        "{unit} units at N = {n}: their circuits are built for N = {built} (plain units' for every N)",
+        built = crate::width::built_sizes(*unit)
+    )]
+    NotBuilt { unit: UnitKind, n: usize },
+    #[error("{0} units leave out no cycle counter: a group's end record always carries its walk's cycles")]
+    Cycles(UnitKind),
 }
 
 /// What a core is built for.
@@ -252,12 +262,11 @@ pub struct CoreConfig {
     pub n: usize,
     /// Solver units.
     pub units: usize,
+    /// The units it is built of, and so the requests it takes and what it answers.
+    pub unit: UnitKind,
     pub arbiter: ArbiterKind,
     /// Results carry the 48-bit cycle counter (the protocol's optional frame variant).
     pub with_cycles: bool,
-    /// Grouped stages (issue 50): group requests in, group records out
-    /// ([`CoreConfig::grouped`]).
-    pub grouped: bool,
     /// The board build the core is part of, if any ([`CoreConfig::built`]).
     pub build: Option<Build>,
 }
@@ -272,28 +281,35 @@ pub struct Build {
 }
 
 impl CoreConfig {
-    pub fn new(n: usize, units: usize, arbiter: ArbiterKind, with_cycles: bool) -> Result<Self, EmitError> {
-        if !(6..=32).contains(&n) {
+    /// A core of `units` units of kind `unit` for board size `n`: refused where no circuit of
+    /// that kind is built for `n`, or where the kind cannot leave out the cycle counter.
+    pub fn new(
+        n: usize,
+        units: usize,
+        unit: UnitKind,
+        arbiter: ArbiterKind,
+        with_cycles: bool,
+    ) -> Result<Self, EmitError> {
+        if queens_core::BoardSize::new(n as u32).is_err() {
             return Err(EmitError::Size(n));
         }
         if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {
             return Err(EmitError::Units(units));
         }
+        if !crate::width::built(unit, n) {
+            return Err(EmitError::NotBuilt { unit, n });
+        }
+        if !with_cycles && !unit.cycles_optional() {
+            return Err(EmitError::Cycles(unit));
+        }
         Ok(Self {
             n,
             units,
+            unit,
             arbiter,
             with_cycles,
-            grouped: false,
             build: None,
         })
-    }
-
-    /// The core of grouped stages (issue 50) instead: N = 8 to 11, 27 or 28 (the widths
-    /// `with_grouped_width!` builds).
-    pub fn grouped(mut self) -> Self {
-        self.grouped = true;
-        self
     }
 
     /// The core as part of a board build: `board` names the board-level choices (board,
@@ -316,7 +332,7 @@ impl CoreConfig {
             self.arbiter.name(),
             self.with_cycles
         );
-        if self.grouped {
+        if self.unit == UnitKind::Grouped {
             what += " grouped";
         }
         if let Some(b) = self.build {
@@ -328,80 +344,60 @@ impl CoreConfig {
             clock_hz: self.build.map_or(0, |b| b.clock_hz),
             design_hash: queens_core::ident::design_hash(&what),
             with_cycles: self.with_cycles,
-            grouped: self.grouped,
+            unit: self.unit,
         }
         .on_wire()
     }
 }
 
-/// The front end (frame parser, dispatch, collection, framer) for a core (of grouped stages
-/// for a [`CoreConfig::grouped`]).
+/// The front end (frame parser, dispatch, collection, framer) for a core.
 pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
-    if cfg.grouped {
-        return grouped_front_verilog(cfg, name);
-    }
-    let v = crate::with_board_widths!(cfg.n, |M, M1, D, W| {
-        let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
-        f.connect_all();
-        generate_verilog(&f)
-    });
-    rename_top(&v, name)
-}
-
-/// The front end of a core of grouped stages (issue 50) for `cfg`: group requests in, group
-/// records out.
-fn grouped_front_verilog(cfg: &CoreConfig, name: &str) -> String {
-    let v = crate::with_grouped_width!(cfg.n - 4, |M, M1, D| {
-        const W: usize = crate::width::wire_word_width(M);
-        let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(cfg.units);
-        let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(cfg.units, &cfg.ident(), room);
-        f.connect_all();
-        generate_verilog(&f)
-    });
+    let v = match cfg.unit {
+        UnitKind::Plain => crate::with_board_widths!(cfg.n, |M, M1, D, W| {
+            let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
+            f.connect_all();
+            generate_verilog(&f)
+        }),
+        UnitKind::Grouped => crate::with_grouped_width!(cfg.n - 4, |M, M1, D| {
+            const W: usize = crate::width::wire_word_width(M);
+            let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(cfg.units);
+            let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(cfg.units, &cfg.ident(), room);
+            f.connect_all();
+            generate_verilog(&f)
+        }),
+    };
     rename_top(&v, name)
 }
 
 /// The board-independent core: byte streams in and out, the front end and `cfg.units` solver
 /// stages. Ports: clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx_ready,
 /// idle (a byte moves when valid and ready are both high at a rising edge; a UART ignores
-/// rx_ready; tx_last marks the last byte of a frame).
+/// rx_ready; tx_last marks the last byte of a frame). A core of grouped units takes group
+/// requests and answers group records (`queens_core::group`).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
-    if cfg.grouped {
-        return grouped_core_verilog(cfg, name);
-    }
-    let up = [
-        ("m13", 4),
-        ("m15", 4),
-        ("count", COUNT_BITS),
-        ("cycles", CYCLE_BITS),
-    ];
     let mut v = front_verilog(cfg, &format!("{name}_front"));
-    v += &chain_verilog(cfg.n - 4, cfg.arbiter, cfg.units, &format!("{name}_chain"));
-    v + &core_module(cfg, name, &up, false)
+    v += &chain_verilog(
+        cfg.unit,
+        cfg.n - 4,
+        cfg.arbiter,
+        cfg.units,
+        &format!("{name}_chain"),
+    );
+    v + &core_module(cfg, name)
 }
 
-/// The core of grouped stages (issue 50), ports as [`core_verilog`]'s: group requests in,
-/// group records out (`queens_core::group`). What [`core_verilog`] writes for a
-/// [`CoreConfig::grouped`].
-fn grouped_core_verilog(cfg: &CoreConfig, name: &str) -> String {
-    use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
-    let up = [("south", SOUTH_BITS), ("body", BODY_BITS)];
-    let mut v = grouped_front_verilog(cfg, &format!("{name}_front"));
-    v += &grouped_chain_verilog(cfg.n - 4, cfg.arbiter, cfg.units, &format!("{name}_chain"));
-    v + &core_module(cfg, name, &up, true)
-}
-
-/// The core module joining `<name>_front` and `<name>_chain`: the slot fields `up` (name,
-/// bits), and the hold from the front end into the chain if `hold`.
-fn core_module(cfg: &CoreConfig, name: &str, up: &[(&str, usize)], hold: bool) -> String {
+/// The core module joining `<name>_front` and `<name>_chain`: the slot's fields, and the
+/// hold from the front end into the chain where the kind has one.
+fn core_module(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::solver::stage::ID_BITS;
+    let up = slot_fields(cfg.unit);
     let wires: String = up
         .iter()
         .map(|&(n, b)| format!("    wire [{}:0] up_{n};\n", b - 1))
         .collect();
     let conn: String = up.iter().map(|&(n, _)| format!(", .up_{n}(up_{n})")).collect();
-    let (hold_wire, hold_conn) = if hold {
+    let (hold_wire, hold_conn) = if hold_code(cfg.unit).is_some() {
         ("    wire hold;\n", ", .hold(hold)")
     } else {
         ("", "")

@@ -365,7 +365,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize, const K: u
     RtlCore<M, M1, D, W, K>
 {
     pub fn new(kind: ArbiterKind, with_cycles: bool) -> Self {
-        let ident = crate::emit::CoreConfig::new(M + 4, K, kind, with_cycles)
+        let ident = crate::emit::CoreConfig::new(M + 4, K, queens_core::UnitKind::Plain, kind, with_cycles)
             .expect("a core of a valid width")
             .ident();
         let mut uut = crate::sim_core::Core::new(kind, with_cycles, &ident);

@@ -3,6 +3,7 @@
 //! and whose every pin and clock agrees with the board file, and committed constraint files
 //! that are what `emit` writes.
 
+use queens_core::UnitKind;
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::top::{pcie_ports, ports};
 use queens_hdl::board::{Board, HostLink, Vendor, BUILTIN};
@@ -55,7 +56,7 @@ fn emit_link(name: &str, dir: &Path, link: HostLink) -> (Board, Vec<String>) {
     } else {
         ArbiterKind::Adder
     };
-    let core = CoreConfig::new(27, 8, arbiter, true).unwrap();
+    let core = CoreConfig::new(27, 8, UnitKind::Plain, arbiter, true).unwrap();
     let clock = b.clock_for(b.defaults.clock_hz).unwrap();
     let d = build_dir(
         &b,
@@ -127,7 +128,7 @@ fn pcie_tops_pass_yosys() {
     }
     // Boards without PCIe say so.
     let b = Board::load("ml605").unwrap();
-    let core = CoreConfig::new(27, 8, ArbiterKind::Carry4, true).unwrap();
+    let core = CoreConfig::new(27, 8, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
     let e = build_dir(
         &b,
         &BuildOptions {
@@ -428,7 +429,7 @@ fn a_board_name_that_is_a_path_is_refused() {
     // A board made in code with such a name gets no build directory.
     let mut b = Board::load("vc707").unwrap();
     b.name = "../../etc/x".into();
-    let core = CoreConfig::new(27, 8, ArbiterKind::Carry4, true).unwrap();
+    let core = CoreConfig::new(27, 8, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
     let e = build_dir(
         &b,
         &BuildOptions {

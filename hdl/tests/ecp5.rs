@@ -3,6 +3,7 @@
 //! built, with timing met, by the routed netlist's test in `host/tests/netlist.rs`). Needs yosys, nextpnr-ecp5, ecppack and ecppll (scripts/test.sh installs the pinned
 //! PyPI builds into a virtual environment and puts them on PATH).
 
+use queens_core::UnitKind;
 use queens_hdl::board::clock::{solve, Primitive};
 use queens_hdl::board::toolchain::trellis::{find_tool, synth_script, Device};
 use queens_hdl::board::Board;
@@ -262,7 +263,7 @@ fn every_stage_keeps_a_copy_of_the_advance_and_of_the_enables_per_register_group
     // the script keeps their modules whole (`advance::COPIES`, `enable::COPIES`).
     let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
     let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
-    let job = queens_hdl::pnr::jobs::stage(4, ArbiterKind::Adder, &device, 100.0);
+    let job = queens_hdl::pnr::jobs::stage(UnitKind::Plain, 4, ArbiterKind::Adder, &device, 100.0);
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in &job.sources {
         std::fs::write(dir.path().join(name), text).unwrap();

@@ -2,6 +2,7 @@
 //! and every arbiter form computes the same grants as the behavioural model (iverilog,
 //! exhaustively over a small column, the CARRY4 and CCU2C forms on models of their cells).
 
+use queens_core::UnitKind;
 use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CCU2C_SIM};
 use queens_hdl::report::synthesize;
 use queens_hdl::solver::arbiter::Entry;
@@ -38,7 +39,7 @@ fn yosys_check(verilog: &str, top: &str, tag: &str) {
 fn unit_verilog_passes_yosys_checks() {
     for kind in KINDS {
         for m in [4, 23] {
-            let v = unit_verilog(m, kind, "queens_unit");
+            let v = unit_verilog(UnitKind::Plain, m, kind, "queens_unit");
             yosys_check(&v, "queens_unit", &format!("unit_{m}_{}", kind.name()));
         }
     }
@@ -50,7 +51,7 @@ fn unit_verilog_passes_yosys_checks() {
 fn grouped_core_verilog_passes_yosys_checks() {
     use queens_hdl::emit::{core_verilog, CoreConfig};
     for (n, kind) in [(10, ArbiterKind::Ccu2c), (27, ArbiterKind::Carry4)] {
-        let cfg = CoreConfig::new(n, 3, kind, true).unwrap().grouped();
+        let cfg = CoreConfig::new(n, 3, UnitKind::Grouped, kind, true).unwrap();
         let v = core_verilog(&cfg, "queens_core");
         yosys_check(&v, "queens_core", &format!("grouped_core_{n}_{}", kind.name()));
     }
@@ -178,7 +179,7 @@ fn modules(v: &str) -> usize {
 fn design_of_8_and_360_units_for_n27_passes_yosys_with_the_same_modules() {
     use queens_hdl::emit::{core_verilog, uart_top_verilog, CoreConfig};
     let top = |k| {
-        let cfg = CoreConfig::new(27, k, ArbiterKind::Carry4, true).unwrap();
+        let cfg = CoreConfig::new(27, k, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
         core_verilog(&cfg, "queens_core") + &uart_top_verilog(217, "queens_top", "queens_core")
     };
     let (small, big) = (top(8), top(360));
@@ -206,7 +207,7 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     let (n, k) = (8u32, 3usize);
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
-    let dut = queens_hdl::emit::chain_verilog(m, kind, k, "chain");
+    let dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
     let mut tb = String::from(
         "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [9:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
          wire up_valid; wire [9:0] up_id; wire [3:0] up_m13, up_m15; wire [43:0] up_count; wire [47:0] up_cycles;\n\
@@ -320,7 +321,7 @@ fn orientation_stage_turns_like_software_in_iverilog() {
 fn the_unit_keeps_its_retreat_values_whole_only_with_the_ccu2c_form() {
     let (m, d) = (23, 45);
     for kind in KINDS {
-        let v = unit_verilog(m, kind, "queens_unit");
+        let v = unit_verilog(UnitKind::Plain, m, kind, "queens_unit");
         let rows = v
             .matches(&format!("(* keep *) wire [{}:0] w = a;", m - 1))
             .count();

@@ -40,7 +40,7 @@ fn tcp_board(size: BoardSize) -> String {
                     units: UNITS,
                     clock_hz: None,
                     with_cycles: true,
-                    grouped: false,
+                    unit: queens_core::UnitKind::Plain,
                     faults: Default::default(),
                     seed: 1,
                 });
@@ -70,7 +70,7 @@ fn bench(c: &mut Criterion) {
             size,
             units: UNITS,
             with_cycles: true,
-            grouped: false,
+            unit: queens_core::UnitKind::Plain,
             clock_hz: None,
             faults: Default::default(),
             seed: 1,

@@ -142,8 +142,8 @@ fn numeric_options_are_range_checked_and_named() {
             &["--solvers", "'0'"],
         ),
         (
-            &["sim", "check", "12", "--groups", "--engine", "verilator"],
-            &["--groups", "not 12"],
+            &["sim", "check", "12", "--unit", "grouped", "--engine", "verilator"],
+            &["--unit grouped", "not 12"],
         ),
     ];
     for (args, words) in cases {

@@ -279,26 +279,26 @@ fn a_healthy_board_passes_beside_busy_cores() {
 /// answer with a place code of no south side of its group is wrong for all its members.
 #[test]
 fn a_board_of_grouped_units_is_checked_in_group_frames() {
-    let b = board(&["--groups"]);
+    let b = board(&["--unit", "grouped"]);
     let (v, ok) = check(&b, 12);
     assert!(ok, "{v}");
-    assert_eq!(v["ident"]["grouped"], true);
+    assert_eq!(v["ident"]["unit"], "grouped");
     assert_eq!(v["units"], 4);
     clock_within(&v, 20e3, 0.05);
     assert_eq!(v["known_answered"], v["known_sent"]);
     assert_eq!(v["wrong_cycles"].as_array().map_or(0, Vec::len), 0, "{v}");
 
-    let b = board(&["--groups", "--claim-clock", "40kHz"]);
+    let b = board(&["--unit", "grouped", "--claim-clock", "40kHz"]);
     let (v, ok) = check(&b, 12);
     assert!(!ok, "{v}");
     assert!(failures(&v).contains("slower than built"), "{v}");
 
-    let b = board(&["--groups", "--faults", "lie=1"]);
+    let b = board(&["--unit", "grouped", "--faults", "lie=1"]);
     let (v, ok) = check(&b, 12);
     assert!(!ok, "{v}");
     assert!(failures(&v).contains("wrong counts (first: #"), "{v}");
 
-    let b = board(&["--groups", "--faults", "misplace=1"]);
+    let b = board(&["--unit", "grouped", "--faults", "misplace=1"]);
     let (v, ok) = check(&b, 12);
     assert!(!ok, "{v}");
     assert!(failures(&v).contains("wrong counts (first: #"), "{v}");

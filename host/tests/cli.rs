@@ -37,7 +37,7 @@ fn count_reports_total_and_classes() {
 /// cycles (each member's share of its group's walk) are fewer than today's unit's.
 #[test]
 fn sim_check_groups_counts_each_pre_placement_and_shares_the_walks() {
-    let grouped = json(&["sim", "check", "12", "--groups", "--json"]);
+    let grouped = json(&["sim", "check", "12", "--unit", "grouped", "--json"]);
     assert_eq!(grouped["engine"], "grouped model");
     assert_eq!(grouped["total"], 14_200);
     assert_eq!(grouped["subproblems"], 51_484);
@@ -50,8 +50,8 @@ fn sim_check_groups_counts_each_pre_placement_and_shares_the_walks() {
     assert!(g < t, "grouped {g} cycles against today's {t}");
     // The benchmark's grouped column: over all of N = 12, the mean share times the
     // pre-placements is every walk's cycles, as the model counted them.
-    let bench = json(&["sim", "cycles", "--n", "12", "--groups", "--json"]);
-    assert_eq!(bench["grouped"], true);
+    let bench = json(&["sim", "cycles", "--n", "12", "--unit", "grouped", "--json"]);
+    assert_eq!(bench["unit_kind"], "grouped");
     let set = &bench["sets"][0];
     assert_eq!(
         (set["n"].as_u64(), set["subproblems"].as_u64()),
@@ -477,7 +477,8 @@ fn report_pnr_gives_each_seed_and_the_median() {
     let out = report_pnr(&[
         SMALL_PNR,
         &[
-            "--groups",
+            "--unit",
+            "grouped",
             "--seeds",
             "3",
             // The whole device once: its seeds take the test's time.
@@ -495,7 +496,7 @@ fn report_pnr_gives_each_seed_and_the_median() {
         v["nextpnr_args"],
         serde_json::json!(["--placer-heap-timingweight", "10"])
     );
-    assert_eq!(v["grouped"], true);
+    assert_eq!(v["unit_kind"], "grouped");
     for d in [
         &v["unit"],
         &v["stage"],

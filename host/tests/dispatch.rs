@@ -40,7 +40,7 @@ fn says_units<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units:
         clock_hz: 1_000_000,
         design_hash: 0,
         with_cycles: true,
-        grouped: false,
+        unit: queens_core::UnitKind::Plain,
     };
     d.feed(l, &id.encode(), now).unwrap();
 }
@@ -571,7 +571,7 @@ fn says_grouped<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, unit
         clock_hz: 1_000_000,
         design_hash: 0,
         with_cycles: true,
-        grouped: true,
+        unit: queens_core::UnitKind::Grouped,
     };
     d.feed(l, &id.encode(), now).unwrap();
 }
@@ -630,7 +630,7 @@ fn a_grouped_board_gets_whole_groups_and_every_member_counts_once_whatever_the_f
     // has said, they go out again in group requests.
     assert!(!words(size, &d.fill(l, now).unwrap()).is_empty());
     says_grouped(&mut d, l, size, 4, now);
-    assert!(d.links()[l].grouped);
+    assert_eq!(d.links()[l].unit, queens_core::UnitKind::Grouped);
     assert_eq!(d.links()[l].in_flight, 0);
     let (mut k, mut requests) = (0u64, 0u64);
     while !d.finished() {

@@ -164,15 +164,17 @@ fn a_board_takes_our_fit_and_caches_it() {
     let cache = tempfile::tempdir().unwrap();
     let env = [("QUEENS_FIT_CACHE", cache.path().as_os_str())];
     let args = [
-        "sim", "estimate", "--board", "kc705", "--n", "8", "--groups", "--json",
+        "sim", "estimate", "--board", "kc705", "--n", "8", "--unit", "grouped", "--json",
     ];
     let first = json(&args, &env);
     let fit = json(
-        &["hdl", "fit", "--board", "kc705", "--n", "8", "--groups", "--json"],
+        &[
+            "hdl", "fit", "--board", "kc705", "--n", "8", "--unit", "grouped", "--json",
+        ],
         &[],
     );
-    assert_eq!(first["grouped"], true);
-    assert_eq!(fit["grouped"], true);
+    assert_eq!(first["unit_kind"], "grouped");
+    assert_eq!(fit["unit_kind"], "grouped");
     assert_eq!(fit["device_ram18"], 890);
     // All 179 pre-placements of N = 8, each its share: the mean is the groups' walks over
     // the pre-placements.

@@ -162,7 +162,7 @@ fn the_kc705_xc7_netlist_counts_n8_exactly() {
 #[test]
 fn the_routed_ulx3s_grouped_netlist_counts_n10_exactly() {
     let v = check_json(&[
-        "sim", "check", "10", "--groups", "--engine", "netlist", "--board", "ulx3s",
+        "sim", "check", "10", "--unit", "grouped", "--engine", "netlist", "--board", "ulx3s",
     ]);
     assert_exact(&v, 10, 724);
     assert_eq!(v["engine"], "netlist (ECP5, placed and routed)");
@@ -171,7 +171,7 @@ fn the_routed_ulx3s_grouped_netlist_counts_n10_exactly() {
 #[test]
 fn the_kc705_xc7_grouped_netlist_counts_n8_exactly() {
     let v = check_json(&[
-        "sim", "check", "8", "--groups", "--engine", "netlist", "--board", "kc705",
+        "sim", "check", "8", "--unit", "grouped", "--engine", "netlist", "--board", "kc705",
     ]);
     assert_exact(&v, 8, 92);
 }

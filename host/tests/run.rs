@@ -102,7 +102,7 @@ fn exact_over_xdma_style_character_devices() {
             units: 8,
             clock_hz: None,
             with_cycles: false,
-            grouped: false,
+            unit: queens_core::UnitKind::Plain,
             faults: Default::default(),
             seed: 1,
         });
@@ -475,7 +475,8 @@ fn grouped_and_plain_boards_share_a_campaign_whatever_the_grouped_one_loses() {
     let grouped = Board::tcp(
         12,
         &[
-            "--groups",
+            "--unit",
+            "grouped",
             "--solvers",
             "16",
             "--faults",
@@ -501,6 +502,11 @@ fn grouped_and_plain_boards_share_a_campaign_whatever_the_grouped_one_loses() {
         "{g}"
     );
     // The simulated board in this process, grouped.
-    let r = report(&run(12, &dir.path().join("q12s"), &[], &["--sim-groups"]));
+    let r = report(&run(
+        12,
+        &dir.path().join("q12s"),
+        &[],
+        &["--sim-unit", "grouped"],
+    ));
     assert_eq!(r["total"], 14_200, "{r}");
 }

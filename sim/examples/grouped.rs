@@ -1109,6 +1109,7 @@ synth_ecp5 -top {name} -json {name}.json' && for s in 1 2 3 4; do yowasp-nextpnr
 /// ECP5, N = `n`, placer seeds 1..=`seeds`, each netlist synthesized once: LUT4 sites, FF,
 /// block RAMs and the routed clock.
 fn price(n: u32, seeds: u64) {
+    use queens_core::UnitKind;
     use queens_hdl::board::toolchain::trellis::Device;
     use queens_hdl::pnr::jobs;
     let board = queens_hdl::board::Board::load("ulx3s").expect("the ULX3S board file");
@@ -1116,10 +1117,22 @@ fn price(n: u32, seeds: u64) {
     let kind = queens_hdl::ArbiterKind::Ccu2c;
     let m = n as usize - 4;
     for (what, job) in [
-        ("today's unit", jobs::unit(m, kind, &device, 125.0)),
-        ("grouped unit", jobs::grouped_unit(m, kind, &device, 125.0)),
-        ("today's stage", jobs::stage(m, kind, &device, 125.0)),
-        ("grouped stage", jobs::grouped_stage(m, kind, &device, 125.0)),
+        (
+            "today's unit",
+            jobs::unit(UnitKind::Plain, m, kind, &device, 125.0),
+        ),
+        (
+            "grouped unit",
+            jobs::unit(UnitKind::Grouped, m, kind, &device, 125.0),
+        ),
+        (
+            "today's stage",
+            jobs::stage(UnitKind::Plain, m, kind, &device, 125.0),
+        ),
+        (
+            "grouped stage",
+            jobs::stage(UnitKind::Grouped, m, kind, &device, 125.0),
+        ),
     ] {
         let net = queens_hdl::pnr::synthesize(&job, &|_| {}).expect("yosys synth_ecp5");
         for seed in 1..=seeds {

@@ -15,7 +15,7 @@ use queens_core::group::{self, GroupRecord};
 use queens_core::ident::{self, Ident};
 use queens_core::result::ResultRecord;
 use queens_core::south::SouthWalk;
-use queens_core::{word, BoardSize};
+use queens_core::{word, BoardSize, UnitKind};
 // Words the board queues beyond its running units: the core's word queue.
 use queens_hdl::front::holds;
 use std::collections::VecDeque;
@@ -104,8 +104,8 @@ pub struct BoardConfig {
     pub clock_hz: Option<f64>,
     /// Results carry the cycle counter.
     pub with_cycles: bool,
-    /// A board of grouped units: group requests in, group records out.
-    pub grouped: bool,
+    /// Its units: what requests it takes and what it answers.
+    pub unit: UnitKind,
     pub faults: Faults,
     /// Seed of the fault injector.
     pub seed: u64,
@@ -123,10 +123,14 @@ impl BoardConfig {
                 self.size.n(),
                 self.units,
                 self.with_cycles,
-                if self.grouped { " grouped" } else { "" }
+                if self.unit == UnitKind::Grouped {
+                    " grouped"
+                } else {
+                    ""
+                }
             )),
             with_cycles: self.with_cycles,
-            grouped: self.grouped,
+            unit: self.unit,
         }
         .on_wire()
     }
@@ -202,12 +206,7 @@ struct Running {
 
 /// The deframer of what a board of `cfg` takes: pre-placement frames, or group requests.
 fn request_deframer(cfg: &BoardConfig) -> Deframer {
-    let d = Deframer::new(word::wire_bytes(cfg.size));
-    if cfg.grouped {
-        d.with_xor(group::GROUP_CRC_XOR)
-    } else {
-        d
-    }
+    Deframer::new(word::wire_bytes(cfg.size)).with_xor(cfg.unit.crc_xor())
 }
 
 /// The board's state between bytes.
@@ -296,7 +295,7 @@ impl Board {
             let (wire, arrived) = self.queue.pop_front().expect("not empty");
             let mut records = Vec::new();
             // A word that is no pre-placement still runs in hardware; here it counts nothing.
-            let run = if self.cfg.grouped {
+            let run = if self.cfg.unit == UnitKind::Grouped {
                 let walked = group::some_member(self.cfg.size, wire).map(|p| run_south_group(&p));
                 records = match &walked {
                     Ok(w) => w.records(wire),
@@ -366,7 +365,7 @@ impl Board {
         let (done, still): (Vec<_>, Vec<_>) = self.running.drain(..).partition(|r| r.due <= now);
         self.running = still;
         for r in done {
-            if self.cfg.grouped {
+            if self.cfg.unit == UnitKind::Grouped {
                 // A lie is one south record's count one off, a misplace its place code one of
                 // no south side; each record is a frame of its own to the faults.
                 let lie = self.injector.lies();
@@ -448,11 +447,11 @@ pub fn serve_verilated<R: Read + Send + 'static, W: Write + ?Sized>(
 ) -> Result<BoardStats, crate::verilator::VerilatorError> {
     use std::sync::mpsc;
     let size = BoardSize::new(design.cfg.n as u32).expect("a built size is valid");
-    let (payload, xor) = if design.cfg.grouped {
-        (GroupRecord::payload_len(size), group::GROUP_CRC_XOR)
-    } else {
-        (ResultRecord::payload_len(size, design.cfg.with_cycles), 0)
-    };
+    let unit = design.cfg.unit;
+    let (payload, xor) = (
+        unit.answer_payload_len(size, design.cfg.with_cycles),
+        unit.crc_xor(),
+    );
     let host_rx = chunks(input);
     let mut injector = Injector::new(faults, seed);
     let mut stats = BoardStats::default();

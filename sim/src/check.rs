@@ -2,6 +2,7 @@
 
 use crate::model::{run_subproblem, UnitRun};
 use queens_core::enumerate::canonical;
+use queens_core::UnitKind;
 use queens_core::{completions, Blocking, BoardSize, Enumerator, Subproblem, Tally};
 use rayon::prelude::*;
 
@@ -292,8 +293,14 @@ impl Engine for VerilatorEngine {
 
     fn run(&self, size: BoardSize, subproblems: &[Subproblem]) -> Result<Vec<UnitRun>, String> {
         use crate::verilator::{Top, Verilated};
-        let cfg = queens_hdl::emit::CoreConfig::new(size.n() as usize, self.units, self.arbiter, true)
-            .map_err(|e| e.to_string())?;
+        let cfg = queens_hdl::emit::CoreConfig::new(
+            size.n() as usize,
+            self.units,
+            UnitKind::Plain,
+            self.arbiter,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
         let trace = self.vcd.is_some();
         let board = match &self.design {
             None => Verilated::build(cfg, Top::Core, trace),

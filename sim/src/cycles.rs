@@ -14,6 +14,7 @@ use crate::ratio::Ratio;
 use crate::sample::{rng_for, Sampler, Walks};
 use queens_core::board::PairTable;
 use queens_core::enumerate::canonical;
+use queens_core::UnitKind;
 use queens_core::{BoardSize, Subproblem};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -74,8 +75,8 @@ pub fn sets() -> Vec<SetSpec> {
 pub struct CycleSet {
     pub n: u32,
     pub set: Pick,
-    /// Ours is the grouped unit (each pre-placement its share of its group's walk).
-    pub grouped: bool,
+    /// Our unit's kind (a grouped unit's pre-placement costs its share of its group's walk).
+    pub unit: UnitKind,
     pub subproblems: usize,
     /// Canonical subproblems of N.
     pub of: u64,
@@ -114,9 +115,9 @@ impl SetSpec {
         }
     }
 
-    /// Measures the set on the rayon pool, our unit a grouped one if `grouped`; `done` counts
+    /// Measures the set on the rayon pool, our unit one of kind `unit`; `done` counts
     /// subproblems measured.
-    pub fn measure(&self, seed: u64, grouped: bool, done: &AtomicU64) -> CycleSet {
+    pub fn measure(&self, seed: u64, unit: UnitKind, done: &AtomicU64) -> CycleSet {
         let start = Instant::now();
         let (subs, of) = self.subproblems();
         let table = PairTable::new(BoardSize::new(self.n).expect("a set's N is a board size"));
@@ -125,11 +126,11 @@ impl SetSpec {
             .enumerate()
             .map(|(i, sp)| {
                 let (pre, rng) = (&sp.pre, &mut rng_for(seed, i));
-                let w = match (self.how, grouped) {
-                    (How::Exact, false) => Walks::exact(pre),
-                    (How::Probes(p), false) => Walks::probed(pre, p, rng),
-                    (How::Exact, true) => Walks::grouped_exact(pre, &table),
-                    (How::Probes(p), true) => Walks::grouped_probed(pre, &table, p, rng),
+                let w = match (self.how, unit) {
+                    (How::Exact, UnitKind::Plain) => Walks::exact(pre),
+                    (How::Probes(p), UnitKind::Plain) => Walks::probed(pre, p, rng),
+                    (How::Exact, UnitKind::Grouped) => Walks::grouped_exact(pre, &table),
+                    (How::Probes(p), UnitKind::Grouped) => Walks::grouped_probed(pre, &table, p, rng),
                 };
                 done.fetch_add(1, Ordering::Relaxed);
                 w
@@ -145,7 +146,7 @@ impl SetSpec {
         CycleSet {
             n: self.n,
             set: self.pick,
-            grouped,
+            unit,
             subproblems: walks.len(),
             of,
             method: match self.how {

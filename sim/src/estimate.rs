@@ -22,8 +22,7 @@ use crate::ratio::Ratio;
 use crate::sample::{rng_for, spread_index, Walks};
 use queens_core::board::PairTable;
 use queens_core::enumerate::Prefix;
-use queens_core::group::GroupRecord;
-use queens_core::result::ResultRecord;
+use queens_core::UnitKind;
 use queens_core::{frame, word, BoardSize, Enumerator, Subproblem};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -170,9 +169,9 @@ pub struct BoardSpeed {
     /// Link bytes per second in each direction (UART 8N1: baud / 10).
     pub link_bytes_per_s: f64,
     pub with_cycles: bool,
-    /// Grouped units (issue 50): a pre-placement's cycles are its share of its group's walk,
-    /// and its answer comes in the group's records (about one a pre-placement).
-    pub grouped: bool,
+    /// Its units (grouped ones: a pre-placement's cycles are its share of its group's walk,
+    /// and its answer comes in the group's records, about one a pre-placement).
+    pub unit: UnitKind,
 }
 
 /// Exact cycles of each subproblem on the three walks ([`Walks::exact`]; `done` counts
@@ -237,11 +236,7 @@ pub fn estimate(
     let seconds = |mean: f64| total as f64 * (mean + overhead) / (board.units as f64 * board.clock_hz);
     let compute = seconds(mean);
     // Both directions run at once; the longer frame bounds.
-    let out_payload = if board.grouped {
-        GroupRecord::payload_len(size)
-    } else {
-        ResultRecord::payload_len(size, board.with_cycles)
-    };
+    let out_payload = board.unit.answer_payload_len(size, board.with_cycles);
     let out_frame = frame::encode(&vec![0; out_payload]).len();
     let in_frame = word::wire_bytes(size) + 2;
     let link = total as f64 * out_frame.max(in_frame) as f64 / board.link_bytes_per_s;

@@ -10,6 +10,7 @@ use crate::grouped::run_south_group;
 use crate::model::UnitRun;
 use queens_core::board::PairTable;
 use queens_core::group::{self, GroupRecord};
+use queens_core::UnitKind;
 use queens_core::{BoardSize, Preplacement, Subproblem};
 use std::collections::HashMap;
 
@@ -254,9 +255,8 @@ fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
     arbiter: queens_hdl::ArbiterKind,
     input: &[u8],
 ) -> Result<Vec<u8>, String> {
-    let ident = queens_hdl::emit::CoreConfig::new(M + 4, RTL_UNITS, arbiter, true)
+    let ident = queens_hdl::emit::CoreConfig::new(M + 4, RTL_UNITS, UnitKind::Grouped, arbiter, true)
         .map_err(|e| e.to_string())?
-        .grouped()
         .ident();
     let mut core = queens_hdl::rtl::RtlGroupedCore::<M, M1, D, W, RTL_UNITS>::new(arbiter, &ident, None);
     let (mut input, mut out, mut quiet) = (input, Vec::new(), 0u64);
@@ -287,9 +287,14 @@ impl GroupEngine for VerilatorGroupCore {
     }
 
     fn run_groups(&self, size: BoardSize, members: &[Preplacement]) -> Result<Vec<Vec<GroupRecord>>, String> {
-        let cfg = queens_hdl::emit::CoreConfig::new(size.n() as usize, self.units, self.arbiter, true)
-            .map_err(|e| e.to_string())?
-            .grouped();
+        let cfg = queens_hdl::emit::CoreConfig::new(
+            size.n() as usize,
+            self.units,
+            UnitKind::Grouped,
+            self.arbiter,
+            true,
+        )
+        .map_err(|e| e.to_string())?;
         let board = crate::verilator::Verilated::build(cfg, crate::verilator::Top::Core, false)
             .map_err(|e| e.to_string())?;
         let quiet = std::time::Duration::from_secs(600);

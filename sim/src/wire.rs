@@ -218,7 +218,7 @@ mod tests {
             clock_hz: 0,
             design_hash: 7,
             with_cycles: true,
-            grouped: false,
+            unit: queens_core::UnitKind::Plain,
         }
     }
 

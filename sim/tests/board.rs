@@ -5,6 +5,7 @@ use queens_core::deframe::{Deframed, Deframer};
 use queens_core::enumerate::canonical;
 use queens_core::frame;
 use queens_core::result::ResultRecord;
+use queens_core::UnitKind;
 use queens_core::{word, BoardSize};
 use queens_sim::board::{Board, BoardConfig, Faults};
 use std::time::Instant;
@@ -15,7 +16,7 @@ fn config(n: u32, faults: &str) -> BoardConfig {
         units: 8,
         clock_hz: None,
         with_cycles: true,
-        grouped: false,
+        unit: UnitKind::Plain,
         faults: faults.parse().unwrap(),
         seed: 7,
     }
@@ -145,10 +146,10 @@ fn a_grouped_board_answers_each_group_with_its_records() {
     use queens_core::group::{self, Body, GroupRecord};
     let size = BoardSize::new(9).unwrap();
     let cfg = BoardConfig {
-        grouped: true,
+        unit: UnitKind::Grouped,
         ..config(9, "")
     };
-    assert!(cfg.ident().grouped);
+    assert_eq!(cfg.ident().unit, UnitKind::Grouped);
     let mut board = Board::new(cfg.clone());
     let members = queens_sim::grouped::south_groups(size);
     let plain = word::encode_wire(&members[0]).unwrap();
@@ -173,7 +174,7 @@ fn a_grouped_board_answers_each_group_with_its_records() {
     }
 
     let mut liar = Board::new(BoardConfig {
-        grouped: true,
+        unit: UnitKind::Grouped,
         ..config(9, "lie=1")
     });
     let busy = members

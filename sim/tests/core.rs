@@ -2,6 +2,7 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::BoardSize;
+use queens_core::UnitKind;
 use queens_sim::check::RtlCoreEngine;
 use queens_sim::{check, ModelEngine};
 
@@ -78,10 +79,10 @@ fn grouped_core_answers_as_the_model(room: Option<usize>) {
     use queens_core::group::{self, GroupRecord};
     let size = BoardSize::new(8).unwrap();
     let members = queens_sim::grouped::south_groups(size);
-    let ident = queens_hdl::emit::CoreConfig::new(8, 2, queens_hdl::ArbiterKind::Adder, true)
-        .unwrap()
-        .grouped()
-        .ident();
+    let ident =
+        queens_hdl::emit::CoreConfig::new(8, 2, UnitKind::Grouped, queens_hdl::ArbiterKind::Adder, true)
+            .unwrap()
+            .ident();
     let mut core =
         queens_hdl::rtl::RtlGroupedCore::<4, 5, 9, 24, 2>::new(queens_hdl::ArbiterKind::Adder, &ident, room);
     let mut input: std::collections::VecDeque<u8> =

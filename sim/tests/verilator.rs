@@ -3,6 +3,7 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::BoardSize;
+use queens_core::UnitKind;
 use queens_hdl::ArbiterKind;
 use queens_sim::check::VerilatorEngine;
 use queens_sim::{check, ModelEngine};
@@ -70,7 +71,7 @@ fn uart_top_answers_good_frames_and_drops_a_corrupted_one() {
         .chain(without.into_iter().take(10))
         .collect();
     for cycles_per_sample in [1, 3] {
-        let cfg = CoreConfig::new(9, 8, ArbiterKind::Adder, true).unwrap();
+        let cfg = CoreConfig::new(9, 8, UnitKind::Plain, ArbiterKind::Adder, true).unwrap();
         let board = Verilated::build(cfg, Top::Uart { cycles_per_sample }, false).unwrap();
         let mut input = vec![0x00, 0x13, 0x55]; // line noise
         let corrupted = 7;
@@ -118,7 +119,7 @@ fn stream_top_counts_n10_through_axi4_stream_beats() {
     use queens_sim::verilator::{Top, Verilated};
 
     let (size, subs) = all(10);
-    let cfg = CoreConfig::new(10, 8, ArbiterKind::Carry4, true).unwrap();
+    let cfg = CoreConfig::new(10, 8, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
     let board = Verilated::build(cfg, Top::Stream, false).unwrap();
     let mut input = Vec::new();
     for (_, sp) in &subs {
@@ -152,7 +153,7 @@ fn stream_top_counts_n10_through_axi4_stream_beats() {
 fn checker_catches_a_miswired_core() {
     use queens_hdl::emit::{core_verilog, CoreConfig};
     let (size, subs) = all(9);
-    let cfg = CoreConfig::new(9, 4, ArbiterKind::Adder, true).unwrap();
+    let cfg = CoreConfig::new(9, 4, UnitKind::Plain, ArbiterKind::Adder, true).unwrap();
     let good = core_verilog(&cfg, "queens_core");
     // The decoder places a ring queen's rising diagonal at y + M + 3 - (x + 4).
     let from = format!("localparam  m_plus_3 = 8'h{:x};", 5 + 3);

@@ -5,9 +5,10 @@
 //! utilisation report.
 
 use super::Board;
-use crate::emit::{front_verilog, grouped_stage_verilog, stage_verilog, CoreConfig, EmitError};
+use crate::emit::{front_verilog, stage_verilog, CoreConfig, EmitError};
 use crate::report::{synthesize, Cost, SynthError};
 use crate::ArbiterKind;
+use queens_core::UnitKind;
 use queens_core::{BoardSize, ModelError};
 use std::path::{Path, PathBuf};
 
@@ -81,29 +82,24 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     }
 }
 
-/// The Verilog of one stage and of the front end of a core of 1,024 units for `n` (grouped
-/// ones if `grouped`), as a fit measures them: modules `queens_stage` and `queens_front`.
-pub fn fit_verilog(n: u32, arbiter: ArbiterKind, grouped: bool) -> Result<(String, String), FitError> {
+/// The Verilog of one stage and of the front end of a core of 1,024 `unit` units for `n`, as
+/// a fit measures them: modules `queens_stage` and `queens_front`.
+pub fn fit_verilog(n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Result<(String, String), FitError> {
     let m = BoardSize::new(n)?.inner() as usize;
-    let mut cfg = CoreConfig::new(n as usize, 1024, arbiter, true)?;
-    let stage = if grouped {
-        cfg = cfg.grouped();
-        grouped_stage_verilog(m, arbiter, "queens_stage")
-    } else {
-        stage_verilog(m, arbiter, "queens_stage")
-    };
+    let cfg = CoreConfig::new(n as usize, 1024, unit, arbiter, true)?;
+    let stage = stage_verilog(unit, m, arbiter, "queens_stage");
     Ok((stage, front_verilog(&cfg, "queens_front")))
 }
 
-/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end (grouped
-/// ones if `grouped`), with those figures.
+/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end of `unit`
+/// units, with those figures.
 pub fn synthesized(
     b: &Board,
     n: u32,
+    unit: UnitKind,
     arbiter: ArbiterKind,
-    grouped: bool,
 ) -> Result<(Fit, Cost, Cost), FitError> {
-    let (stage, front) = fit_verilog(n, arbiter, grouped)?;
+    let (stage, front) = fit_verilog(n, unit, arbiter)?;
     let synth = |what, verilog: String, top| {
         synthesize(&verilog, top).map_err(|source| FitError::Synth { what, source })
     };
@@ -114,15 +110,15 @@ pub fn synthesized(
 
 /// Where the fit of a board is cached: `$QUEENS_FIT_CACHE` or `<tmp>/queens-fit`, named by a
 /// hash of everything the fit depends on here (the board file, N, the arbiter, and the
-/// Verilog of a stage and of the front end, grouped or not).
-pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind, grouped: bool) -> Option<PathBuf> {
+/// Verilog of a stage and of the front end of the unit's kind).
+pub fn cache_path(b: &Board, n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Option<PathBuf> {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (
         format!("{b:?}"),
         n,
         arbiter.name(),
-        fit_verilog(n, arbiter, grouped).ok()?,
+        fit_verilog(n, unit, arbiter).ok()?,
     )
         .hash(&mut h);
     let root = std::env::var_os("QUEENS_FIT_CACHE")
@@ -133,7 +129,10 @@ pub fn cache_path(b: &Board, n: u32, arbiter: ArbiterKind, grouped: bool) -> Opt
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let kind = if grouped { "-grouped" } else { "" };
+    let kind = match unit {
+        UnitKind::Plain => "",
+        UnitKind::Grouped => "-grouped",
+    };
     Some(root.join(format!(
         "{name}-n{n}-{}{kind}-{:016x}.json",
         arbiter.name(),

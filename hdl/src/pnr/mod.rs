@@ -467,10 +467,9 @@ pub mod jobs {
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, HostLink};
-    use crate::emit::{
-        front_verilog, grouped_stage_verilog, grouped_unit_verilog, stage_verilog, unit_verilog, CoreConfig,
-    };
+    use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
     use crate::ArbiterKind;
+    use queens_core::UnitKind;
 
     fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
         Job {
@@ -486,24 +485,18 @@ pub mod jobs {
         }
     }
 
-    /// The bare unit for inner size `m`, out of context.
-    pub fn unit(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(
-            unit_verilog(m, arbiter, "queens_unit"),
-            "queens_unit",
-            device,
-            target_mhz,
-        )
+    /// The top module's name of a routed `what` of `unit` units (grouped ones named so).
+    fn top(unit: UnitKind, what: &str) -> String {
+        match unit {
+            UnitKind::Plain => format!("queens_{what}"),
+            UnitKind::Grouped => format!("queens_grouped_{what}"),
+        }
     }
 
-    /// The bare unit that walks south groups (issue 50) for inner size `m`, out of context.
-    pub fn grouped_unit(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(
-            grouped_unit_verilog(m, arbiter, "queens_grouped_unit"),
-            "queens_grouped_unit",
-            device,
-            target_mhz,
-        )
+    /// The bare unit of kind `unit` for inner size `m`, out of context.
+    pub fn unit(unit: UnitKind, m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        let top = top(unit, "unit");
+        ooc(unit_verilog(unit, m, arbiter, &top), &top, device, target_mhz)
     }
 
     /// The array's front end for `core`, out of context.
@@ -516,24 +509,10 @@ pub mod jobs {
         )
     }
 
-    /// One solver stage (unit, result record, chain registers), out of context.
-    pub fn stage(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(
-            stage_verilog(m, arbiter, "queens_stage"),
-            "queens_stage",
-            device,
-            target_mhz,
-        )
-    }
-
-    /// One grouped stage (issue 50), out of context.
-    pub fn grouped_stage(m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
-        ooc(
-            grouped_stage_verilog(m, arbiter, "queens_grouped_stage"),
-            "queens_grouped_stage",
-            device,
-            target_mhz,
-        )
+    /// One solver stage of kind `unit` (unit, record, chain registers), out of context.
+    pub fn stage(unit: UnitKind, m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+        let top = top(unit, "stage");
+        ooc(stage_verilog(unit, m, arbiter, &top), &top, device, target_mhz)
     }
 
     /// The whole board top of an ECP5 board with `core.units` units, in context (its pins,

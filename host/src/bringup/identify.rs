@@ -97,7 +97,7 @@ pub fn compare(got: Option<Ident>, want: Ident) -> Option<Verdict> {
         got.with_cycles.to_string(),
         want.with_cycles.to_string(),
     );
-    field("grouped units", got.grouped.to_string(), want.grouped.to_string());
+    field("units", got.unit.to_string(), want.unit.to_string());
     field(
         "design",
         format!("{:08x}", got.design_hash),

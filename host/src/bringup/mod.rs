@@ -31,6 +31,7 @@ pub use verdict::{Failure, Verdict};
 use crate::link::Connection;
 use queens_core::ident::Ident;
 use queens_core::BoardSize;
+use queens_core::UnitKind;
 use serde::Serialize;
 use std::io::{Read, Write};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -182,9 +183,9 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
     }
     let set = known::choose(&picked, units_hint);
     // A board of grouped units walks each subproblem in its group: a request costs the walk.
-    let set = match ident.is_some_and(|i| i.grouped) {
-        true => known::in_groups(&set),
-        false => set,
+    let set = match ident.map_or(UnitKind::Plain, |i| i.unit) {
+        UnitKind::Grouped => known::in_groups(&set),
+        UnitKind::Plain => set,
     };
     let cost = |k: &Known| k.group.map_or(k.cycles, |g| g.walk);
     // The requests the set makes (one per group on a board of grouped units) and the cycles

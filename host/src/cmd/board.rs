@@ -82,7 +82,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         size,
         units: a.units,
         with_cycles: true,
-        grouped: false,
+        unit: queens_core::UnitKind::Plain,
         clock_hz: None,
         faults: Default::default(),
         seed: 1,
@@ -133,10 +133,10 @@ fn print_report(link: &LinkSpec, r: &BoardReport) {
     let unit = r.unit.as_ref();
     match &r.ident {
         Some(i) => println!(
-            "  identity:      built for N = {}, {} {}units, {}, design {:08x}, {}",
+            "  identity:      built for N = {}, {} {} units, {}, design {:08x}, {}",
             i.n,
             i.units,
-            if i.grouped { "grouped " } else { "" },
+            i.unit,
             match i.clock_hz {
                 0 => "no clock (a model that answers as fast as it runs)".to_string(),
                 hz => format!("{:.3} MHz", hz as f64 / 1e6),

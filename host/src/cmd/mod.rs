@@ -178,3 +178,63 @@ pub fn grouped(v: u128) -> String {
     }
     out
 }
+
+/// `--unit`: the kind of solver unit, chosen once per command.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct UnitArg {
+    /// The solver unit: grouped (one walk counts every pre-placement that shares a west,
+    /// north and east side) or plain (Queens@TUD's walk, a pre-placement each). Default:
+    /// grouped wherever its circuit is built (N = 8 to 11, 27 and 28), plain elsewhere.
+    #[arg(long, value_name = "KIND")]
+    pub unit: Option<queens_core::UnitKind>,
+}
+
+impl UnitArg {
+    /// The kind of a circuit for board size `n`: the one named, which must be built for `n`
+    /// (with the cycle counter, where `with_cycles` is false, only if it can leave it out);
+    /// or the default, said on stderr where it falls back to plain units.
+    pub fn circuit(self, n: u32, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {
+        use queens_hdl::width::{built, built_sizes, default_unit};
+        let unit = match self.unit {
+            Some(u) => u,
+            None if !with_cycles => queens_core::UnitKind::Plain,
+            None => {
+                let u = default_unit(n as usize);
+                if u != queens_core::UnitKind::Grouped {
+                    eprintln!(
+                        "N = {n}: grouped circuits are built for N = {}; building plain units \
+                         (--unit chooses)",
+                        built_sizes(queens_core::UnitKind::Grouped)
+                    );
+                }
+                u
+            }
+        };
+        anyhow::ensure!(
+            built(unit, n as usize),
+            "--unit {unit}: its circuits are built for N = {}, not {n}; --unit plain builds today's unit",
+            built_sizes(unit)
+        );
+        anyhow::ensure!(
+            with_cycles || unit.cycles_optional(),
+            "--unit {unit} with --no-cycles: a group's end record always carries its walk's cycles; \
+             leave out --no-cycles or choose --unit plain"
+        );
+        Ok(unit)
+    }
+
+    /// The kind of a modelled unit (the cycle model and the simulated board, at every N): the
+    /// one named, or grouped (plain where results leave out the cycle counter).
+    pub fn model(self, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {
+        let unit = self.unit.unwrap_or(match with_cycles {
+            true => queens_core::UnitKind::Grouped,
+            false => queens_core::UnitKind::Plain,
+        });
+        anyhow::ensure!(
+            with_cycles || unit.cycles_optional(),
+            "--unit {unit} with --no-cycles: a group's end record always carries its walk's cycles; \
+             leave out --no-cycles or choose --unit plain"
+        );
+        Ok(unit)
+    }
+}

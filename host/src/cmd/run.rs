@@ -53,13 +53,13 @@ pub struct Args {
     /// as fast as the model runs).
     #[arg(long, value_parser = super::sim::parse_hz)]
     sim_clock: Option<f64>,
-    /// The simulated board of `sim` links is one of grouped units (issue 50): it takes a
-    /// request per group of pre-placements that share a west, north and east side, walks it
-    /// once and answers with a count per south side.
-    #[arg(long)]
-    sim_groups: bool,
+    /// The units of the simulated board of `sim` links: grouped (a request per group of
+    /// pre-placements that share a west, north and east side, walked once, a count per south
+    /// side back) or plain (a pre-placement a request, as Queens@TUD's boards).
+    #[arg(long, value_name = "KIND", default_value_t)]
+    sim_unit: queens_core::UnitKind,
     /// Faults of the simulated board: corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS (with
-    /// --sim-groups also misplace=P: a place code of no south side).
+    /// grouped units also misplace=P: a place code of no south side).
     #[arg(long, default_value = "")]
     sim_faults: queens_sim::board::Faults,
     /// Share of results recomputed by a second source (software where that is cheap, another
@@ -278,7 +278,7 @@ fn config(
             size,
             units: a.solvers,
             with_cycles: true,
-            grouped: a.sim_groups,
+            unit: a.sim_unit,
             clock_hz: a.sim_clock,
             faults: a.sim_faults,
             seed: fastrand::u64(..),

@@ -6,6 +6,7 @@ use super::window::Window;
 use super::word_map::WordMap;
 use crate::link::framing::Framing;
 use queens_core::group::Answer;
+use queens_core::UnitKind;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
@@ -23,9 +24,10 @@ pub struct LinkState {
     pub quarantined: bool,
     /// Requests on the board now: subproblems, or groups on a board of grouped units.
     pub in_flight: usize,
-    /// A board of grouped units (its identification said so): it is sent a group request
-    /// for the subproblems of one group, and answers with a record per south side.
-    pub grouped: bool,
+    /// Its units, plain until its identification says otherwise: a board of grouped units is
+    /// sent a group request for the subproblems of one group, and answers with a record per
+    /// south side.
+    pub unit: UnitKind,
     /// Group requests on the board: each group word with the jobs it carries.
     pub(super) requests: WordMap<Vec<u64>>,
     /// The records of group answers received so far.
@@ -62,7 +64,7 @@ impl LinkState {
             dropped: None,
             quarantined: false,
             in_flight: 0,
-            grouped: false,
+            unit: UnitKind::Plain,
             requests: WordMap::default(),
             answers: WordMap::default(),
             window: Window::new(limit, start),

@@ -5,6 +5,7 @@ use super::jobs::{Job, Purpose};
 use super::Dispatcher;
 use crate::store::{Store, StoreError};
 use queens_core::entry::Stamp;
+use queens_core::UnitKind;
 use queens_core::{frame, group, word};
 use std::time::{Duration, Instant};
 
@@ -87,7 +88,8 @@ impl<S: Store> Dispatcher<S> {
         };
         let avoided = job.avoid.has(l) && (job.strict || self.other_up(l, job.avoid));
         let link = &self.links[l];
-        let group_on_link = link.grouped && link.requests.contains_key(&group::group_of(self.size, wire));
+        let group_on_link =
+            link.unit == UnitKind::Grouped && link.requests.contains_key(&group::group_of(self.size, wire));
         !(avoided || group_on_link)
     }
 
@@ -220,7 +222,7 @@ impl<S: Store> Dispatcher<S> {
             let Some(wire) = self.next_job(l)? else {
                 break;
             };
-            let (group, members) = if self.links[l].grouped {
+            let (group, members) = if self.links[l].unit == UnitKind::Grouped {
                 let (g, members) = self.gather(l, wire)?;
                 out.extend(group::request_of(self.size, g));
                 (Some(g), members)

@@ -11,6 +11,7 @@ use crate::validate::{self, Rejection};
 use queens_core::entry::Solution;
 use queens_core::group::{self, Walked};
 use queens_core::word;
+use queens_core::UnitKind;
 use std::time::Instant;
 
 /// How many counted results are remembered for duplicates (late answers come within seconds).
@@ -33,7 +34,7 @@ impl<S: Store> Dispatcher<S> {
         if let Some(id) = ident.filter(|_| !link.window.said()) {
             // Its units and the front end's queue (of subproblems, or of groups).
             let holds = queens_hdl::front::holds(id.units as usize);
-            tracing::info!(link = %link.label, units = id.units, holds, grouped = id.grouped, "board identified");
+            tracing::info!(link = %link.label, units = id.units, holds, unit = %id.unit, "board identified");
             link.window.board_holds(holds);
         }
         if let Some(c) = got.recognised {
@@ -45,7 +46,7 @@ impl<S: Store> Dispatcher<S> {
         if bad > 0 {
             tracing::info!(link = %link.label, frames = bad, "frames with a bad CRC rejected");
         }
-        if ident.is_some_and(|id| id.grouped) && !self.links[l].grouped {
+        if ident.is_some_and(|id| id.unit == UnitKind::Grouped) && self.links[l].unit == UnitKind::Plain {
             self.grouped(l);
         }
         for (p, c) in got.frames {
@@ -75,7 +76,7 @@ impl<S: Store> Dispatcher<S> {
     fn grouped(&mut self, l: usize) {
         let link = &mut self.links[l];
         tracing::info!(link = %link.label, "a board of grouped units: sending it group requests");
-        link.grouped = true;
+        link.unit = UnitKind::Grouped;
         link.framing.grouped();
         let sent: Vec<u64> = self
             .jobs

@@ -120,8 +120,9 @@ pub struct SimSettings {
     pub size: queens_core::BoardSize,
     pub units: usize,
     pub with_cycles: bool,
-    /// A board of grouped units (issue 50): group requests in, a record per south side out.
-    pub grouped: bool,
+    /// Its units: group requests in and a record per south side out, or a pre-placement in
+    /// and its result out.
+    pub unit: queens_core::UnitKind,
     pub clock_hz: Option<f64>,
     pub faults: queens_sim::board::Faults,
     pub seed: u64,

@@ -16,7 +16,7 @@ pub fn open(s: SimSettings) -> Result<Connection, String> {
                 units: s.units,
                 clock_hz: s.clock_hz,
                 with_cycles: s.with_cycles,
-                grouped: s.grouped,
+                unit: s.unit,
                 faults: s.faults,
                 seed: s.seed,
             });

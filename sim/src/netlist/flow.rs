@@ -1,6 +1,7 @@
 //! Making a board's netlist with the board's own flow, written back as Verilog.
 
 use super::{BoardNetlist, TEST_CYCLES_PER_SAMPLE};
+use queens_core::UnitKind;
 use queens_hdl::board::build::{build_dir, BuildOptions};
 use queens_hdl::board::toolchain::trellis::{find_tool, pip_install, synth_script, REQUIREMENTS};
 use queens_hdl::board::toolchain::{SOURCES, TOP};
@@ -79,22 +80,18 @@ fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> NetlistError {
     move |source| NetlistError::Io { what, source }
 }
 
-/// The netlist of board `b` with `units` solver units for N = `n` (grouped ones, issue 50, if
-/// `grouped`), made by `flow` (or found in the cache: the same files and pinned tools make
+/// The netlist of board `b` with `units` solver units of kind `unit` for N = `n`, made by `flow` (or found in the cache: the same files and pinned tools make
 /// the same netlist). `phase` hears what runs.
 pub fn make(
     b: &Board,
     n: usize,
     units: usize,
-    grouped: bool,
+    unit: UnitKind,
     flow: Flow,
     phase: &dyn Fn(&str),
 ) -> Result<BoardNetlist, NetlistError> {
-    let mut core =
-        CoreConfig::new(n, units, b.default_arbiter(), true).map_err(|e| NetlistError::Build(e.into()))?;
-    if grouped {
-        core = core.grouped();
-    }
+    let core = CoreConfig::new(n, units, unit, b.default_arbiter(), true)
+        .map_err(|e| NetlistError::Build(e.into()))?;
     let clock = b
         .clock_for(b.defaults.clock_hz)
         .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;

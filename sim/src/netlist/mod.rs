@@ -187,15 +187,12 @@ impl crate::group_check::GroupEngine for NetlistEngine {
         size: BoardSize,
         members: &[queens_core::Preplacement],
     ) -> Result<Vec<Vec<queens_core::group::GroupRecord>>, String> {
-        if size.n() as usize != self.netlist.core.n || !self.netlist.core.grouped {
+        let core = &self.netlist.core;
+        if size.n() as usize != core.n || core.unit != queens_core::UnitKind::Grouped {
             return Err(format!(
-                "the netlist was built for {} at N = {}, not for groups at N = {}",
-                if self.netlist.core.grouped {
-                    "groups"
-                } else {
-                    "single pre-placements"
-                },
-                self.netlist.core.n,
+                "the netlist was built of {} units at N = {}, not of grouped units at N = {}",
+                core.unit,
+                core.n,
                 size.n()
             ));
         }

@@ -39,27 +39,8 @@ pub struct EmitArgs {
     /// The link of a board's top: uart, or pcie (XDMA, 7-series boards).
     #[arg(long, default_value = "uart", value_parser = parse_link)]
     link: HostLink,
-    /// Grouped units (issue 50): one walk counts every pre-placement that shares a west,
-    /// north and east side, and the board speaks the group frames. Circuits exist for N = 8
-    /// to 11, 27 and 28.
-    #[arg(long)]
-    groups: bool,
-}
-
-/// The core `a` asks for: grouped units with `--groups`.
-fn with_groups(
-    a: &EmitArgs,
-    cfg: queens_hdl::emit::CoreConfig,
-) -> anyhow::Result<queens_hdl::emit::CoreConfig> {
-    if !a.groups {
-        return Ok(cfg);
-    }
-    super::check_groups(cfg.n as u32)?;
-    anyhow::ensure!(
-        !a.no_cycles,
-        "--groups with --no-cycles: a grouped board's end record always carries the walk's cycles"
-    );
-    Ok(cfg.grouped())
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
 }
 
 fn parse_link(s: &str) -> Result<HostLink, String> {
@@ -108,18 +89,19 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let clock = b
         .clock_for(clock_hz)
         .with_context(|| format!("{}: a {} MHz compute clock", b.name, clock_hz as f64 / 1e6))?;
+    let unit = a.unit.circuit(n, !a.no_cycles)?;
     let units = match a.solvers {
         Some(k) => k,
         None => {
-            let (f, _, _) = super::fit_board(&b, n, arbiter, a.groups)?;
-            println!("{}: {} units fit (limited by {})", b.name, f.units, f.limit);
+            let (f, _, _) = super::fit_board(&b, n, unit, arbiter)?;
+            println!(
+                "{}: {} {unit} units fit (limited by {})",
+                b.name, f.units, f.limit
+            );
             f.units
         }
     };
-    let core = with_groups(
-        &a,
-        CoreConfig::new(size.n() as usize, units, arbiter, !a.no_cycles)?,
-    )?;
+    let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?;
     let dir = build_dir(
         &b,
         &BuildOptions {
@@ -152,10 +134,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         &design,
     )?;
     println!(
-        "{} ({}): N = {n}, {units} {}solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
+        "{} ({}): N = {n}, {units} {unit} solver units ({} arbiter), {:.3} MHz -> {}; build with `{}` there",
         b.name,
         b.part,
-        if core.grouped { "grouped " } else { "" },
         arbiter.name(),
         dir.compute_hz / 1e6,
         a.out.display(),
@@ -172,11 +153,9 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
     let size = board(n)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;
-    let cfg = with_groups(
-        &a,
-        CoreConfig::new(size.n() as usize, solvers, arbiter, !a.no_cycles)?,
-    )?
-    .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
+    let unit = a.unit.circuit(n, !a.no_cycles)?;
+    let cfg = CoreConfig::new(size.n() as usize, solvers, unit, arbiter, !a.no_cycles)?
+        .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
     let files = [
         ("queens_core.v", core_verilog(&cfg, "queens_core")),
         ("queens_top.v", uart_top_verilog(cps, "queens_top", "queens_core")),

@@ -2,6 +2,7 @@
 
 use super::{parse_kind, CostJson};
 use crate::progress::Steps;
+use queens_core::UnitKind;
 use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit};
 use queens_hdl::board::{Board, Family};
 use queens_hdl::pnr::figures as pnr;
@@ -21,31 +22,26 @@ pub struct FitArgs {
     /// Arbiter (default: carry4 on Xilinx, ccu2c on the ECP5, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
-    /// Fit grouped units (issue 50: one walk counts every pre-placement that shares a west,
-    /// north and east side; each unit's tally takes block RAM). Circuits exist for N = 8 to
-    /// 11, 27 and 28.
-    #[arg(long)]
-    groups: bool,
+    /// (A grouped unit's tally takes block RAM.)
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
     #[arg(long)]
     json: bool,
 }
 
-/// Fits the board from one stage and the front end for `n` (grouped ones if `grouped`):
-/// placed and routed on ECP5 boards (with spinners), synthesized by yosys on the others.
+/// Fits the board from one stage and the front end of `unit` units for `n`: placed and
+/// routed on ECP5 boards (with spinners), synthesized by yosys on the others.
 pub(in crate::cmd) fn fit_board(
     b: &Board,
     n: u32,
+    unit: UnitKind,
     arbiter: ArbiterKind,
-    grouped: bool,
 ) -> anyhow::Result<(Fit, Cost, Cost)> {
-    if grouped {
-        super::check_groups(n)?;
-    }
     if b.family == Family::Ecp5 {
-        let (f, stage, front) = pnr::fit_ecp5(b, n, arbiter, grouped, &Steps::default())?;
+        let (f, stage, front) = pnr::fit_ecp5(b, n, unit, arbiter, &Steps::default())?;
         return Ok((f, pnr::cost(&stage), pnr::cost(&front)));
     }
-    Ok(synthesized(b, n, arbiter, grouped)?)
+    Ok(synthesized(b, n, unit, arbiter)?)
 }
 
 #[derive(Serialize)]
@@ -54,7 +50,7 @@ struct FitJson<'a> {
     part: &'a str,
     n: u32,
     arbiter: &'static str,
-    grouped: bool,
+    unit_kind: UnitKind,
     #[serde(flatten)]
     fit: Fit,
     stage: CostJson,
@@ -72,7 +68,8 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let n = a.n.unwrap_or(b.defaults.n as u32);
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
-    let (f, stage, front) = fit_board(&b, n, arbiter, a.groups)?;
+    let unit = a.unit.circuit(n, true)?;
+    let (f, stage, front) = fit_board(&b, n, unit, arbiter)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {
         let j = FitJson {
@@ -80,7 +77,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             part: &b.part,
             n,
             arbiter: arbiter.name(),
-            grouped: a.groups,
+            unit_kind: unit,
             fit: f,
             stage: (&stage).into(),
             front: (&front).into(),
@@ -95,11 +92,10 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{} ({}), N = {n}, {} arbiter: {} {}solver units (limited by {} at {:.0}% fill)",
+        "{} ({}), N = {n}, {} arbiter: {} {unit} solver units (limited by {} at {:.0}% fill)",
         b.name,
         b.part,
         arbiter.name(),
-        if a.groups { "grouped " } else { "" },
         f.units,
         f.limit,
         b.defaults.fill * 100.0
@@ -157,16 +153,16 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
 pub(in crate::cmd) fn estimate_units(
     b: &Board,
     n: u32,
-    grouped: bool,
+    unit: UnitKind,
     start: Instant,
 ) -> anyhow::Result<Result<(usize, String), impl FnOnce() -> anyhow::Result<(usize, String)> + Send + '_>> {
     let arbiter = b.default_arbiter();
-    let cache = cache_path(b, n, arbiter, grouped);
+    let cache = cache_path(b, n, unit, arbiter);
     if let Some(u) = cache.as_deref().and_then(read_cached) {
         return Ok(Ok((u.0, format!("our fit, limited by {}; cached", u.1))));
     }
     super::clean_up_on_interrupt()?;
-    let fit = move || fit_units(b, (n, grouped), arbiter, cache.as_deref(), start);
+    let fit = move || fit_units(b, (n, unit), arbiter, cache.as_deref(), start);
     if b.family == Family::Ecp5 {
         return fit().map(Ok);
     }
@@ -177,12 +173,12 @@ pub(in crate::cmd) fn estimate_units(
 /// the board file's reference units, said so, when the fit cannot be made.
 fn fit_units(
     b: &Board,
-    (n, grouped): (u32, bool),
+    (n, unit): (u32, UnitKind),
     arbiter: ArbiterKind,
     cache: Option<&std::path::Path>,
     start: Instant,
 ) -> anyhow::Result<(usize, String)> {
-    match fit_board(b, n, arbiter, grouped) {
+    match fit_board(b, n, unit, arbiter) {
         Ok((f, _, _)) => {
             tracing::info!(
                 units = f.units,

@@ -41,16 +41,6 @@ pub enum Command {
     Fit(FitArgs),
 }
 
-/// `--groups` for `n`: grouped circuits are built for a few sizes only.
-fn check_groups(n: u32) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        queens_hdl::width::GROUPED_N.contains(&n),
-        "--groups: grouped circuits exist for N = {:?}, not {n}",
-        queens_hdl::width::GROUPED_N
-    );
-    Ok(())
-}
-
 pub fn parse_kind(s: &str) -> Result<ArbiterKind, String> {
     ArbiterKind::parse(s).ok_or_else(|| {
         let names: Vec<&str> = ArbiterKind::ALL.iter().map(|k| k.name()).collect();

@@ -52,11 +52,9 @@ pub struct ReportArgs {
     /// --nextpnr-args="--placer-heap-timingweight 30" (placer and router settings to try).
     #[arg(long, value_name = "ARGS", allow_hyphen_values = true)]
     pub(in crate::cmd) nextpnr_args: Option<String>,
-    /// With --pnr: route grouped units (issue 50: one walk counts every pre-placement that
-    /// shares a west, north and east side): the grouped unit, the grouped stage and arrays
-    /// of them. Circuits exist for N = 8 to 11, 27 and 28.
-    #[arg(long, requires = "pnr")]
-    pub(in crate::cmd) groups: bool,
+    /// (The unit, the stage and the arrays are all of this kind.)
+    #[command(flatten)]
+    pub(in crate::cmd) unit: crate::cmd::UnitArg,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
 }
@@ -83,6 +81,7 @@ fn parse_mhz(s: &str) -> Result<f64, String> {
 struct Report {
     n: u32,
     arbiter: &'static str,
+    unit_kind: queens_core::UnitKind,
     unit: CostJson,
     stage: CostJson,
 }
@@ -103,14 +102,16 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     );
     let size = board(a.n)?;
     let m = size.inner() as usize;
-    let v = queens_hdl::emit::unit_verilog(m, arbiter, "queens_unit");
+    let unit_kind = a.unit.circuit(a.n, true)?;
+    let v = queens_hdl::emit::unit_verilog(unit_kind, m, arbiter, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
-    let v = queens_hdl::emit::stage_verilog(m, arbiter, "queens_stage");
+    let v = queens_hdl::emit::stage_verilog(unit_kind, m, arbiter, "queens_stage");
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
         let r = Report {
             n: a.n,
             arbiter: arbiter.name(),
+            unit_kind,
             unit: (&unit).into(),
             stage: (&stage).into(),
         };
@@ -118,7 +119,7 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "N = {} (inner {m} x {m}), {} arbiter, yosys synth_xilinx -family xc7 -flatten (synthesized, not placed; `--pnr` for routed ECP5 figures)",
+        "N = {} (inner {m} x {m}), {unit_kind} units, {} arbiter, yosys synth_xilinx -family xc7 -flatten (synthesized, not placed; `--pnr` for routed ECP5 figures)",
         a.n,
         arbiter.name()
     );

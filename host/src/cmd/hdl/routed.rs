@@ -3,6 +3,7 @@
 
 use super::report::ReportArgs;
 use crate::progress::Steps;
+use queens_core::UnitKind;
 use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
 use queens_hdl::pnr::figures::{report as route_all, Array, Request, Seeded};
@@ -13,8 +14,7 @@ use serde::Serialize;
 struct Report<'a> {
     n: u32,
     arbiter: &'static str,
-    /// Grouped units (`--groups`).
-    grouped: bool,
+    unit_kind: UnitKind,
     board: &'a str,
     part: &'a str,
     flow: &'static str,
@@ -47,9 +47,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
     );
-    if a.groups {
-        super::check_groups(n)?;
-    }
+    let unit = a.unit.circuit(n, true)?;
     let b = Board::load(&a.board)?;
     anyhow::ensure!(
         b.family == Family::Ecp5,
@@ -65,7 +63,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         device: &device,
         n,
         arbiter,
-        grouped: a.groups,
+        unit,
         target_mhz,
         arrays: &a.solvers,
         seeds: a.seeds,
@@ -78,7 +76,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         let r = Report {
             n,
             arbiter: arbiter.name(),
-            grouped: a.groups,
+            unit_kind: unit,
             board: &b.name,
             part: &b.part,
             flow: "yosys synth_ecp5, nextpnr-ecp5 (routed)",
@@ -93,8 +91,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "N = {n}, {}{} arbiter, routed on {} ({} {}) with yosys synth_ecp5 and nextpnr-ecp5, asked for {target_mhz} MHz",
-        if a.groups { "grouped units, " } else { "" },
+        "N = {n}, {unit} units, {} arbiter, routed on {} ({} {}) with yosys synth_ecp5 and nextpnr-ecp5, asked for {target_mhz} MHz",
         arbiter.name(),
         b.part,
         device.flag,

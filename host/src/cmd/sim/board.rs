@@ -3,6 +3,7 @@
 use super::parse_hz;
 use crate::cmd::board;
 use anyhow::Context;
+use queens_core::UnitKind;
 use queens_hdl::ArbiterKind;
 
 #[derive(clap::Args)]
@@ -30,7 +31,7 @@ pub struct BoardArgs {
     /// Answer when hardware at this clock would, e.g. 250MHz (default: as fast as possible).
     #[arg(long, value_parser = parse_hz)]
     clock: Option<f64>,
-    /// Faults to inject: corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS (with --groups also
+    /// Faults to inject: corrupt=P,drop=P,dup=P,lie=P,reset=SECONDS (grouped units also
     /// misplace=P: a place code of no south side).
     #[arg(long, default_value = "")]
     faults: queens_sim::board::Faults,
@@ -40,10 +41,10 @@ pub struct BoardArgs {
     /// Results without the cycle counter (the Queens@TUD frames).
     #[arg(long)]
     no_cycles: bool,
-    /// A board of grouped units (issue 50): group requests in, group records out; the
-    /// circuits exist for N = 8 to 11, 27 and 28 (verilator and netlist engines).
-    #[arg(long, conflicts_with = "tud")]
-    groups: bool,
+    /// (Grouped units take group requests and answer group records; the verilator and
+    /// netlist engines build their circuits, for N = 8 to 11, 27 and 28.)
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
     /// What plays the board: the cycle model, or the emitted core under Verilator (at the
     /// simulator's own pace; no --clock).
     #[arg(long, value_enum, default_value = "model")]
@@ -87,19 +88,24 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
         netlist == a.board.is_some(),
         "--engine netlist and --board go together (the board whose netlist plays the board)"
     );
-    let built = queens_hdl::width::GROUPED_N;
-    anyhow::ensure!(
-        !a.groups || a.engine == BoardEngine::Model || built.contains(&a.n),
-        "--groups: grouped circuits are built for N = {built:?}, not {}",
-        a.n
-    );
+    let unit = match (a.tud, a.engine) {
+        (true, _) => {
+            anyhow::ensure!(
+                a.unit.unit.is_none(),
+                "--tud plays Queens@TUD's board: its units are theirs"
+            );
+            UnitKind::Plain
+        }
+        (false, BoardEngine::Model) => a.unit.model(!a.no_cycles)?,
+        (false, _) => a.unit.circuit(a.n, !a.no_cycles)?,
+    };
     let units = a.solvers.unwrap_or(if netlist { 2 } else { 360 });
     let cfg = BoardConfig {
         size,
         units,
         clock_hz: a.clock,
         with_cycles: !a.no_cycles,
-        grouped: a.groups,
+        unit,
         faults: a.faults,
         seed: a.seed,
     };
@@ -143,7 +149,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 "--clock and --faults: the netlist board runs at the simulator's pace, fault-free"
             );
             let board = a.board.as_deref().expect("checked above");
-            let engine = super::engines::netlist(board, a.n, units, a.groups, false, None)?;
+            let engine = super::engines::netlist(board, a.n, units, unit, false, None)?;
             let design = engine.verilated().map_err(anyhow::Error::msg)?;
             serve_board(
                 &a,
@@ -162,11 +168,13 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 a.clock.is_none(),
                 "--clock: the verilator board runs at the simulator's pace"
             );
-            let mut core =
-                queens_hdl::emit::CoreConfig::new(a.n as usize, units, ArbiterKind::Carry4, cfg.with_cycles)?;
-            if a.groups {
-                core = core.grouped();
-            }
+            let core = queens_hdl::emit::CoreConfig::new(
+                a.n as usize,
+                units,
+                unit,
+                ArbiterKind::Carry4,
+                cfg.with_cycles,
+            )?;
             eprintln!("building the emitted core with Verilator ({units} units)...");
             let design = Verilated::build(core, Top::Core, false)?;
             serve_board(&a, units, "Verilator", |input, out| {

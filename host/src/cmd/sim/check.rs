@@ -4,6 +4,7 @@
 use super::engines;
 use crate::cmd::{board, grouped, pool};
 use anyhow::bail;
+use queens_core::UnitKind;
 use queens_hdl::ArbiterKind;
 use queens_sim::{check, select, CheckReport, Engine, ModelEngine, RtlEngine, Selection};
 use serde::Serialize;
@@ -46,12 +47,12 @@ pub struct CheckArgs {
     /// The ECP5 netlist after synthesis rather than after place and route (netlist engine).
     #[arg(long)]
     synthesized: bool,
-    /// Walk groups (issue 50): every pre-placement sharing a west, north and east side in
-    /// one walk, its count read off the group's answer and its cycles a share of the walk's
-    /// (compared with the grouped walk's model). Circuits exist for N = 8 to 11, 27 and 28
-    /// (rtl engine: 8 to 11).
-    #[arg(long)]
-    groups: bool,
+    /// (Grouped units walk every pre-placement sharing a west, north and east side in one
+    /// walk, each count read off the group's answer and its cycles a share of the walk's,
+    /// compared with the grouped walk's model; the rtl engine runs them for N = 8 to 11.
+    /// --vcd, --synthesized and verilator --design run plain units.)
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
     /// Arbiter form of the circuits (rtl and verilator engines).
     #[arg(long, default_value = "carry4", value_parser = crate::cmd::hdl::parse_kind)]
     arbiter: ArbiterKind,
@@ -142,20 +143,17 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     if a.vcd.is_some() && subs.len() != 1 {
         bail!("--vcd records one subproblem: add --index I or --sample 1");
     }
-    if a.groups {
-        let built = queens_hdl::width::GROUPED_N;
-        if !matches!(a.engine, EngineName::Model) && !built.contains(&a.n) {
-            bail!(
-                "--groups: grouped circuits are built for N = {built:?}, not {}",
-                a.n
-            );
-        }
-        if a.vcd.is_some() || (a.design.is_some() && verilator) || a.synthesized {
-            bail!("--groups runs the emitted grouped core or the routed netlist: no --vcd, --synthesized or verilator --design");
-        }
-    }
+    let plain_only = a.vcd.is_some() || (a.design.is_some() && verilator) || a.synthesized;
+    let unit = match (a.unit.unit, plain_only) {
+        (None, true) => UnitKind::Plain,
+        (Some(UnitKind::Grouped), true) => bail!(
+            "--unit grouped runs the emitted grouped core or the routed netlist: no --vcd, --synthesized or verilator --design"
+        ),
+        _ if matches!(a.engine, EngineName::Model) => a.unit.model(true)?,
+        _ => a.unit.circuit(a.n, true)?,
+    };
     let mut netlist_path = None;
-    let engine: Box<dyn Engine> = if a.groups {
+    let engine: Box<dyn Engine> = if unit == UnitKind::Grouped {
         use queens_sim::group_check::{GroupModel, Grouped, RtlGroupCore, VerilatorGroupCore};
         match a.engine {
             EngineName::Model => Box::new(Grouped(GroupModel)),
@@ -170,7 +168,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
                     board,
                     a.n,
                     a.solvers.unwrap_or(2),
-                    true,
+                    unit,
                     false,
                     a.design.as_deref(),
                 )?;
@@ -188,7 +186,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             EngineName::Netlist => {
                 let board = a.board.as_deref().expect("checked with the engine");
                 let units = a.solvers.unwrap_or(2);
-                let e = engines::netlist(board, a.n, units, false, a.synthesized, a.design.as_deref())?;
+                let e = engines::netlist(board, a.n, units, unit, a.synthesized, a.design.as_deref())?;
                 netlist_path = Some(match &a.design {
                     Some(p) => p.display().to_string(),
                     None => e.netlist.dir.join("netlist.v").display().to_string(),

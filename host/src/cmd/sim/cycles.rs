@@ -1,6 +1,7 @@
 //! `queens sim cycles`: the unit-cycle benchmark of `queens_sim::cycles`, as a table or JSON.
 
 use crate::cmd::{grouped, pool};
+use queens_core::UnitKind;
 use queens_sim::cycles::{self, CycleSet, Pick, SetSpec};
 use serde::Serialize;
 use std::sync::atomic::AtomicU64;
@@ -13,11 +14,9 @@ pub struct CyclesArgs {
     /// Seed of the random probes (N = 27 and 28).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Ours is the grouped unit (issue 50): each pre-placement costs its share of its
-    /// group's walk (one walk counts every pre-placement that shares a west, north and east
-    /// side).
-    #[arg(long)]
-    groups: bool,
+    /// (Our unit; a grouped unit's pre-placement costs its share of its group's walk.)
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
     #[arg(long, value_parser = crate::cmd::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
@@ -35,6 +34,7 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
         .filter(|s| a.only.is_empty() || a.only.contains(&s.n))
         .collect();
     let pool = pool(a.threads)?;
+    let unit = a.unit.model(true)?;
     let mut measured = Vec::new();
     for spec in &sets {
         let done = AtomicU64::new(0);
@@ -48,10 +48,10 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
             &what,
             &done,
             || len,
-            || pool.install(|| spec.measure(a.seed, a.groups, &done)),
+            || pool.install(|| spec.measure(a.seed, unit, &done)),
         );
         if !a.json {
-            print_row(&m, measured.is_empty(), a.groups);
+            print_row(&m, measured.is_empty());
         }
         measured.push(m);
     }
@@ -59,7 +59,7 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
         #[derive(Serialize)]
         struct Json<'a> {
             seed: u64,
-            grouped: bool,
+            unit_kind: UnitKind,
             /// What each ratio's low..high is.
             interval: &'static str,
             sets: &'a [CycleSet],
@@ -68,7 +68,7 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
                         none for a set that is not a spread sample";
         let j = Json {
             seed: a.seed,
-            grouped: a.groups,
+            unit_kind: unit,
             interval,
             sets: &measured,
         };
@@ -95,12 +95,11 @@ fn mean(c: f64) -> String {
     }
 }
 
-fn print_row(m: &CycleSet, first: bool, groups: bool) {
+fn print_row(m: &CycleSet, first: bool) {
     if first {
-        if groups {
-            println!("mean unit cycles per subproblem: ours a grouped unit (each pre-placement its share of its group's walk), Queens@TUD's unit, today's unit left to right");
-        } else {
-            println!("mean unit cycles per subproblem: ours as the array runs it, Queens@TUD's unit, ours left to right");
+        match m.unit {
+            UnitKind::Grouped => println!("mean unit cycles per subproblem: ours a grouped unit (each pre-placement its share of its group's walk), Queens@TUD's unit, the plain unit left to right"),
+            UnitKind::Plain => println!("mean unit cycles per subproblem: ours a plain unit as the array runs it, Queens@TUD's unit, ours left to right"),
         }
         println!(
             "{:>2}  {:<13} {:>11} {:>15}  {:<10} {:>11} {:>11}  {:<22} {}",

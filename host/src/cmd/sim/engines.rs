@@ -24,20 +24,20 @@ pub(super) fn verilator(
     Ok(e)
 }
 
-/// The netlist of `board` for N and `units` (grouped ones if `grouped`): made by the board's flow (or found in the
+/// The netlist of `board` for N and `units` units of kind `unit`: made by the board's flow (or found in the
 /// cache), or the one given as `design`, compiled for the simulator. `synthesized`: the
 /// ECP5 netlist before place and route.
 pub(super) fn netlist(
     board: &str,
     n: u32,
     units: usize,
-    grouped: bool,
+    unit: queens_core::UnitKind,
     synthesized: bool,
     design: Option<&Path>,
 ) -> anyhow::Result<NetlistEngine> {
     let b = queens_hdl::board::Board::load(board)?;
     let flow = Flow::for_board(&b, synthesized)?;
-    let mut net = make(&b, n as usize, units, grouped, flow, &|p| {
+    let mut net = make(&b, n as usize, units, unit, flow, &|p| {
         eprintln!("{}: {p}", b.name)
     })?;
     if let Some(p) = design {

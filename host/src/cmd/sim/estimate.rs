@@ -2,6 +2,7 @@
 
 use super::{parse_hz, parse_method};
 use crate::cmd::{board, grouped, pool};
+use queens_core::UnitKind;
 use queens_hdl::board::generic;
 use queens_sim::estimate::Method;
 use serde::Serialize;
@@ -46,10 +47,11 @@ pub struct EstimateArgs {
     /// Results without the cycle counter (shorter frames).
     #[arg(long)]
     no_cycles: bool,
-    /// Grouped units (issue 50): each pre-placement costs its share of its group's walk, and
-    /// a built-in board holds as many grouped units as `queens hdl fit --groups` puts on it.
-    #[arg(long)]
-    groups: bool,
+    /// (A grouped unit's pre-placement costs its share of its group's walk, and a built-in
+    /// board holds as many grouped units as `queens hdl fit` puts on it; tud-vc707 is
+    /// Queens@TUD's board of plain units.)
+    #[command(flatten)]
+    unit: crate::cmd::UnitArg,
     #[arg(long, value_parser = crate::cmd::parse_threads)]
     threads: Option<usize>,
     #[arg(long)]
@@ -71,10 +73,6 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     use queens_sim::estimate::{self as est, BoardSpeed};
     use queens_sim::sample::Sampler;
     anyhow::ensure!(a.baud > 0, "--baud must be positive");
-    anyhow::ensure!(
-        !(a.groups && a.no_cycles),
-        "--groups with --no-cycles: a grouped board's end record always carries the walk's cycles"
-    );
     // A board without a device has fixed figures; a board file has its own N and clock,
     // and our fit's units.
     let tud = est::TUD_VC707;
@@ -88,6 +86,19 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     };
     let n = a.n.unwrap_or(board_n);
     let clock = a.clock.unwrap_or(board_clock);
+    // A board we fit is built of a circuit; the others are models, at any N.
+    let unit = if a.board == tud.name {
+        anyhow::ensure!(
+            a.unit.unit.is_none_or(|u| u == UnitKind::Plain),
+            "{}: Queens@TUD's board is built of their plain units; --unit grouped takes another board",
+            tud.name
+        );
+        UnitKind::Plain
+    } else if loaded.is_some() && a.solvers.is_none() {
+        a.unit.circuit(n, !a.no_cycles)?
+    } else {
+        a.unit.model(!a.no_cycles)?
+    };
     let size = board(n)?;
     let pool = &pool(a.threads)?;
     let start = Instant::now();
@@ -101,7 +112,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         };
         let mut fitting = None;
         if let (Some(b), None) = (&loaded, &units) {
-            match crate::cmd::hdl::estimate_units(b, n, a.groups, start)? {
+            match crate::cmd::hdl::estimate_units(b, n, unit, start)? {
                 Ok(u) => units = Some(u),
                 Err(fit) => fitting = Some(scope.spawn(fit)),
             }
@@ -133,11 +144,11 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             Method::Probe => ("probing subproblems", a.probes),
             _ => ("running the cycle model on subproblems", 0),
         };
-        let cycles = barred(pool, what, subs.len() as u64, |d| match (method, a.groups) {
-            (Method::Probe, false) => est::probe_cycles(&subs, probes, a.seed, d),
-            (Method::Probe, true) => est::grouped_probe_cycles(&subs, probes, a.seed, d),
-            (_, false) => est::model_cycles(&subs, d),
-            (_, true) => est::grouped_model_cycles(&subs, d),
+        let cycles = barred(pool, what, subs.len() as u64, |d| match (method, unit) {
+            (Method::Probe, UnitKind::Plain) => est::probe_cycles(&subs, probes, a.seed, d),
+            (Method::Probe, UnitKind::Grouped) => est::grouped_probe_cycles(&subs, probes, a.seed, d),
+            (_, UnitKind::Plain) => est::model_cycles(&subs, d),
+            (_, UnitKind::Grouped) => est::grouped_model_cycles(&subs, d),
         });
 
         let (solvers, units_source) = match (units, fitting) {
@@ -156,7 +167,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             clock_hz: clock,
             link_bytes_per_s: a.baud as f64 / 10.0,
             with_cycles: !a.no_cycles,
-            grouped: a.groups,
+            unit,
         };
         let e = est::estimate(size, method, probes, &cycles, total, speed);
         let seconds = start.elapsed().as_secs_f64();
@@ -165,7 +176,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             struct Json<'a> {
                 board: &'a str,
                 /// Grouped units: mean_cycles is a pre-placement's share of its group's walk.
-                grouped: bool,
+                unit_kind: UnitKind,
                 #[serde(flatten)]
                 estimate: &'a est::Estimate,
                 /// Where `units` came from: --solvers, the board without a device (its name),
@@ -178,7 +189,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             }
             let j = Json {
                 board: &a.board,
-                grouped: a.groups,
+                unit_kind: unit,
                 estimate: &e,
                 units_source: &units_source,
                 interval: "95%: mean cycles ± 1.96 standard errors",
@@ -188,7 +199,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             println!("{}", serde_json::to_string(&j)?);
             return Ok(());
         }
-        print_text(&a, n, total, solvers, &units_source, clock, &e, seconds);
+        print_text(&a, (n, unit), total, solvers, &units_source, clock, &e, seconds);
         Ok(())
     })
 }
@@ -197,7 +208,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
 #[allow(clippy::too_many_arguments)]
 fn print_text(
     a: &EstimateArgs,
-    n: u32,
+    (n, unit): (u32, UnitKind),
     total: u64,
     solvers: usize,
     units_source: &str,
@@ -214,11 +225,10 @@ fn print_text(
         _ => format!("sampled: the cycle model ran {sampled} subproblems"),
     };
     println!(
-        "{}, N = {n}: {} subproblems; mean {} {}unit cycles per subproblem ± {:.2}% ({how})",
+        "{}, N = {n}: {} subproblems; mean {} {unit} unit cycles per subproblem ± {:.2}% ({how})",
         a.board,
         grouped(total as u128),
         cycles(e.mean_cycles),
-        if a.groups { "grouped " } else { "" },
         100.0 * e.relative_stderr,
     );
     println!(

@@ -1,0 +1,281 @@
+//! Dispatch, shared by both kinds of unit: the free list of unit ids, and a queued word to a
+//! free unit. A word and a free id go into registers, the word into the word table and
+//! through the kind's decoder, and the decoded vectors out as the beats that load and start
+//! the unit (`stage::beats`). The queues' flags are read a cycle late; they are fresh again
+//! long before the next dispatch.
+
+use crate::front::c;
+use crate::front::queue::Queue;
+use crate::solver::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+enum State {
+    /// Waiting for a word and a free unit.
+    Idle,
+    /// The word goes into the word table and through the decoder's pipeline.
+    Decode,
+    /// The beat with the rows.
+    Rows,
+    /// The beat with the columns.
+    Cols,
+    /// One beat per diagonal of each direction.
+    Diag,
+    /// The start beat.
+    Start,
+}
+
+/// Positions M, diagonals D, wire word width W.
+#[derive(LogicBlock)]
+pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    /// A word is queued, and the queue's head.
+    pub queued: Signal<In, Bit>,
+    pub queue_head: Signal<In, Bits<W>>,
+    /// Take the head.
+    pub take: Signal<Out, Bit>,
+    /// The word under way, into the decoder; its vectors back `decode_cycles` later. `up`
+    /// as decoded (rotated here); `hi`: bits every diagonal beat carries above its two.
+    pub word: Signal<Out, Bits<W>>,
+    pub rows: Signal<In, Bits<M>>,
+    pub cols: Signal<In, Bits<M>>,
+    pub down: Signal<In, Bits<D>>,
+    pub up: Signal<In, Bits<D>>,
+    pub hi: Signal<In, Bits<2>>,
+    /// Write the word under way into the word table at its unit's id.
+    pub store: Signal<Out, Bit>,
+    pub store_id: Signal<Out, Bits<ID_BITS>>,
+    pub store_word: Signal<Out, Bits<W>>,
+    /// An id back to the free list: its unit's last answer is framed.
+    pub give_back: Signal<In, Bit>,
+    pub back_id: Signal<In, Bits<ID_BITS>>,
+    /// The beats down the chain.
+    pub dn_valid: Signal<Out, Bit>,
+    pub dn_id: Signal<Out, Bits<ID_BITS>>,
+    pub dn_kind: Signal<Out, Bits<2>>,
+    pub dn_data: Signal<Out, Bits<M>>,
+    /// No unit holds work and no dispatch is under way.
+    pub idle: Signal<Out, Bit>,
+
+    free: Queue<Bits<ID_BITS>, ID_BITS, 11>,
+    /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
+    init: DFF<Bits<11>>,
+    init_done: DFF<Bit>,
+    /// Units holding work whose last answer has not reached the framer.
+    outstanding: DFF<Bits<11>>,
+    state: DFF<State>,
+    /// A word and a free id are queued (registered: dispatch starts from flip-flops).
+    can_dispatch: DFF<Bit>,
+    /// The unit id and word being dispatched.
+    unit_id: DFF<Bits<ID_BITS>>,
+    word_r: DFF<Bits<W>>,
+    /// Cycles left in the decoder's pipeline (its input is `word_r`, a register).
+    decode_wait: DFF<Bits<4>>,
+    /// The decoded vectors. The diagonals shift out a bit per beat in the order of the
+    /// unit's load sequence: falling ones from the top of `down_r`, rising ones from the
+    /// bottom of `up_r`, which is loaded rotated right by `up_right` (left by M).
+    rows_r: DFF<Bits<M>>,
+    cols_r: DFF<Bits<M>>,
+    hi_r: DFF<Bits<2>>,
+    down_r: DFF<Bits<D>>,
+    up_r: DFF<Bits<D>>,
+    /// Diagonal beats sent.
+    shifts: DFF<Bits<6>>,
+    /// The beat on its way down the chain.
+    beat_valid: DFF<Bit>,
+    beat_kind: DFF<Bits<2>>,
+    beat_data: DFF<Bits<M>>,
+    go: Signal<Local, Bit>,
+
+    units: Constant<Bits<11>>,
+    decode_cycles: Constant<Bits<4>>,
+    up_right: Constant<Bits<8>>,
+    up_left: Constant<Bits<8>>,
+    dtop: Constant<Bits<8>>,
+    last_shift: Constant<Bits<6>>,
+    rows_kind: Constant<Bits<2>>,
+    cols_kind: Constant<Bits<2>>,
+    diag_kind: Constant<Bits<2>>,
+    start_kind: Constant<Bits<2>>,
+}
+
+impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
+    /// `units` on the chain (ids 0..units-1); `decode_cycles`: the kind's decoder's
+    /// latency; `up_right`: the rotation of the rising diagonals into load order.
+    pub fn new(units: usize, decode_cycles: usize, up_right: usize) -> Self {
+        assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
+        Self {
+            clock: Default::default(),
+            queued: Default::default(),
+            queue_head: Default::default(),
+            take: Default::default(),
+            word: Default::default(),
+            rows: Default::default(),
+            cols: Default::default(),
+            down: Default::default(),
+            up: Default::default(),
+            hi: Default::default(),
+            store: Default::default(),
+            store_id: Default::default(),
+            store_word: Default::default(),
+            give_back: Default::default(),
+            back_id: Default::default(),
+            dn_valid: Default::default(),
+            dn_id: Default::default(),
+            dn_kind: Default::default(),
+            dn_data: Default::default(),
+            idle: Default::default(),
+            free: Default::default(),
+            init: Default::default(),
+            init_done: Default::default(),
+            outstanding: Default::default(),
+            state: Default::default(),
+            can_dispatch: Default::default(),
+            unit_id: Default::default(),
+            word_r: Default::default(),
+            decode_wait: Default::default(),
+            rows_r: Default::default(),
+            cols_r: Default::default(),
+            hi_r: Default::default(),
+            down_r: Default::default(),
+            up_r: Default::default(),
+            shifts: Default::default(),
+            beat_valid: Default::default(),
+            beat_kind: Default::default(),
+            beat_data: Default::default(),
+            go: Default::default(),
+            units: c(units),
+            decode_cycles: c(decode_cycles),
+            up_right: c(up_right),
+            up_left: c(M),
+            dtop: c(D - 1),
+            last_shift: c(D - 1),
+            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
+            cols_kind: Constant::new(BEAT_COLS.to_bits()),
+            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
+            start_kind: Constant::new(BEAT_START.to_bits()),
+        }
+    }
+}
+
+impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W> {
+    // rust-hdl turns match arms into Verilog case items, which take no guards.
+    #[allow(clippy::collapsible_match)]
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            init,
+            init_done,
+            outstanding,
+            state,
+            can_dispatch,
+            unit_id,
+            word_r,
+            decode_wait,
+            rows_r,
+            cols_r,
+            hi_r,
+            down_r,
+            up_r,
+            shifts,
+            beat_valid,
+            beat_kind,
+            beat_data
+        );
+        clock!(self, clock, free);
+
+        // The free list starts with every id; ids come back as their answers are framed.
+        self.free.write.next = false;
+        self.free.data_in.next = self.init.q.val().get_bits::<ID_BITS>(0);
+        if self.init.q.val() != self.units.val() {
+            self.free.write.next = true;
+            self.init.d.next = self.init.q.val() + 1;
+        }
+        self.init_done.d.next = self.init.q.val() == self.units.val();
+        if self.give_back.val() {
+            self.free.write.next = true;
+            self.free.data_in.next = self.back_id.val();
+        }
+
+        self.can_dispatch.d.next = self.init_done.q.val() & self.queued.val() & !self.free.empty.val();
+        self.go.next = (self.state.q.val() == State::Idle) & self.can_dispatch.q.val();
+        self.take.next = self.go.val();
+        self.free.read.next = self.go.val();
+        self.store.next = false;
+        self.store_id.next = self.unit_id.q.val();
+        self.store_word.next = self.word_r.q.val();
+        self.word.next = self.word_r.q.val();
+        self.beat_valid.d.next = false;
+        self.beat_kind.d.next = self.start_kind.val();
+        self.beat_data.d.next = 0.into();
+        match self.state.q.val() {
+            State::Idle => {
+                if self.go.val() {
+                    self.unit_id.d.next = self.free.data_out.val();
+                    self.word_r.d.next = self.queue_head.val();
+                    self.decode_wait.d.next = self.decode_cycles.val();
+                    self.state.d.next = State::Decode;
+                }
+            }
+            State::Decode => {
+                self.store.next = self.decode_wait.q.val() == self.decode_cycles.val();
+                self.decode_wait.d.next = self.decode_wait.q.val() - 1;
+                if self.decode_wait.q.val() == 0 {
+                    self.rows_r.d.next = self.rows.val();
+                    self.cols_r.d.next = self.cols.val();
+                    self.hi_r.d.next = self.hi.val();
+                    self.down_r.d.next = self.down.val();
+                    self.up_r.d.next =
+                        (self.up.val() >> self.up_right.val()) | (self.up.val() << self.up_left.val());
+                    self.shifts.d.next = 0.into();
+                    self.state.d.next = State::Rows;
+                }
+            }
+            State::Rows => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.rows_kind.val();
+                self.beat_data.d.next = self.rows_r.q.val();
+                self.state.d.next = State::Cols;
+            }
+            State::Cols => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.cols_kind.val();
+                self.beat_data.d.next = self.cols_r.q.val();
+                self.state.d.next = State::Diag;
+            }
+            State::Diag => {
+                self.beat_valid.d.next = true;
+                self.beat_kind.d.next = self.diag_kind.val();
+                self.beat_data.d.next =
+                    bit_cast::<M, 1>(self.down_r.q.val().get_bit(self.dtop.val().index()).into())
+                        | (bit_cast::<M, 1>(self.up_r.q.val().get_bit(0).into()) << 1)
+                        | (bit_cast::<M, 2>(self.hi_r.q.val()) << 2);
+                self.down_r.d.next = self.down_r.q.val() << 1;
+                self.up_r.d.next = self.up_r.q.val() >> 1;
+                self.shifts.d.next = self.shifts.q.val() + 1;
+                if self.shifts.q.val() == self.last_shift.val() {
+                    self.state.d.next = State::Start;
+                }
+            }
+            State::Start => {
+                self.beat_valid.d.next = true;
+                self.state.d.next = State::Idle;
+            }
+            _ => {}
+        }
+        self.dn_valid.next = self.beat_valid.q.val();
+        self.dn_id.next = self.unit_id.q.val();
+        self.dn_kind.next = self.beat_kind.q.val();
+        self.dn_data.next = self.beat_data.q.val();
+
+        if self.go.val() & !self.give_back.val() {
+            self.outstanding.d.next = self.outstanding.q.val() + 1;
+        }
+        if !self.go.val() & self.give_back.val() {
+            self.outstanding.d.next = self.outstanding.q.val() - 1;
+        }
+        self.idle.next = (self.outstanding.q.val() == 0) & (self.state.q.val() == State::Idle);
+    }
+}
