@@ -1,15 +1,15 @@
 //! `queens sim board`: the wire protocol served as a board would.
 
 use super::parse_hz;
-use crate::cmd::board;
 use anyhow::Context;
+use queens_core::BoardSize;
 use queens_hdl::ArbiterKind;
 
 #[derive(clap::Args)]
 pub struct BoardArgs {
     /// Board size, 6..=32.
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: u32,
+    #[arg(long)]
+    n: BoardSize,
     /// Solver units, 1..=1024 (default 360; a netlist: 2).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
@@ -81,7 +81,7 @@ pub enum BoardEngine {
 
 pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
     use queens_sim::board::{Board, BoardConfig};
-    let size = board(a.n)?;
+    let size = a.n;
     let netlist = a.engine == BoardEngine::Netlist;
     anyhow::ensure!(
         netlist == a.board.is_some(),
@@ -89,7 +89,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
     );
     let built = queens_hdl::width::GROUPED_N;
     anyhow::ensure!(
-        !a.groups || a.engine == BoardEngine::Model || built.contains(&a.n),
+        !a.groups || a.engine == BoardEngine::Model || built.contains(&size.n()),
         "--groups: grouped circuits are built for N = {built:?}, not {}",
         a.n
     );
@@ -162,8 +162,12 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 a.clock.is_none(),
                 "--clock: the verilator board runs at the simulator's pace"
             );
-            let mut core =
-                queens_hdl::emit::CoreConfig::new(a.n as usize, units, ArbiterKind::Carry4, cfg.with_cycles)?;
+            let mut core = queens_hdl::emit::CoreConfig::new(
+                size.n() as usize,
+                units,
+                ArbiterKind::Carry4,
+                cfg.with_cycles,
+            )?;
             if a.groups {
                 core = core.grouped();
             }

@@ -2,8 +2,9 @@
 //! the software counter.
 
 use super::engines;
-use crate::cmd::{board, grouped, pool};
+use crate::cmd::{pool, thousands};
 use anyhow::bail;
+use queens_core::BoardSize;
 use queens_hdl::ArbiterKind;
 use queens_sim::{check, select, CheckReport, Engine, ModelEngine, RtlEngine, Selection};
 use serde::Serialize;
@@ -27,8 +28,7 @@ pub enum EngineName {
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Board size, 6..=32.
-    #[arg(value_parser = crate::cmd::parse_n)]
-    n: u32,
+    n: BoardSize,
     #[arg(long, value_enum, default_value = "model")]
     engine: EngineName,
     /// Only S subproblems, spread evenly over the canonical order.
@@ -103,7 +103,7 @@ struct Report {
 }
 
 pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
-    let size = board(a.n)?;
+    let size = a.n;
     let pool = pool(a.threads)?;
     let verilator = matches!(a.engine, EngineName::Verilator);
     let netlist = matches!(a.engine, EngineName::Netlist);
@@ -144,7 +144,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
     }
     if a.groups {
         let built = queens_hdl::width::GROUPED_N;
-        if !matches!(a.engine, EngineName::Model) && !built.contains(&a.n) {
+        if !matches!(a.engine, EngineName::Model) && !built.contains(&size.n()) {
             bail!(
                 "--groups: grouped circuits are built for N = {built:?}, not {}",
                 a.n
@@ -212,7 +212,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)?;
     let board_cycles = engine.board_cycles();
     let report = Report {
-        n: a.n,
+        n: size.n(),
         engine: engine.name(),
         subproblems: r.subproblems,
         total: r.tally.total(),
@@ -238,16 +238,16 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             "{} engine, N = {}: {} subproblems, {what} = {}, {} unit cycles, {:.3} s",
             report.engine,
             a.n,
-            grouped(report.subproblems as u128),
-            grouped(report.total),
-            grouped(report.cycles as u128),
+            thousands(report.subproblems as u128),
+            thousands(report.total),
+            thousands(report.cycles as u128),
             report.seconds
         );
         if let Some(c) = report.board_cycles {
             println!(
                 "simulated board: {} clock cycles, {} cycles/s (build excluded)",
-                grouped(c as u128),
-                grouped(report.board_cycles_per_second.unwrap_or(0.0) as u128)
+                thousands(c as u128),
+                thousands(report.board_cycles_per_second.unwrap_or(0.0) as u128)
             );
         }
         if let Some(v) = &a.vcd {
