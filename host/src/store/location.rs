@@ -10,7 +10,7 @@ pub enum Location {
     /// A campaign file, with its history, cycle counts and summary beside it.
     File(PathBuf),
     /// A shared campaign's database: `postgres://…` or `postgresql://…`.
-    Postgres(Target),
+    Postgres(Box<Target>),
 }
 
 impl FromStr for Location {
@@ -18,7 +18,7 @@ impl FromStr for Location {
 
     fn from_str(s: &str) -> Result<Self, ConnError> {
         Ok(if pg_conn::is_url(s) {
-            Location::Postgres(Target::parse(s)?)
+            Location::Postgres(Box::new(Target::parse(s)?))
         } else {
             Location::File(PathBuf::from(s))
         })
