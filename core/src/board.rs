@@ -11,10 +11,7 @@ pub const fn coord_bits(n: u32) -> u32 {
     u32::BITS - (n - 1).leading_zeros()
 }
 
-/// Smallest board with a coronal pre-placement model (the inner board is 2 × 2).
-pub const MIN_N: u32 = 6;
-/// Largest board: 5-bit coordinates, rows of the board in a `u32`.
-pub const MAX_N: u32 = 32;
+pub use crate::{MAX_N, MIN_N};
 
 /// A validated board size with the derived constants every encoding uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,6 +26,11 @@ impl BoardSize {
         } else {
             Err(ModelError::BoardSize { n })
         }
+    }
+
+    /// Every board size, smallest first.
+    pub fn all() -> impl Iterator<Item = BoardSize> {
+        (MIN_N..=MAX_N).map(|n| Self { n })
     }
 
     pub fn n(self) -> u32 {
@@ -62,6 +64,19 @@ impl BoardSize {
         } else {
             (1 << self.n) - 1
         }
+    }
+}
+
+/// Board sizes as people type them: a whole number, surrounding blanks ignored.
+impl std::str::FromStr for BoardSize {
+    type Err = ModelError;
+
+    fn from_str(s: &str) -> Result<Self, ModelError> {
+        let n = s
+            .trim()
+            .parse()
+            .map_err(|_| ModelError::BoardSizeText { text: s.into() })?;
+        Self::new(n)
     }
 }
 
@@ -131,6 +146,12 @@ mod tests {
     fn sizes_out_of_range_are_rejected() {
         assert!(BoardSize::new(5).is_err());
         assert!(BoardSize::new(33).is_err());
+        let all: Vec<u32> = BoardSize::all().map(BoardSize::n).collect();
+        assert_eq!(all, (6..=32).collect::<Vec<_>>());
+        assert_eq!(" 27 ".parse::<BoardSize>(), BoardSize::new(27));
+        assert_eq!("33".parse::<BoardSize>(), Err(ModelError::BoardSize { n: 33 }));
+        let e = "x".parse::<BoardSize>().unwrap_err();
+        assert_eq!(e.to_string(), "board size \"x\": expected a whole number 6..=32");
         assert_eq!(BoardSize::new(27).unwrap().coord_bits(), 5);
         assert_eq!(BoardSize::new(16).unwrap().coord_bits(), 4);
         assert_eq!(BoardSize::new(17).unwrap().coord_bits(), 5);
@@ -140,8 +161,8 @@ mod tests {
 
     #[test]
     fn mirror_reverses_the_pair_order() {
-        for n in MIN_N..=MAX_N {
-            let t = PairTable::new(BoardSize::new(n).unwrap());
+        for size in BoardSize::all() {
+            let (n, t) = (size.n(), PairTable::new(size));
             for i in 0..t.size().pairs() {
                 let (a, b) = t.pair(i);
                 assert_eq!(t.index(n - 1 - a, n - 1 - b), Some(t.mirror(i)));

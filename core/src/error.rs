@@ -1,11 +1,15 @@
 //! Typed errors of the problem model. Each says which value was wrong and why.
 
+use crate::{MAX_N, MIN_N};
 use thiserror::Error;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ModelError {
-    #[error("board size N = {n} is out of range: the coronal model needs 6 <= N <= 32")]
+    #[error("board size N = {n} is out of range: the coronal model needs {MIN_N} <= N <= {MAX_N}")]
     BoardSize { n: u32 },
+
+    #[error("board size {text:?}: expected a whole number {MIN_N}..={MAX_N}")]
+    BoardSizeText { text: String },
 
     #[error("pre-placement word {word:#x} has even parity (the wire word's popcount must be odd)")]
     Parity { word: u64 },

@@ -29,6 +29,12 @@ pub mod sweep;
 pub mod unit;
 pub mod word;
 
+/// Smallest board with a coronal pre-placement model (the inner board is 2 × 2). Here, at the
+/// root, because both [`board`] and [`error`] name the range.
+pub const MIN_N: u32 = 6;
+/// Largest board: 5-bit coordinates, rows of the board in a `u32`.
+pub const MAX_N: u32 = 32;
+
 pub use blocking::{Blocking, Orientation};
 pub use board::BoardSize;
 pub use count::{completions, Tally};

@@ -242,7 +242,7 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_data{hold_port},
 pub enum EmitError {
     #[error("no UART divisor gives {baud} baud from a {clock_hz} Hz clock within 1.5%")]
     Baud { clock_hz: u64, baud: u64 },
-    #[error("board size {0}: circuits exist for N = 6..=32")]
+    #[error("board size {0}: circuits exist for N = {min}..={max}", min = queens_core::board::MIN_N, max = queens_core::board::MAX_N)]
     Size(usize),
     #[error("{0} solver units: an array holds 1 to 1024")]
     Units(usize),
@@ -290,7 +290,7 @@ impl CoreConfig {
         arbiter: ArbiterKind,
         with_cycles: bool,
     ) -> Result<Self, EmitError> {
-        if queens_core::BoardSize::new(n as u32).is_err() {
+        if u32::try_from(n).map_or(true, |n| queens_core::BoardSize::new(n).is_err()) {
             return Err(EmitError::Size(n));
         }
         if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {

@@ -107,7 +107,7 @@ docs/sharing.md), unless --accept-unconfirmed; 130 stopped by Ctrl-C or SIGTERM.
   queens db stats q14.campaign                 # progress, per class and per session
   queens db verify q14.campaign --sample 100   # recompute 100 solved entries"
     )]
-    Db(cmd::db::Command),
+    Db(Box<cmd::db::Command>),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -131,7 +131,7 @@ fn main() -> anyhow::Result<()> {
             Command::Hdl(c) => cmd::hdl::run(c),
             Command::Board(c) => cmd::board::run(c),
             Command::Run(a) => cmd::run::run_cmd(a),
-            Command::Db(c) => cmd::db::run(c),
+            Command::Db(c) => cmd::db::run(*c),
         })?
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -14,7 +14,7 @@
 //! undefined; the model sends them as zeros.
 
 use crate::probe::cycles as tree_cycles;
-use queens_core::frame::SENTINEL;
+use queens_core::frame::{CRC8_QUEENS, SENTINEL};
 use queens_core::result::ResultRecord;
 use queens_core::search::completions_of;
 use queens_core::{word, Blocking, BoardSize};
@@ -244,7 +244,10 @@ impl TudBoard {
             match self.unframe {
                 Unframe::Idle => {
                     if b == SENTINEL {
-                        self.unframe = Unframe::Load { got: 0, crc: 0xF9 };
+                        self.unframe = Unframe::Load {
+                            got: 0,
+                            crc: CRC8_QUEENS.init,
+                        };
                     }
                 }
                 Unframe::Load { got, crc } => {
@@ -371,7 +374,9 @@ impl TudBoard {
     fn transmit(&mut self, t: u64) {
         let b = match self.framer {
             Framer::Idle => {
-                self.framer = Framer::Payload { crc: 0xF9 };
+                self.framer = Framer::Payload {
+                    crc: CRC8_QUEENS.init,
+                };
                 SENTINEL
             }
             Framer::Payload { crc } => {
@@ -402,7 +407,11 @@ impl TudBoard {
 fn crc8_step(crc: u8, b: u8) -> u8 {
     let mut c = crc ^ b;
     for _ in 0..8 {
-        c = if c & 0x80 != 0 { (c << 1) ^ 0xD5 } else { c << 1 };
+        c = if c & 0x80 != 0 {
+            (c << 1) ^ CRC8_QUEENS.poly
+        } else {
+            c << 1
+        };
     }
     c
 }

@@ -106,10 +106,15 @@ impl Board {
                 format!("{} is not a share between 0 and 1", self.defaults.fill),
             );
         }
-        if !(6..=32).contains(&self.defaults.n) {
+        if u32::try_from(self.defaults.n).map_or(true, |n| queens_core::BoardSize::new(n).is_err()) {
             return bad(
                 "defaults.n",
-                format!("{}: circuits exist for N = 6..=32", self.defaults.n),
+                format!(
+                    "{}: circuits exist for N = {}..={}",
+                    self.defaults.n,
+                    queens_core::board::MIN_N,
+                    queens_core::board::MAX_N
+                ),
             );
         }
         if self.device.luts == 0 || self.device.flip_flops == 0 || self.device.ram18 == 0 {

@@ -5,7 +5,7 @@
 //! by member, each with its share of the grouped model's walk.
 
 use super::verdict::Verdict;
-use super::{send, Incoming, Known, Writer};
+use super::{send, Frames, Incoming, Known, Writer};
 use crate::link::framing::{Framing, Incompatible};
 use crate::validate;
 use queens_core::board::PairTable;
@@ -27,16 +27,6 @@ pub struct Wrong {
     /// of the group: the answer is wrong whatever `got` is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unknown_place: Option<u32>,
-}
-
-/// Frames of one step of the check: every frame sent is answered or lost.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Frames {
-    pub sent: u64,
-    pub answered: u64,
-    pub lost: u64,
-    /// Of `sent`, frames of subproblems sent again after a silence.
-    pub resent: u64,
 }
 
 /// Which unit the cycle counts show.

@@ -20,7 +20,7 @@ mod speed;
 mod timing;
 mod verdict;
 
-pub use answers::{Frames, UnitEvidence, Wrong};
+pub use answers::{UnitEvidence, Wrong};
 pub use identify::IdentFrames;
 pub use known::{known_set, Known};
 pub use probe::Probe;
@@ -64,6 +64,16 @@ pub struct CheckOptions {
     /// The identity of the design the user built (its design.json), to compare the board's
     /// answer with.
     pub expected: Option<Ident>,
+}
+
+/// Frames of one step of the check: every frame sent is answered or lost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Frames {
+    pub sent: u64,
+    pub answered: u64,
+    pub lost: u64,
+    /// Of `sent`, frames of subproblems sent again after a silence.
+    pub resent: u64,
 }
 
 /// Every frame of the check: sent, answered, lost, sent again, by step.

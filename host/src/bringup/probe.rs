@@ -4,8 +4,8 @@
 //! is sent copies of the subproblem's group request, and each end record is an answer: one
 //! walk of the group, its cycles the walk's.
 
-use super::answers::Frames;
 use super::timing::{infer, Inferred};
+use super::Frames;
 use super::{send, Incoming, Known, Writer};
 use crate::link::framing::Framing;
 use crate::validate;

@@ -1,7 +1,7 @@
 //! What a check can find wrong, each with the likely cause and the next step that fit it.
 //! Every failure of [`super::check`] is one of these; the report carries its text and kind.
 
-use super::answers::Frames;
+use super::Frames;
 use serde::Serialize;
 
 /// One failed check, by kind, with what the evidence showed.

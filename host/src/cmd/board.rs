@@ -1,10 +1,10 @@
 //! `queens board check`: a board on the bench, asked whether it is healthy.
 
-use crate::cmd::board as board_size;
 use anyhow::{bail, Context};
 use queens_core::ident::Ident;
 use queens_core::result::ResultRecord;
 use queens_core::word;
+use queens_core::BoardSize;
 use queens_host::bringup::{check_saying, BoardReport, Bound, CheckOptions};
 use queens_host::link::{LinkSpec, SimSettings};
 use std::time::Duration;
@@ -27,8 +27,8 @@ pub struct CheckArgs {
     /// The board: serial:PATH[@BAUD], pcie:PATH, tcp:HOST:PORT or sim[:UNITS].
     link: LinkSpec,
     /// The N the board was built for (default: the design's with --design, else 27).
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     /// The design.json that `queens hdl emit` wrote with the bitstream's sources: the board
     /// must answer with that design's identity (N, units, clock, design hash).
     #[arg(long)]
@@ -69,12 +69,13 @@ fn design_ident(path: &std::path::Path) -> anyhow::Result<Ident> {
 
 fn run_check(a: CheckArgs) -> anyhow::Result<()> {
     let expected = a.design.as_deref().map(design_ident).transpose()?;
-    let n = match (a.n, expected) {
-        (Some(n), _) => n,
-        (None, Some(e)) => e.n,
-        (None, None) => 27,
+    let size = match (a.n, &a.design, expected) {
+        (Some(size), _, _) => size,
+        (None, Some(path), Some(e)) => {
+            BoardSize::new(e.n).with_context(|| format!("{}: field ident.n", path.display()))?
+        }
+        _ => BoardSize::new(27).expect("27 is a board size"),
     };
-    let size = board_size(n)?;
     if !(0.1..=86_400.0).contains(&a.quiet) {
         bail!("--quiet {}: expected 0.1 to 86400 seconds", a.quiet);
     }
@@ -111,7 +112,7 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         link_rate,
         expected,
     };
-    eprintln!("checking the board on {} for N = {n} ...", a.link);
+    eprintln!("checking the board on {} for N = {size} ...", a.link);
     let r = check_saying(conn, &o, &mut |s| eprintln!("{s}"));
     if a.json {
         println!("{}", serde_json::to_string(&r)?);

@@ -1,9 +1,9 @@
 //! `queens count N`: Q(N) in software, per symmetry class.
 
-use super::{board, classes_json, grouped, pool};
+use super::{classes_json, pool, thousands};
 use crate::progress::with_bar;
 use queens_core::count::{count, Tally};
-use queens_core::{Enumerator, Symmetry};
+use queens_core::{BoardSize, Enumerator, Symmetry};
 use serde::Serialize;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
@@ -11,8 +11,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Board size, 6..=32.
-    #[arg(value_parser = super::parse_n)]
-    n: u32,
+    n: BoardSize,
     /// Worker threads (default: all cores).
     #[arg(long, value_parser = super::parse_threads)]
     threads: Option<usize>,
@@ -32,7 +31,7 @@ struct Report {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let size = board(a.n)?;
+    let size = a.n;
     let pool = pool(a.threads)?;
     let done = AtomicU64::new(0);
     let start = Instant::now();
@@ -44,7 +43,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
     );
     let seconds = start.elapsed().as_secs_f64();
     let report = Report {
-        n: a.n,
+        n: size.n(),
         total: tally.total(),
         preplacements: tally.subproblems(),
         classes: classes_json(tally.preplacements, Some(tally.solutions)),
@@ -55,7 +54,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string(&report)?);
         return Ok(());
     }
-    println!("Q({}) = {}", a.n, grouped(report.total));
+    println!("Q({}) = {}", a.n, thousands(report.total));
     println!(
         "{:<8}{:>7}{:>16}{:>18}",
         "class", "weight", "pre-placements", "solutions"
@@ -66,15 +65,15 @@ pub fn run(a: Args) -> anyhow::Result<()> {
             "{:<8}{:>7}{:>16}{:>18}",
             s.name(),
             s.weight(),
-            grouped(tally.preplacements[i] as u128),
-            grouped(tally.solutions[i] as u128)
+            thousands(tally.preplacements[i] as u128),
+            thousands(tally.solutions[i] as u128)
         );
     }
-    println!("{:<15}{:>16}", "all", grouped(report.preplacements as u128));
+    println!("{:<15}{:>16}", "all", thousands(report.preplacements as u128));
     println!(
         "{seconds:.3} s on {} threads, {} pre-placements/s",
         report.threads,
-        grouped((report.preplacements as f64 / seconds.max(1e-9)) as u128)
+        thousands((report.preplacements as f64 / seconds.max(1e-9)) as u128)
     );
     Ok(())
 }

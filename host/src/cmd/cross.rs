@@ -3,7 +3,8 @@
 //! campaign whose hosts all log in as one role, or made without `queens db init`), that
 //! plainly, with the commands that give each workstation a role of its own.
 
-use super::grouped;
+use super::thousands;
+use queens_core::BoardSize;
 use queens_host::store::pg::Checkers;
 use queens_host::store::pg_conn::Target;
 
@@ -16,25 +17,25 @@ pub const UNCONFIRMED_STATUS: i32 = 3;
 /// host's recomputation waits; while some wait, awaiting them only where a host of another
 /// role can give them, and saying plainly which no host can.
 pub fn total_line(n: u32, total: u128, pending: u64, unconfirmable: u64) -> String {
-    let total = grouped(total);
+    let total = thousands(total);
     if pending == 0 {
         format!("Q({n}) = {total}")
     } else if unconfirmable == 0 {
         format!(
             "Q({n}) = {total} once {} counts chosen for another host's recomputation are confirmed",
-            grouped(pending as u128)
+            thousands(pending as u128)
         )
     } else if unconfirmable >= pending {
         format!(
             "Q({n}) = {total}, unconfirmed: no host of another role can recompute the {} counts chosen for a check",
-            grouped(pending as u128)
+            thousands(pending as u128)
         )
     } else {
         format!(
             "Q({n}) = {total}, unconfirmed: no host of another role can recompute {} of the {} counts chosen for a check (the other {} wait for one)",
-            grouped(unconfirmable as u128),
-            grouped(pending as u128),
-            grouped((pending - unconfirmable) as u128)
+            thousands(unconfirmable as u128),
+            thousands(pending as u128),
+            thousands((pending - unconfirmable) as u128)
         )
     }
 }
@@ -60,9 +61,9 @@ pub fn one_role_why(c: &Checkers) -> String {
     )
 }
 
-/// The commands that give each workstation a login role of its own, for the campaign of N
-/// in `target`'s database.
-pub fn one_role_fix(c: &Checkers, target: &Target, n: u32) -> Vec<String> {
+/// The commands that give each workstation a login role of its own, for the campaign of
+/// `size` in `target`'s database.
+pub fn one_role_fix(c: &Checkers, target: &Target, size: BoardSize) -> Vec<String> {
     let admin = target.url_as("postgres");
     let group = c.hosts_role.as_deref().unwrap_or("queens_hosts");
     let mut lines =
@@ -76,7 +77,7 @@ pub fn one_role_fix(c: &Checkers, target: &Target, n: u32) -> Vec<String> {
         "  psql {admin} -c \"CREATE ROLE lab1 LOGIN PASSWORD '…' IN ROLE {group}\"      (lab1, lab2, …: one per workstation)"
     ));
     lines.push(format!(
-        "  queens run {n} --campaign {}      (on workstation lab1, its password in PGPASSWORD or ~/.pgpass)",
+        "  queens run {size} --campaign {}      (on workstation lab1, its password in PGPASSWORD or ~/.pgpass)",
         target.url_as("lab1")
     ));
     lines
@@ -116,7 +117,7 @@ mod tests {
         };
         assert!(one_role_why(&plain)
             .contains("database role queens (its tables were made without `queens db init`)"));
-        let fix = one_role_fix(&plain, &t, 10).join("\n");
+        let fix = one_role_fix(&plain, &t, BoardSize::new(10).unwrap()).join("\n");
         assert!(
             fix.contains("queens db init postgres://postgres@127.0.0.1:6000/lab --hosts queens_hosts"),
             "{fix}"
@@ -131,7 +132,7 @@ mod tests {
             ..plain
         };
         assert!(one_role_why(&managed).contains("host role lab_hosts has no other login role"));
-        let fix = one_role_fix(&managed, &t, 10).join("\n");
+        let fix = one_role_fix(&managed, &t, BoardSize::new(10).unwrap()).join("\n");
         assert!(
             !fix.contains("db init") && fix.contains("IN ROLE lab_hosts"),
             "{fix}"

@@ -5,10 +5,11 @@ mod stats;
 
 pub use stats::StatsArgs;
 
-use super::{grouped, pool};
+use super::{pool, thousands};
+use queens_core::BoardSize;
 use queens_host::plot;
-use queens_host::store::campaign::{self, Campaign};
-use queens_host::store::verify;
+use queens_host::store::campaign::Campaign;
+use queens_host::store::{verify, Location};
 use std::path::PathBuf;
 
 #[derive(clap::Subcommand)]
@@ -50,10 +51,10 @@ pub enum Command {
 #[derive(clap::Args)]
 pub struct VerifyArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
-    campaign: String,
+    campaign: Location,
     /// Which campaign of the database, when it holds several.
-    #[arg(long, value_parser = super::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     /// Solved entries to recompute, drawn at random (all when fewer are solved).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     sample: u64,
@@ -76,10 +77,10 @@ pub struct VerifyArgs {
 #[derive(clap::Args)]
 pub struct PlotArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
-    campaign: String,
+    campaign: Location,
     /// Which campaign of the database, when it holds several.
-    #[arg(long, value_parser = super::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     #[arg(long, value_name = "FILE.svg")]
     out: PathBuf,
     /// Columns the subproblems are binned into, 1..=10000.
@@ -125,8 +126,8 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         println!(
             "{}: recomputed {} of {} solved entries in software",
             store.name(),
-            grouped(checked as u128),
-            grouped(solved as u128)
+            thousands(checked as u128),
+            thousands(solved as u128)
         );
         let names = store.solvers();
         for d in disagreements {
@@ -156,7 +157,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
 fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
     // The picture never replaces the campaign it draws, nor the files beside it (any other
     // campaign is refused when it is written).
-    for f in campaign::files(&a.campaign) {
+    for f in a.campaign.files() {
         anyhow::ensure!(
             !super::same_file(&f, &a.out),
             "--out {}: that is {}, of the campaign being drawn; choose another name",
@@ -167,8 +168,8 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
     let mut store = Campaign::open(&a.campaign, a.n)?;
     let len = store.summary().subproblems;
     let panels = store.panels(a.columns)?;
-    let n = store.size().n();
-    let doc = plot::render(&format!("Campaign of N = {n}: {}", store.name()), len, &panels);
+    let size = store.size();
+    let doc = plot::render(&format!("Campaign of N = {size}: {}", store.name()), len, &panels);
     super::write_output("--out", &a.out, doc.to_string().as_bytes())?;
     println!("wrote {}", a.out.display());
     Ok(())
@@ -179,11 +180,9 @@ fn plot_cmd(a: PlotArgs) -> anyhow::Result<()> {
 fn verify_entries(a: &VerifyArgs) -> anyhow::Result<()> {
     use queens_host::store::file::{Access, FileStore, Watch};
     use queens_host::store::Store;
-    anyhow::ensure!(
-        !queens_host::store::pg_conn::is_url(&a.campaign),
-        "--entries checks a campaign file; a shared campaign's database checks its own blocks"
-    );
-    let path = std::path::Path::new(&a.campaign);
+    let Location::File(path) = &a.campaign else {
+        anyhow::bail!("--entries checks a campaign file; a shared campaign's database checks its own blocks");
+    };
     let watch = Watch::default();
     let pool = pool(a.threads)?;
     let store = crate::progress::watched(&watch, || {
@@ -210,21 +209,21 @@ fn verify_entries(a: &VerifyArgs) -> anyhow::Result<()> {
         println!(
             "{}: every one of {} entries checked in {:.1} s ({:.0} MB/s): {} solved, total {}",
             path.display(),
-            grouped(all.subproblems as u128),
+            thousands(all.subproblems as u128),
             secs,
             all.subproblems as f64 * 16.0 / secs / 1e6,
-            grouped(all.solved.subproblems() as u128),
-            grouped(all.solved.total())
+            thousands(all.solved.subproblems() as u128),
+            thousands(all.solved.total())
         );
     }
     anyhow::ensure!(
         same,
         "{}: its summary says {} solved, total {}, but the entries hold {} solved, total {}; the next run makes the summary anew",
         path.display(),
-        grouped(kept.solved.subproblems() as u128),
-        grouped(kept.solved.total()),
-        grouped(all.solved.subproblems() as u128),
-        grouped(all.solved.total())
+        thousands(kept.solved.subproblems() as u128),
+        thousands(kept.solved.total()),
+        thousands(all.solved.subproblems() as u128),
+        thousands(all.solved.total())
     );
     Ok(())
 }

@@ -16,11 +16,6 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// The board size argument, validated with the model's own error.
-pub fn board(n: u32) -> anyhow::Result<BoardSize> {
-    Ok(BoardSize::new(n)?)
-}
-
 /// A rayon pool of `threads` threads (all cores when `None`).
 pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     // Big stacks for the same reason as the main thread's (see main.rs).
@@ -33,17 +28,8 @@ pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 }
 
 // Value parsers of the numeric options: every number a user types is checked against a range
-// that makes sense before anything runs, and a bad one is named with its option by clap.
-
-/// Board size N, with the model's own range and message.
-pub fn parse_n(s: &str) -> Result<u32, String> {
-    let n: u32 = s
-        .trim()
-        .parse()
-        .map_err(|_| "expected a board size, a whole number 6..=32".to_string())?;
-    BoardSize::new(n).map_err(|e| e.to_string())?;
-    Ok(n)
-}
+// that makes sense before anything runs, and a bad one is named with its option by clap. A
+// board size is a `queens_core::BoardSize`, read by its own `FromStr`.
 
 /// Solver units of one board: an array holds 1 to 1024 (10-bit unit ids).
 pub const MAX_UNITS: u64 = 1 << 10;
@@ -166,8 +152,8 @@ pub fn classes_json(pre: [u64; 3], sol: Option<[u64; 3]>) -> BTreeMap<&'static s
         .collect()
 }
 
-/// 1234567 -> "1,234,567".
-pub fn grouped(v: u128) -> String {
+/// A whole number with thousands separators: 1234567 -> "1,234,567".
+pub fn thousands(v: u128) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -193,8 +179,9 @@ impl UnitArg {
     /// The kind of a circuit for board size `n`: the one named, which must be built for `n`
     /// (with the cycle counter, where `with_cycles` is false, only if it can leave it out);
     /// or the default, said on stderr where it falls back to plain units.
-    pub fn circuit(self, n: u32, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {
+    pub fn circuit(self, size: BoardSize, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {
         use queens_hdl::width::{built, built_sizes, default_unit};
+        let n = size.n();
         let unit = match self.unit {
             Some(u) => u,
             None if !with_cycles => queens_core::UnitKind::Plain,

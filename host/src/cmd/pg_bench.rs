@@ -1,17 +1,18 @@
 //! `queens db bench URL`: what a PostgreSQL server sustains as a shared campaign store (see
 //! `store::pg::bench`).
 
-use super::{board, grouped};
+use super::thousands;
+use queens_core::BoardSize;
 use queens_host::store::pg::bench::{self, Setup};
 use queens_host::store::pg_conn::Target;
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
     /// postgres://[user@]host[:port]/database (password from PGPASSWORD or ~/.pgpass).
-    url: String,
+    url: Target,
     /// Board size of the scratch campaign; refused when the database has a campaign of it.
-    #[arg(long, default_value_t = 16, value_parser = super::parse_n)]
-    n: u32,
+    #[arg(long, default_value = "16")]
+    n: BoardSize,
     /// Hosts committing at once, each with its own connection.
     #[arg(long, default_value_t = 4,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
@@ -29,12 +30,12 @@ pub struct BenchArgs {
 }
 
 pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
-    let size = board(a.n)?;
+    let size = a.n;
     anyhow::ensure!(
         a.hosts > 0 && a.batch > 0,
         "--hosts and --batch must be at least 1"
     );
-    let target = Target::parse(&a.url)?;
+    let target = a.url;
     let f = bench::bench(
         &target,
         Setup {
@@ -52,7 +53,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         "{}: N = {}, {} subproblems in {} blocks, {} hosts",
         target.shown,
         a.n,
-        grouped(f.subproblems as u128),
+        thousands(f.subproblems as u128),
         f.blocks,
         a.hosts
     );

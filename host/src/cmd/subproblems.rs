@@ -1,7 +1,7 @@
 //! `queens subproblems N`: the canonical pre-placements, as a census, a fresh campaign file
 //! of 16-byte database entries, or one line each.
 
-use super::{board, classes_json, grouped, pool};
+use super::{classes_json, pool, thousands};
 use crate::progress::with_bar;
 use queens_core::{word, BoardSize, Enumerator, Subproblem, Symmetry};
 use queens_host::store::file::FileStore;
@@ -15,8 +15,7 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Board size, 6..=32.
-    #[arg(value_parser = super::parse_n)]
-    n: u32,
+    n: BoardSize,
     /// Only count the pre-placements per symmetry class.
     #[arg(long, conflicts_with = "out")]
     stats: bool,
@@ -47,7 +46,7 @@ struct StatsReport {
 }
 
 pub fn run(a: Args) -> anyhow::Result<()> {
-    let size = board(a.n)?;
+    let size = a.n;
     let pool = pool(a.threads)?;
     let e = Enumerator::new(size);
     if a.stats {
@@ -56,7 +55,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         let seconds = start.elapsed().as_secs_f64();
         if a.json {
             let r = StatsReport {
-                n: a.n,
+                n: size.n(),
                 preplacements: c.total(),
                 classes: classes_json(c.count, None),
                 seconds,
@@ -65,7 +64,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
         } else {
             println!(
                 "{} canonical pre-placements of N = {}",
-                grouped(c.total() as u128),
+                thousands(c.total() as u128),
                 a.n
             );
             for s in Symmetry::ALL {
@@ -73,7 +72,7 @@ pub fn run(a: Args) -> anyhow::Result<()> {
                     "{:<8} weight {}  {:>16}",
                     s.name(),
                     s.weight(),
-                    grouped(c.get(s) as u128)
+                    thousands(c.get(s) as u128)
                 );
             }
             println!("{seconds:.3} s");
@@ -124,8 +123,8 @@ fn write_campaign(pool: &rayon::ThreadPool, e: &Enumerator, path: &Path, force: 
     })?;
     println!(
         "wrote {} entries ({} bytes) to {} in {:.1} s",
-        grouped(written as u128),
-        grouped(written as u128 * 16),
+        thousands(written as u128),
+        thousands(written as u128 * 16),
         path.display(),
         start.elapsed().as_secs_f64()
     );

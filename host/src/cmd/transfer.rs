@@ -1,7 +1,8 @@
 //! `queens db import` and `queens db export`: move a campaign between a file (ours or a
 //! Queens@TUD database) and a shared PostgreSQL store, entries byte for byte.
 
-use super::{board, grouped};
+use super::thousands;
+use queens_core::BoardSize;
 use queens_host::store::file::{Access, FileStore};
 use queens_host::store::pg::{self, Import};
 use queens_host::store::pg_conn::Target;
@@ -13,7 +14,7 @@ pub struct ImportArgs {
     /// The campaign file (checked entry by entry first).
     file: PathBuf,
     /// postgres://[user@]host[:port]/database (password from PGPASSWORD or ~/.pgpass).
-    url: String,
+    url: Target,
     /// Replace a campaign of the same N in the database (its results are lost).
     #[arg(long)]
     force: bool,
@@ -22,12 +23,12 @@ pub struct ImportArgs {
 #[derive(clap::Args)]
 pub struct ExportArgs {
     /// postgres://[user@]host[:port]/database.
-    url: String,
+    url: Target,
     /// The campaign file to write.
     file: PathBuf,
     /// Which campaign, when the database holds several.
     #[arg(long)]
-    n: Option<u32>,
+    n: Option<BoardSize>,
     /// Replace the file if it exists.
     #[arg(long)]
     force: bool,
@@ -36,7 +37,7 @@ pub struct ExportArgs {
 pub fn import(a: ImportArgs) -> anyhow::Result<()> {
     let store = FileStore::open(&a.file, None, Access::Read)?;
     let size = store.size();
-    let target = Target::parse(&a.url)?;
+    let target = a.url;
     let mut client = pg::connect(&target)?;
     // Ids the file's history does not name (a Queens@TUD database's) are named as such, so
     // that the database knows every id in its entries and gives new ones above them.
@@ -65,17 +66,16 @@ pub fn import(a: ImportArgs) -> anyhow::Result<()> {
         a.file.display(),
         target.shown,
         size.n(),
-        grouped(entries as u128),
-        grouped(s.solved.subproblems() as u128)
+        thousands(entries as u128),
+        thousands(s.solved.subproblems() as u128)
     );
     Ok(())
 }
 
 pub fn export(a: ExportArgs) -> anyhow::Result<()> {
-    let target = Target::parse(&a.url)?;
+    let target = a.url;
     let mut client = pg::connect(&target)?;
-    let n = pg::which(&mut client, &target, a.n)?;
-    let size = board(n)?;
+    let size = pg::which(&mut client, &target, a.n)?;
     FileStore::write_blocks(&a.file, a.force, |block| {
         pg::export(&mut client, &target, size, block)
     })?;
@@ -83,11 +83,11 @@ pub fn export(a: ExportArgs) -> anyhow::Result<()> {
     let store = FileStore::open(&a.file, Some(size), Access::Read)?;
     let s = store.summary();
     eprintln!(
-        "exported N = {n} from {} to {}: {} entries, {} solved",
+        "exported N = {size} from {} to {}: {} entries, {} solved",
         target.shown,
         a.file.display(),
-        grouped(s.subproblems as u128),
-        grouped(s.solved.subproblems() as u128)
+        thousands(s.subproblems as u128),
+        thousands(s.solved.subproblems() as u128)
     );
     Ok(())
 }

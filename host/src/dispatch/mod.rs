@@ -41,7 +41,7 @@ mod word_map;
 pub use counters::Counters;
 pub use dispatcher::Dispatcher;
 pub use link_state::LinkState;
-pub use timeouts::Timeouts;
+pub use timeouts::{Pace, Timeouts, ASSUMED_HZ};
 pub use trust::Trust;
 
 use crate::store::StoreError;

@@ -68,16 +68,16 @@ impl Received {
 #[derive(Debug, thiserror::Error)]
 #[error("the board does not speak this protocol for N = {n}: {diagnosis}", diagnosis = self.diagnosis())]
 pub struct Incompatible {
-    n: u32,
+    n: BoardSize,
     /// The N and variant whose result frames the bytes hold, if any.
-    found: Option<(u32, bool)>,
+    found: Option<(BoardSize, bool)>,
     /// Bytes looked at.
     seen: usize,
 }
 
 impl Incompatible {
     /// The N whose result frames the board sends instead, when its bytes are frames at all.
-    pub fn frames_for(&self) -> Option<u32> {
+    pub fn frames_for(&self) -> Option<BoardSize> {
         self.found.map(|(n, _)| n)
     }
 
@@ -87,8 +87,8 @@ impl Incompatible {
             Some((n, c)) => format!(
                 "its frames are results for N = {n}{} (wire words of {} bytes, not {})",
                 if c { " with cycle counters" } else { "" },
-                BoardSize::new(n).map(word::wire_bytes).unwrap_or(0),
-                BoardSize::new(self.n).map(word::wire_bytes).unwrap_or(0)
+                word::wire_bytes(n),
+                word::wire_bytes(self.n)
             ),
             None => format!(
                 "no valid result frame in its first {} bytes (another protocol, baud rate or device?)",
@@ -184,7 +184,7 @@ impl Framing {
                     };
                 } else if seen.len() > DETECT_BYTES {
                     return Err(Incompatible {
-                        n: size.n(),
+                        n: size,
                         found: diagnosis_of(seen),
                         seen: seen.len(),
                     });
@@ -196,11 +196,10 @@ impl Framing {
 }
 
 /// What the bytes of an incompatible board look like: results of which N and variant, if any.
-fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
+fn diagnosis_of(seen: &[u8]) -> Option<(BoardSize, bool)> {
     let mut best = None;
     let mut best_n = 2usize;
-    for n in queens_core::board::MIN_N..=queens_core::board::MAX_N {
-        let size = BoardSize::new(n).expect("in range");
+    for size in BoardSize::all() {
         for c in [false, true] {
             let mut good = 0;
             Deframer::new(ResultRecord::payload_len(size, c)).push(seen, |d| {
@@ -214,7 +213,7 @@ fn diagnosis_of(seen: &[u8]) -> Option<(u32, bool)> {
             });
             if good > best_n {
                 best_n = good;
-                best = Some((n, c));
+                best = Some((size, c));
             }
         }
     }

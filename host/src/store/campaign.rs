@@ -2,27 +2,10 @@
 //! (`postgres://…`), for `db verify` and `db plot`.
 
 use super::file::{Access, FileStore};
-use super::{pg, pg_conn, Store, StoreError, Summary};
+use super::{pg, Location, Store, StoreError, Summary};
 use crate::plot::{Binner, Panel};
 use queens_core::{BoardSize, Entry};
 use std::collections::HashMap;
-use std::path::PathBuf;
-
-/// The files `campaign` consists of: a campaign file, its history, its cycle counts and its
-/// summary;
-/// none for a database.
-pub fn files(campaign: &str) -> Vec<PathBuf> {
-    if pg_conn::is_url(campaign) {
-        return Vec::new();
-    }
-    let c = std::path::Path::new(campaign);
-    vec![
-        c.to_path_buf(),
-        super::history::path_of(c),
-        super::file::cycles_path(c),
-        super::file::summary::path_of(c),
-    ]
-}
 
 pub enum Campaign {
     File(Box<FileStore>),
@@ -34,20 +17,23 @@ pub enum Campaign {
 }
 
 impl Campaign {
-    /// Opens `campaign` to read: a file, or a database URL (then `n` chooses among its
-    /// campaigns, see [`pg::which`]).
-    pub fn open(campaign: &str, n: Option<u32>) -> Result<Self, StoreError> {
-        if !pg_conn::is_url(campaign) {
-            let file = FileStore::open(std::path::Path::new(campaign), None, Access::Read)?;
-            return Ok(Campaign::File(Box::new(file)));
+    /// Opens `campaign` to read; `size` chooses among a database's campaigns (see
+    /// [`pg::which`]).
+    pub fn open(campaign: &Location, size: Option<BoardSize>) -> Result<Self, StoreError> {
+        match campaign {
+            Location::File(path) => {
+                let file = FileStore::open(path, None, Access::Read)?;
+                Ok(Campaign::File(Box::new(file)))
+            }
+            Location::Postgres(target) => {
+                let mut client = pg::connect(target)?;
+                let size = pg::which(&mut client, target, size)?;
+                Ok(Campaign::Shared {
+                    reader: Box::new(pg::Reader::open(client, target, size)?),
+                    db: target.shown.clone(),
+                })
+            }
         }
-        let target = pg_conn::Target::parse(campaign)?;
-        let mut client = pg::connect(&target)?;
-        let n = pg::which(&mut client, &target, n)?;
-        Ok(Campaign::Shared {
-            reader: Box::new(pg::Reader::open(client, &target, BoardSize::new(n)?)?),
-            db: target.shown,
-        })
     }
 
     /// The solver ids of host role `role` (a shared campaign's; a file has no roles).

@@ -3,18 +3,22 @@
 //!
 //! [`Store`] is what the dispatcher needs from any store; [`file::FileStore`] keeps a local
 //! file (the default); a shared database store can sit behind the same trait.
-//! [`campaign::Campaign`] reads a campaign of either kind; [`stats`] and [`verify`] are what
-//! `db stats` and `db verify` find in one.
+//! [`Location`] says where a campaign is kept; [`campaign::Campaign`] reads a campaign of
+//! either kind; [`stats`] and [`verify`] are what `db stats` and `db verify` find in one.
 
 pub mod campaign;
 pub mod file;
 pub mod history;
+mod location;
 pub mod pg;
 pub mod pg_conn;
 pub mod stats;
 pub mod verify;
 
+pub use location::Location;
+
 use history::Event;
+use queens_core::board::{MAX_N, MIN_N};
 use queens_core::entry::{Solution, Stamp, ENTRY_BYTES};
 use queens_core::{BoardSize, Entry, Enumerator, Subproblem, Tally};
 use rayon::prelude::*;
@@ -182,7 +186,9 @@ pub enum StoreError {
     Exists { path: PathBuf },
     #[error("{path}: {bytes} bytes is not a whole number of 16-byte entries")]
     Length { path: PathBuf, bytes: u64 },
-    #[error("{path}: {entries} entries is the size of no campaign (N = 6..=32 have other counts)")]
+    #[error(
+        "{path}: {entries} entries is the size of no campaign (N = {MIN_N}..={MAX_N} have other counts)"
+    )]
     UnknownSize { path: PathBuf, entries: u64 },
     #[error("{path} is a campaign of N = {found} ({entries} entries), not of N = {expected}")]
     WrongN {

@@ -45,6 +45,15 @@ pub struct Target {
     tls: Option<MakeRustlsConnect>,
 }
 
+/// As [`Target::parse`], for command-line arguments.
+impl FromStr for Target {
+    type Err = ConnError;
+
+    fn from_str(url: &str) -> Result<Self, ConnError> {
+        Self::parse(url)
+    }
+}
+
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.shown)
@@ -52,7 +61,7 @@ impl std::fmt::Debug for Target {
 }
 
 /// A campaign URL: `postgres://` or `postgresql://`.
-pub fn is_url(s: &str) -> bool {
+pub(super) fn is_url(s: &str) -> bool {
     s.starts_with("postgres://") || s.starts_with("postgresql://")
 }
 

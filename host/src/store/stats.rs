@@ -3,7 +3,8 @@
 
 use super::file::{Access, FileStore, Watch};
 use super::history::Event;
-use super::{pg, pg_conn, Store, StoreError, Summary};
+use super::pg_conn::Target;
+use super::{pg, Location, Store, StoreError, Summary};
 use queens_core::BoardSize;
 use serde::Serialize;
 use std::path::Path;
@@ -12,7 +13,7 @@ use std::path::Path;
 pub struct Stats {
     /// The file or the database, as it is shown.
     pub name: String,
-    pub n: u32,
+    pub size: BoardSize,
     pub summary: Summary,
     /// Oldest first.
     pub sessions: Vec<Session>,
@@ -54,41 +55,52 @@ pub struct Session {
 }
 
 impl Stats {
-    /// Reads the stats of `campaign`: a file, or a database URL (then `n` chooses among its
-    /// campaigns, see [`pg::which`]).
-    pub fn read(campaign: &str, n: Option<u32>, recount: bool, watch: &Watch) -> Result<Self, StoreError> {
-        if !pg_conn::is_url(campaign) {
-            let file = Path::new(campaign);
-            let store = FileStore::open_watched(file, None, Access::Read, watch)?;
-            let kept = store.kept();
-            let from_summary = (store.summary().unchecked > 0).then(|| FromSummary {
-                path: super::file::summary::path_of(file).display().to_string(),
-                checked_at: (kept.checked_at > 0.0).then_some(kept.checked_at),
-                reread: store.summary().subproblems - store.summary().unchecked,
-            });
-            let recount = if recount {
-                Some(store.recount(watch)?)
-            } else {
-                None
-            };
-            return Ok(Stats {
-                from_summary,
-                recount,
-                name: file.display().to_string(),
-                n: store.size().n(),
-                summary: store.summary(),
-                sessions: sessions(&store.history()?),
-                solvers: store.solvers(),
-                leases: Vec::new(),
-                disputes: Vec::new(),
-                hosts: Vec::new(),
-                checkers: None,
-            });
+    /// Reads the stats of `campaign`; `size` chooses among a database's campaigns (see
+    /// [`pg::which`]).
+    pub fn read(
+        campaign: &Location,
+        size: Option<BoardSize>,
+        recount: bool,
+        watch: &Watch,
+    ) -> Result<Self, StoreError> {
+        match campaign {
+            Location::File(file) => Self::of_file(file, recount, watch),
+            Location::Postgres(target) => Self::of_database(target, size),
         }
-        let target = pg_conn::Target::parse(campaign)?;
-        let mut client = pg::connect(&target)?;
-        let n = pg::which(&mut client, &target, n)?;
-        let st = pg::status(&mut client, &target, BoardSize::new(n)?)?;
+    }
+
+    fn of_file(file: &Path, recount: bool, watch: &Watch) -> Result<Self, StoreError> {
+        let store = FileStore::open_watched(file, None, Access::Read, watch)?;
+        let kept = store.kept();
+        let from_summary = (store.summary().unchecked > 0).then(|| FromSummary {
+            path: super::file::summary::path_of(file).display().to_string(),
+            checked_at: (kept.checked_at > 0.0).then_some(kept.checked_at),
+            reread: store.summary().subproblems - store.summary().unchecked,
+        });
+        let recount = if recount {
+            Some(store.recount(watch)?)
+        } else {
+            None
+        };
+        Ok(Stats {
+            from_summary,
+            recount,
+            name: file.display().to_string(),
+            size: store.size(),
+            summary: store.summary(),
+            sessions: sessions(&store.history()?),
+            solvers: store.solvers(),
+            leases: Vec::new(),
+            disputes: Vec::new(),
+            hosts: Vec::new(),
+            checkers: None,
+        })
+    }
+
+    fn of_database(target: &Target, size: Option<BoardSize>) -> Result<Self, StoreError> {
+        let mut client = pg::connect(target)?;
+        let size = pg::which(&mut client, target, size)?;
+        let st = pg::status(&mut client, target, size)?;
         let mut all = Vec::new();
         for h in &st.histories {
             all.extend(sessions(&h.events).into_iter().map(|mut s| {
@@ -98,8 +110,8 @@ impl Stats {
         }
         all.sort_by(|x, y| x.start.total_cmp(&y.start));
         Ok(Stats {
-            name: target.shown,
-            n,
+            name: target.shown.clone(),
+            size,
             summary: st.summary,
             sessions: all,
             solvers: st.solvers,

@@ -1,7 +1,8 @@
 //! `queens db init URL --hosts ROLE`: an administrator sets up (or upgrades) a database for
 //! shared campaigns, with an owner role and a host role that can do only a host's work.
 
-use crate::cmd::{board, grouped, parse_n};
+use crate::cmd::thousands;
+use queens_core::BoardSize;
 use queens_host::store::pg::{self, roles};
 use queens_host::store::pg_conn::Target;
 
@@ -14,7 +15,7 @@ Then a host: CREATE ROLE lab1 LOGIN PASSWORD '…' IN ROLE queens_hosts, and
 pub struct InitArgs {
     /// postgres://[user@]host[:port]/database, as a role that may create roles and own the
     /// tables (a superuser, or one with CREATEROLE that owns the database).
-    url: String,
+    url: Target,
     /// The role hosts log in as, or are members of (made NOLOGIN when missing; then add a
     /// host with `CREATE ROLE h1 LOGIN PASSWORD '…' IN ROLE <ROLE>`). It may read the tables
     /// and call the host functions: lease, commit, renew and release its own leases, add its
@@ -30,8 +31,8 @@ pub struct InitArgs {
     #[arg(long, value_name = "SHARE", default_value_t = 0.02, value_parser = parse_share)]
     cross_verify: f64,
     /// A campaign to create now (hosts cannot create one); repeat for several.
-    #[arg(long = "n", value_name = "N", value_parser = parse_n)]
-    ns: Vec<u32>,
+    #[arg(long = "n", value_name = "N")]
+    sizes: Vec<BoardSize>,
     #[arg(long)]
     json: bool,
 }
@@ -47,35 +48,31 @@ struct InitJson {
 }
 
 pub fn init(a: InitArgs) -> anyhow::Result<()> {
-    let sizes =
-        a.ns.iter()
-            .map(|&n| board(n))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-    let target = Target::parse(&a.url)?;
-    let mut client = pg::connect(&target)?;
+    let target = &a.url;
+    let mut client = pg::connect(target)?;
     let report = roles::init(
         &mut client,
-        &target,
+        target,
         &roles::Roles {
             owner: a.owner.clone(),
             hosts: a.hosts.clone(),
             cross_verify: a.cross_verify,
         },
     )?;
-    let have = pg::campaigns(&mut client, &target)?;
+    let have = pg::campaigns(&mut client, target)?;
     let mut created = Vec::new();
-    for size in sizes {
+    for &size in &a.sizes {
         if !have.contains(&size.n()) {
             let watch = queens_host::store::Watch::default();
             let t = std::time::Instant::now();
             let entries = crate::progress::watched(&watch, || {
-                pg::create(&mut client, &target, size, None, false, &watch)
+                pg::create(&mut client, target, size, None, false, &watch)
             })?;
             if !a.json {
                 eprintln!(
                     "made the campaign of N = {}: {} subproblems in {:.1} s",
                     size.n(),
-                    crate::cmd::grouped(entries as u128),
+                    thousands(entries as u128),
                     t.elapsed().as_secs_f64()
                 );
             }
@@ -106,7 +103,7 @@ pub fn init(a: InitArgs) -> anyhow::Result<()> {
     for (n, entries) in &created {
         println!(
             "new campaign of N = {n}: {} subproblems",
-            grouped(*entries as u128)
+            thousands(*entries as u128)
         );
     }
     Ok(())

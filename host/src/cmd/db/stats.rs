@@ -1,19 +1,19 @@
 //! `queens db stats`: what a campaign holds, per class and per session, and in a shared
 //! campaign each host's standing in the cross-checks.
 
-use crate::cmd::{classes_json, grouped};
-use queens_core::Symmetry;
-use queens_host::store::pg;
+use crate::cmd::{classes_json, thousands};
+use queens_core::{BoardSize, Symmetry};
 use queens_host::store::stats::{Session, Stats};
+use queens_host::store::{pg, Location};
 use serde::Serialize;
 
 #[derive(clap::Args)]
 pub struct StatsArgs {
     /// A campaign file, or a shared campaign's database (postgres://…).
-    campaign: String,
+    campaign: Location,
     /// Which campaign of the database, when it holds several.
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     /// Check every entry of a campaign file against the canonical order and sum it anew,
     /// instead of answering from its summary; both are shown, and any difference named.
     #[arg(long)]
@@ -96,7 +96,7 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
     let s = v.summary;
     if a.json {
         let j = StatsJson {
-            n: v.n,
+            n: v.size.n(),
             subproblems: s.subproblems,
             solved: s.solved.subproblems(),
             pending: s.pending(),
@@ -128,14 +128,14 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
     println!(
         "{}: campaign of N = {}, {} subproblems",
         v.name,
-        v.n,
-        grouped(s.subproblems as u128)
+        v.size,
+        thousands(s.subproblems as u128)
     );
     println!(
         "solved {} ({:.2}%), pending {}",
-        grouped(s.solved.subproblems() as u128),
+        thousands(s.solved.subproblems() as u128),
         100.0 * s.solved.subproblems() as f64 / s.subproblems as f64,
-        grouped(s.pending() as u128)
+        thousands(s.pending() as u128)
     );
     if let Some(f) = &v.from_summary {
         println!(
@@ -149,7 +149,7 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             if f.reread > 0 {
                 format!(
                     "; {} entries written since the last sync read now",
-                    grouped(f.reread as u128)
+                    thousands(f.reread as u128)
                 )
             } else {
                 String::new()
@@ -162,10 +162,10 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
         } else {
             println!(
                 "RECOUNT DIFFERS: every entry checked: {} solved, total {}; the summary says {} solved, total {} (the next run makes the summary anew)",
-                grouped(r.solved.subproblems() as u128),
-                grouped(r.solved.total()),
-                grouped(s.solved.subproblems() as u128),
-                grouped(s.solved.total())
+                thousands(r.solved.subproblems() as u128),
+                thousands(r.solved.total()),
+                thousands(s.solved.subproblems() as u128),
+                thousands(s.solved.total())
             );
         }
     }
@@ -174,29 +174,30 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
     if s.complete() {
         println!(
             "{}",
-            crate::cmd::cross::total_line(v.n, s.solved.total(), x.pending, unconfirmable)
+            crate::cmd::cross::total_line(v.size.n(), s.solved.total(), x.pending, unconfirmable)
         );
     } else {
-        println!("running total {}", grouped(s.solved.total()));
+        println!("running total {}", thousands(s.solved.total()));
     }
     match &v.checkers {
         Some(c) if c.one_role => {
             println!("{}", crate::cmd::cross::one_role_why(c));
-            let target = queens_host::store::pg_conn::Target::parse(&a.campaign)?;
-            for l in crate::cmd::cross::one_role_fix(c, &target, v.n) {
-                println!("{l}");
+            if let Location::Postgres(target) = &a.campaign {
+                for l in crate::cmd::cross::one_role_fix(c, target, v.size) {
+                    println!("{l}");
+                }
             }
         }
         _ if !v.hosts.is_empty() => println!(
             "cross-checked: {} of {} solved counts recomputed and confirmed by a host of another role ({:.2}%), {} waiting{}, {} unsettled",
-            grouped(x.agreed as u128),
-            grouped(s.solved.subproblems() as u128),
+            thousands(x.agreed as u128),
+            thousands(s.solved.subproblems() as u128),
             100.0 * x.agreed as f64 / s.solved.subproblems().max(1) as f64,
-            grouped(x.pending as u128),
+            thousands(x.pending as u128),
             if unconfirmable > 0 {
                 format!(
                     " ({} of them for a host role this campaign does not have: a count two roles dispute waits for a third)",
-                    grouped(unconfirmable as u128)
+                    thousands(unconfirmable as u128)
                 )
             } else {
                 String::new()
@@ -211,16 +212,16 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             "{:<8} weight {}  {:>15} of {:>15} solved, {:>20} solutions",
             c.name(),
             c.weight(),
-            grouped(s.solved.preplacements[i] as u128),
-            grouped(s.census[i] as u128),
-            grouped(s.solved.solutions[i] as u128)
+            thousands(s.solved.preplacements[i] as u128),
+            thousands(s.census[i] as u128),
+            thousands(s.solved.solutions[i] as u128)
         );
     }
     for (k, x) in v.sessions.iter().enumerate() {
         println!(
             "session {}: {} solved in {:.1} s ({:.0}/s) on {}{}",
             k + 1,
-            grouped(x.solved as u128),
+            thousands(x.solved as u128),
             x.seconds,
             x.per_second,
             x.links.join(", "),
@@ -242,18 +243,18 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
             println!(
                 "host {}: gave {}, checked by no host of another role",
                 h.role,
-                grouped(h.given as u128)
+                thousands(h.given as u128)
             );
             continue;
         }
         println!(
             "host {}: gave {}, of them {} confirmed by another host, {} waiting, {} unsettled; confirmed {} of others'{}",
             h.role,
-            grouped(h.given as u128),
-            grouped(h.checks_agreed as u128),
-            grouped(h.checks_pending as u128),
+            thousands(h.given as u128),
+            thousands(h.checks_agreed as u128),
+            thousands(h.checks_pending as u128),
             h.checks_unsettled,
-            grouped(h.confirmed_others as u128),
+            thousands(h.confirmed_others as u128),
             match &h.quarantined {
                 Some(why) => format!("; QUARANTINED, every count it gave withdrawn: {why}"),
                 None => String::new(),

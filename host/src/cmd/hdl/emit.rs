@@ -1,8 +1,8 @@
 //! `queens hdl emit`: the Verilog of a design, and for a board a whole bitstream project.
 
 use super::parse_kind;
-use crate::cmd::board;
 use anyhow::Context;
+use queens_core::BoardSize;
 use queens_hdl::board::{generic, Board, HostLink};
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
@@ -17,8 +17,8 @@ pub struct EmitArgs {
     #[arg(long)]
     out: std::path::PathBuf,
     /// Board size, 6..=32 (default: the board's, 27 for generic).
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     /// Solver units, 1..=1024 (default: as many as fit the board, 8 for generic).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
@@ -81,8 +81,8 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     use queens_hdl::board::build::{build_dir, BuildOptions};
     use queens_hdl::emit::CoreConfig;
     let b = Board::load(&a.board)?;
-    let n = a.n.unwrap_or(b.defaults.n as u32);
-    let size = board(n)?;
+    let size = a.n.map_or_else(|| BoardSize::new(b.defaults.n as u32), Ok)?;
+    let n = size.n();
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
     let clock_hz = a.clock_hz.unwrap_or(b.defaults.clock_hz);
@@ -147,11 +147,11 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
 
 fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     use queens_hdl::emit::{core_verilog, cycles_per_sample, uart_top_verilog, CoreConfig};
-    let n = a.n.unwrap_or(generic::N);
+    let size = a.n.map_or_else(|| BoardSize::new(generic::N), Ok)?;
+    let n = size.n();
     let solvers = a.solvers.unwrap_or(generic::UNITS);
     let arbiter = a.arbiter.unwrap_or(generic::ARBITER);
     let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
-    let size = board(n)?;
     let cps = cycles_per_sample(clock_hz, a.baud)?;
     let unit = a.unit.circuit(n, !a.no_cycles)?;
     let cfg = CoreConfig::new(size.n() as usize, solvers, unit, arbiter, !a.no_cycles)?

@@ -17,8 +17,8 @@ pub struct FitArgs {
     #[arg(long)]
     board: String,
     /// Board size (default: the board's).
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<queens_core::BoardSize>,
     /// Arbiter (default: carry4 on Xilinx, ccu2c on the ECP5, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
@@ -65,7 +65,7 @@ struct FitJson<'a> {
 
 pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let b = Board::load(&a.board)?;
-    let n = a.n.unwrap_or(b.defaults.n as u32);
+    let n = a.n.map_or(b.defaults.n as u32, |s| s.n());
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
     let unit = a.unit.circuit(n, true)?;

@@ -92,6 +92,7 @@ pub(in crate::cmd) fn clean_up_on_interrupt() -> anyhow::Result<()> {
 pub fn run(cmd: Command) -> anyhow::Result<()> {
     clean_up_on_interrupt()?;
     match cmd {
+        Command::Report(a) if a.pnr => routed::report(&a),
         Command::Report(a) => report::run(a),
         Command::Emit(a) => emit::run(a),
         Command::Fit(a) => fit::run(a),

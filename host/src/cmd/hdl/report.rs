@@ -1,9 +1,9 @@
 //! `queens hdl report`: yosys figures of the unit and the stage, or routed ECP5 figures
-//! ([`super::pnr`]).
+//! (`--pnr`, in [`super::routed`]).
 
 use super::{parse_kind, CostJson};
-use crate::cmd::board;
 use anyhow::Context;
+use queens_core::BoardSize;
 use queens_hdl::pnr::figures::Units;
 use queens_hdl::report::synthesize;
 use queens_hdl::ArbiterKind;
@@ -12,8 +12,8 @@ use serde::Serialize;
 #[derive(clap::Args)]
 pub struct ReportArgs {
     /// Board size, 6..=32.
-    #[arg(long, default_value_t = 27, value_parser = crate::cmd::parse_n)]
-    pub(in crate::cmd) n: u32,
+    #[arg(long, default_value = "27")]
+    pub(in crate::cmd) n: BoardSize,
     /// Arbiter implementation: adder, carry4, ccu2c or prefix (default: carry4 for the xc7
     /// figures, the board's with --pnr: ccu2c on the ECP5).
     #[arg(long, value_parser = parse_kind)]
@@ -86,10 +86,8 @@ struct Report {
     stage: CostJson,
 }
 
+/// The figures without `--pnr` (with it, [`super::routed`]'s).
 pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
-    if a.pnr {
-        return super::routed::report(&a);
-    }
     let arbiter = a.arbiter.unwrap_or(ArbiterKind::Carry4);
     // The xc7 figures are of a Kintex-7: a form has to build there.
     let xc7 = queens_hdl::board::Family::Kintex7;
@@ -100,8 +98,7 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
         arbiter.primitive().unwrap_or_default(),
         xc7.arbiters()
     );
-    let size = board(a.n)?;
-    let m = size.inner() as usize;
+    let m = a.n.inner() as usize;
     let unit_kind = a.unit.circuit(a.n, true)?;
     let v = queens_hdl::emit::unit_verilog(unit_kind, m, arbiter, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
@@ -109,7 +106,7 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
         let r = Report {
-            n: a.n,
+            n: a.n.n(),
             arbiter: arbiter.name(),
             unit_kind,
             unit: (&unit).into(),

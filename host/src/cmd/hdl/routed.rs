@@ -29,7 +29,7 @@ struct Report<'a> {
 }
 
 pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
-    let (n, target_mhz) = (a.n, a.target_mhz);
+    let (n, target_mhz) = (a.n.n(), a.target_mhz);
     // Split as a shell would (quotes keep an argument with spaces whole).
     let nextpnr_args: Vec<String> = match &a.nextpnr_args {
         Some(s) => {

@@ -1,16 +1,15 @@
 //! `queens sim board`: the wire protocol served as a board would.
 
 use super::parse_hz;
-use crate::cmd::board;
 use anyhow::Context;
-use queens_core::UnitKind;
+use queens_core::{BoardSize, UnitKind};
 use queens_hdl::ArbiterKind;
 
 #[derive(clap::Args)]
 pub struct BoardArgs {
     /// Board size, 6..=32.
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: u32,
+    #[arg(long)]
+    n: BoardSize,
     /// Solver units, 1..=1024 (default 360; a netlist: 2).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
@@ -82,7 +81,7 @@ pub enum BoardEngine {
 
 pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
     use queens_sim::board::{Board, BoardConfig};
-    let size = board(a.n)?;
+    let size = a.n;
     let netlist = a.engine == BoardEngine::Netlist;
     anyhow::ensure!(
         netlist == a.board.is_some(),
@@ -97,7 +96,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             UnitKind::Plain
         }
         (false, BoardEngine::Model) => a.unit.model(!a.no_cycles)?,
-        (false, _) => a.unit.circuit(a.n, !a.no_cycles)?,
+        (false, _) => a.unit.circuit(size, !a.no_cycles)?,
     };
     let units = a.solvers.unwrap_or(if netlist { 2 } else { 360 });
     let cfg = BoardConfig {
@@ -169,7 +168,7 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
                 "--clock: the verilator board runs at the simulator's pace"
             );
             let core = queens_hdl::emit::CoreConfig::new(
-                a.n as usize,
+                size.n() as usize,
                 units,
                 unit,
                 ArbiterKind::Carry4,

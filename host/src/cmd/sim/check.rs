@@ -2,9 +2,9 @@
 //! the software counter.
 
 use super::engines;
-use crate::cmd::{board, grouped, pool};
+use crate::cmd::{pool, thousands};
 use anyhow::bail;
-use queens_core::UnitKind;
+use queens_core::{BoardSize, UnitKind};
 use queens_hdl::ArbiterKind;
 use queens_sim::{check, select, CheckReport, Engine, ModelEngine, RtlEngine, Selection};
 use serde::Serialize;
@@ -28,8 +28,7 @@ pub enum EngineName {
 #[derive(clap::Args)]
 pub struct CheckArgs {
     /// Board size, 6..=32.
-    #[arg(value_parser = crate::cmd::parse_n)]
-    n: u32,
+    n: BoardSize,
     #[arg(long, value_enum, default_value = "model")]
     engine: EngineName,
     /// Only S subproblems, spread evenly over the canonical order.
@@ -104,7 +103,7 @@ struct Report {
 }
 
 pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
-    let size = board(a.n)?;
+    let size = a.n;
     let pool = pool(a.threads)?;
     let verilator = matches!(a.engine, EngineName::Verilator);
     let netlist = matches!(a.engine, EngineName::Netlist);
@@ -150,7 +149,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             "--unit grouped runs the emitted grouped core or the routed netlist: no --vcd, --synthesized or verilator --design"
         ),
         _ if matches!(a.engine, EngineName::Model) => a.unit.model(true)?,
-        _ => a.unit.circuit(a.n, true)?,
+        _ => a.unit.circuit(size, true)?,
     };
     let mut netlist_path = None;
     let engine: Box<dyn Engine> = if unit == UnitKind::Grouped {
@@ -210,7 +209,7 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)?;
     let board_cycles = engine.board_cycles();
     let report = Report {
-        n: a.n,
+        n: size.n(),
         engine: engine.name(),
         subproblems: r.subproblems,
         total: r.tally.total(),
@@ -236,16 +235,16 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             "{} engine, N = {}: {} subproblems, {what} = {}, {} unit cycles, {:.3} s",
             report.engine,
             a.n,
-            grouped(report.subproblems as u128),
-            grouped(report.total),
-            grouped(report.cycles as u128),
+            thousands(report.subproblems as u128),
+            thousands(report.total),
+            thousands(report.cycles as u128),
             report.seconds
         );
         if let Some(c) = report.board_cycles {
             println!(
                 "simulated board: {} clock cycles, {} cycles/s (build excluded)",
-                grouped(c as u128),
-                grouped(report.board_cycles_per_second.unwrap_or(0.0) as u128)
+                thousands(c as u128),
+                thousands(report.board_cycles_per_second.unwrap_or(0.0) as u128)
             );
         }
         if let Some(v) = &a.vcd {

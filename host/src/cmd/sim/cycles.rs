@@ -1,6 +1,6 @@
 //! `queens sim cycles`: the unit-cycle benchmark of `queens_sim::cycles`, as a table or JSON.
 
-use crate::cmd::{grouped, pool};
+use crate::cmd::{pool, thousands};
 use queens_core::UnitKind;
 use queens_sim::cycles::{self, CycleSet, Pick, SetSpec};
 use serde::Serialize;
@@ -81,8 +81,8 @@ pub(super) fn run(a: CyclesArgs) -> anyhow::Result<()> {
 fn label(pick: Pick) -> String {
     match pick {
         Pick::All => "all".into(),
-        Pick::First(k) => format!("first {}", grouped(k as u128)),
-        Pick::Spread(k) => format!("{} spread", grouped(k as u128)),
+        Pick::First(k) => format!("first {}", thousands(k as u128)),
+        Pick::Spread(k) => format!("{} spread", thousands(k as u128)),
     }
 }
 
@@ -122,8 +122,8 @@ fn print_row(m: &CycleSet, first: bool) {
         "{:>2}  {:<13} {:>11} {:>15}  {:<10} {:>11} {:>11}  {:<22} {}",
         m.n,
         label(m.set),
-        grouped(m.subproblems as u128),
-        grouped(m.of as u128),
+        thousands(m.subproblems as u128),
+        thousands(m.of as u128),
         method,
         mean(m.mean.ours),
         mean(m.mean.tud),

@@ -2,6 +2,7 @@
 //! Verilator, and a board's netlist.
 
 use anyhow::Context;
+use queens_core::BoardSize;
 use queens_hdl::ArbiterKind;
 use queens_sim::check::VerilatorEngine;
 use queens_sim::netlist::{make, Flow, NetlistEngine};
@@ -24,12 +25,12 @@ pub(super) fn verilator(
     Ok(e)
 }
 
-/// The netlist of `board` for N and `units` units of kind `unit`: made by the board's flow (or found in the
+/// The netlist of `board` for `size` and `units` units of kind `unit`: made by the board's flow (or found in the
 /// cache), or the one given as `design`, compiled for the simulator. `synthesized`: the
 /// ECP5 netlist before place and route.
 pub(super) fn netlist(
     board: &str,
-    n: u32,
+    size: BoardSize,
     units: usize,
     unit: queens_core::UnitKind,
     synthesized: bool,
@@ -37,7 +38,7 @@ pub(super) fn netlist(
 ) -> anyhow::Result<NetlistEngine> {
     let b = queens_hdl::board::Board::load(board)?;
     let flow = Flow::for_board(&b, synthesized)?;
-    let mut net = make(&b, n as usize, units, unit, flow, &|p| {
+    let mut net = make(&b, size.n() as usize, units, unit, flow, &|p| {
         eprintln!("{}: {p}", b.name)
     })?;
     if let Some(p) = design {

@@ -1,8 +1,8 @@
 //! `queens sim estimate`: a board's hours for the whole of Q(N).
 
 use super::{parse_hz, parse_method};
-use crate::cmd::{board, grouped, pool};
-use queens_core::UnitKind;
+use crate::cmd::{pool, thousands};
+use queens_core::{BoardSize, UnitKind};
 use queens_hdl::board::generic;
 use queens_sim::estimate::Method;
 use serde::Serialize;
@@ -18,8 +18,8 @@ pub struct EstimateArgs {
     #[arg(long, default_value = queens_sim::estimate::TUD_VC707.name)]
     board: String,
     /// Board size, 6..=32 (default: the board's; 27 for tud-vc707 and generic).
-    #[arg(long, value_parser = crate::cmd::parse_n)]
-    n: Option<u32>,
+    #[arg(long)]
+    n: Option<BoardSize>,
     /// How the mean unit cycles per subproblem are found: sampled (the cycle model exhausts
     /// every sampled subproblem), probe (Knuth's random-probe estimator on each), or auto
     /// (sampled when the model would take under 10 s, else probe).
@@ -84,7 +84,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         let b = queens_hdl::board::Board::load(&a.board)?;
         (b.defaults.n as u32, None, b.defaults.clock_hz as f64, Some(b))
     };
-    let n = a.n.unwrap_or(board_n);
+    let size = a.n.map_or_else(|| BoardSize::new(board_n), Ok)?;
+    let n = size.n();
     let clock = a.clock.unwrap_or(board_clock);
     // A board we fit is built of a circuit; the others are models, at any N.
     let unit = if a.board == tud.name {
@@ -95,11 +96,10 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         );
         UnitKind::Plain
     } else if loaded.is_some() && a.solvers.is_none() {
-        a.unit.circuit(n, !a.no_cycles)?
+        a.unit.circuit(size, !a.no_cycles)?
     } else {
         a.unit.model(!a.no_cycles)?
     };
-    let size = board(n)?;
     let pool = &pool(a.threads)?;
     let start = Instant::now();
     std::thread::scope(|scope| -> anyhow::Result<()> {
@@ -216,7 +216,7 @@ fn print_text(
     e: &queens_sim::estimate::Estimate,
     seconds: f64,
 ) {
-    let sampled = grouped(e.sampled as u128);
+    let sampled = thousands(e.sampled as u128);
     let how = match e.method {
         Method::Probe => format!(
             "probe: Knuth's estimator, {} random probes of each of {sampled} subproblems",
@@ -227,7 +227,7 @@ fn print_text(
     println!(
         "{}, N = {n}: {} subproblems; mean {} {unit} unit cycles per subproblem ± {:.2}% ({how})",
         a.board,
-        grouped(total as u128),
+        thousands(total as u128),
         cycles(e.mean_cycles),
         100.0 * e.relative_stderr,
     );
@@ -266,10 +266,10 @@ fn cycles(c: f64) -> String {
     }
 }
 
-/// Hours as `sim estimate` prints them: three decimals, grouped whole hours from 1,000.
+/// Hours as `sim estimate` prints them: three decimals, whole hours with thousands separators from 1,000.
 fn hours(h: f64) -> String {
     if h >= 1000.0 {
-        grouped(h.round() as u128)
+        thousands(h.round() as u128)
     } else {
         format!("{h:.3}")
     }

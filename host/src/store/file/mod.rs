@@ -138,8 +138,7 @@ fn map_file(file: &File, access: Access) -> std::io::Result<memmap2::MmapRaw> {
 
 /// The board size whose campaign has `entries` entries.
 fn size_of(entries: u64) -> Option<BoardSize> {
-    for n in queens_core::board::MIN_N..=queens_core::board::MAX_N {
-        let size = BoardSize::new(n).expect("in range");
+    for size in BoardSize::all() {
         let total = Enumerator::new(size).census().total();
         if total == entries {
             return Some(size);

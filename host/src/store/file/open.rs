@@ -31,8 +31,7 @@ pub fn campaign_at(path: &Path) -> Option<BoardSize> {
     }
     let mut first = [0u8; ENTRY_BYTES];
     File::open(path).ok()?.read_exact(&mut first).ok()?;
-    (queens_core::board::MIN_N..=queens_core::board::MAX_N)
-        .filter_map(|n| BoardSize::new(n).ok())
+    BoardSize::all()
         .filter(|&s| Entry::decode(s, &first).is_ok())
         .find(|&s| Enumerator::new(s).census().total() == bytes / ENTRY_BYTES as u64)
 }

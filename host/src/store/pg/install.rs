@@ -5,9 +5,13 @@
 
 use super::db_err;
 use super::migrations::{self, LATEST};
-use super::schema::LOCK_CAMPAIGN;
 use crate::store::pg_conn::Target;
 use crate::store::StoreError;
+
+/// Advisory lock keys: making or upgrading the schema, and one per N for creating a campaign
+/// or a solver id (the installed functions take it too).
+pub(super) const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
+pub(super) const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
 
 /// The schema this build writes and reads (its last migration); older ones are upgraded in
 /// place.

@@ -4,8 +4,7 @@
 //! it, whatever a host's client does. An older version's tables are upgraded in place.
 
 use super::db_err;
-use super::install::{self, quote_ident, HOST_FUNCTIONS, TABLE_NAMES};
-use super::schema::LOCK_SCHEMA;
+use super::install::{self, quote_ident, HOST_FUNCTIONS, LOCK_SCHEMA, TABLE_NAMES};
 use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 

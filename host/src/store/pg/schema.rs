@@ -2,14 +2,11 @@
 //! `install.rs`), and what concerns a database's campaigns as a whole: which there are,
 //! deleting one, the room they take.
 
-use super::{db_err, install};
+use super::db_err;
+use super::install::{self, LOCK_CAMPAIGN, LOCK_SCHEMA};
 use crate::store::pg_conn::Target;
 use crate::store::StoreError;
 use queens_core::BoardSize;
-
-/// Advisory lock keys: schema creation, and one per N for creating a campaign or a solver id.
-pub(super) const LOCK_SCHEMA: i64 = 0x5175_6565_6e73_0000;
-pub(super) const LOCK_CAMPAIGN: i64 = 0x5175_6565_6e73_0100;
 
 /// Connects, and makes or upgrades the tables and functions when they are not this
 /// version's (several hosts may start at once). A host role, which may not, is told who can.
@@ -82,21 +79,25 @@ pub fn campaigns(client: &mut postgres::Client, target: &Target) -> Result<Vec<u
     Ok(rows.iter().map(|r| r.get::<_, i32>(0) as u32).collect())
 }
 
-/// The campaign of the database a command is about: `n` when given, else its only one.
-pub fn which(client: &mut postgres::Client, target: &Target, n: Option<u32>) -> Result<u32, StoreError> {
+/// The campaign of the database a command is about: `size` when given, else its only one.
+pub fn which(
+    client: &mut postgres::Client,
+    target: &Target,
+    size: Option<BoardSize>,
+) -> Result<BoardSize, StoreError> {
     let all = campaigns(client, target)?;
     let refused = |what: String| StoreError::Campaign {
         db: target.shown.clone(),
         what,
     };
-    Ok(match (n, all.as_slice()) {
-        (Some(n), _) if all.contains(&n) => n,
-        (Some(n), _) => {
+    Ok(match (size, all.as_slice()) {
+        (Some(s), _) if all.contains(&s.n()) => s,
+        (Some(s), _) => {
             return Err(refused(format!(
-                "holds no campaign of N = {n} (it holds N = {all:?})"
+                "holds no campaign of N = {s} (it holds N = {all:?})"
             )))
         }
-        (None, [n]) => *n,
+        (None, [n]) => BoardSize::new(*n)?,
         (None, []) => return Err(refused("holds no campaign".into())),
         (None, _) => {
             return Err(refused(format!(
