@@ -25,7 +25,8 @@ impl Campaign {
                 let file = FileStore::open(path, None, Access::Read)?;
                 Ok(Campaign::File(Box::new(file)))
             }
-            Location::Postgres(target) => {
+            Location::Postgres(db) => {
+                let target = &db.target()?;
                 let mut client = pg::connect(target)?;
                 let size = pg::which(&mut client, target, size)?;
                 Ok(Campaign::Shared {

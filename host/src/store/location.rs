@@ -10,7 +10,19 @@ pub enum Location {
     /// A campaign file, with its history, cycle counts and summary beside it.
     File(PathBuf),
     /// A shared campaign's database: `postgres://…` or `postgresql://…`.
-    Postgres(Box<Target>),
+    Postgres(Database),
+}
+
+/// A database's URL as given. Its settings (the PG* variables, the TLS root certificates)
+/// are read when it is opened, not when a command line is parsed.
+#[derive(Clone, Debug)]
+pub struct Database(String);
+
+impl Database {
+    /// Where and how to connect: the URL with the environment's settings and certificates.
+    pub fn target(&self) -> Result<Target, ConnError> {
+        Target::parse(&self.0)
+    }
 }
 
 impl FromStr for Location {
@@ -18,7 +30,11 @@ impl FromStr for Location {
 
     fn from_str(s: &str) -> Result<Self, ConnError> {
         Ok(if pg_conn::is_url(s) {
-            Location::Postgres(Box::new(Target::parse(s)?))
+            // The URL is checked now; its certificates are read when it is opened.
+            match Target::parse(s) {
+                Ok(_) | Err(ConnError::Roots { .. }) => Location::Postgres(Database(s.to_string())),
+                Err(e) => return Err(e),
+            }
         } else {
             Location::File(PathBuf::from(s))
         })
@@ -30,7 +46,7 @@ impl Location {
     pub fn shown(&self) -> String {
         match self {
             Location::File(path) => path.display().to_string(),
-            Location::Postgres(target) => target.shown.clone(),
+            Location::Postgres(db) => pg_conn::redact(&db.0),
         }
     }
 

@@ -65,7 +65,7 @@ impl Stats {
     ) -> Result<Self, StoreError> {
         match campaign {
             Location::File(file) => Self::of_file(file, recount, watch),
-            Location::Postgres(target) => Self::of_database(target, size),
+            Location::Postgres(db) => Self::of_database(&db.target()?, size),
         }
     }
 

@@ -11,7 +11,7 @@ fn sim_check_groups_counts_each_pre_placement_and_shares_the_walks() {
     assert_eq!(grouped["total"], 14_200);
     assert_eq!(grouped["subproblems"], 51_484);
     assert_eq!(grouped["mismatches"], 0, "{grouped}");
-    let today = json(&["sim", "check", "12", "--json"]);
+    let today = json(&["sim", "check", "12", "--unit", "plain", "--json"]);
     let (g, t) = (
         grouped["cycles"].as_u64().unwrap(),
         today["cycles"].as_u64().unwrap(),
@@ -61,6 +61,9 @@ fn board_over_tcp(engine: &str) {
             "127.0.0.1:0",
             "--engine",
             engine,
+            // Plain frames, read below as results.
+            "--unit",
+            "plain",
         ])
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -182,8 +182,8 @@ pub(super) fn stats(a: StatsArgs) -> anyhow::Result<()> {
     match &v.checkers {
         Some(c) if c.one_role => {
             println!("{}", crate::cmd::cross::one_role_why(c));
-            if let Location::Postgres(target) = &a.campaign {
-                for l in crate::cmd::cross::one_role_fix(c, target, v.size) {
+            if let Location::Postgres(db) = &a.campaign {
+                for l in crate::cmd::cross::one_role_fix(c, &db.target()?, v.size) {
                     println!("{l}");
                 }
             }

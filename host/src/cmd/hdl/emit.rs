@@ -89,7 +89,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let clock = b
         .clock_for(clock_hz)
         .with_context(|| format!("{}: a {} MHz compute clock", b.name, clock_hz as f64 / 1e6))?;
-    let unit = a.unit.circuit(n, !a.no_cycles)?;
+    let unit = a.unit.circuit(size, !a.no_cycles)?;
     let units = match a.solvers {
         Some(k) => k,
         None => {
@@ -153,7 +153,7 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
     let arbiter = a.arbiter.unwrap_or(generic::ARBITER);
     let clock_hz = a.clock_hz.unwrap_or(generic::CLOCK_HZ);
     let cps = cycles_per_sample(clock_hz, a.baud)?;
-    let unit = a.unit.circuit(n, !a.no_cycles)?;
+    let unit = a.unit.circuit(size, !a.no_cycles)?;
     let cfg = CoreConfig::new(size.n() as usize, solvers, unit, arbiter, !a.no_cycles)?
         .built(&format!("board=generic link=uart baud={}", a.baud), clock_hz);
     let files = [

@@ -105,7 +105,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| Location::File(format!("q{}.campaign", a.n).into()));
     match &campaign {
-        Location::Postgres(target) => run_shared(&a, target, stop, began),
+        Location::Postgres(db) => run_shared(&a, &db.target()?, stop, began),
         Location::File(path) => run_file(&a, path, stop, began),
     }
 }

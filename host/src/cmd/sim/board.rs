@@ -95,6 +95,15 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             );
             UnitKind::Plain
         }
+        // A board that does not identify itself is sent plain frames: a host sends group
+        // requests only to a board that said it is of grouped units.
+        (false, BoardEngine::Model) if a.no_ident => {
+            anyhow::ensure!(
+                a.unit.unit.is_none_or(|u| u == UnitKind::Plain),
+                "--unit grouped with --no-ident: a host sends group requests only to a board that says it is of grouped units"
+            );
+            UnitKind::Plain
+        }
         (false, BoardEngine::Model) => a.unit.model(!a.no_cycles)?,
         (false, _) => a.unit.circuit(size, !a.no_cycles)?,
     };
