@@ -1,26 +1,15 @@
 //! Verilog text of the circuits.
 
+use crate::kind;
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::stage::{COUNT_BITS, CYCLE_BITS};
+use crate::solver::stage::COUNT_BITS;
 use queens_core::UnitKind;
 use rust_hdl::prelude::*;
 
 /// The Verilog of a bare unit of kind `unit` for inner width m (the grouped unit with its
 /// tally, not yet in a stage), its top module renamed to `name`.
-pub fn unit_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = match unit {
-        UnitKind::Plain => crate::with_width!(m, |M, M1, D| {
-            let mut u = crate::solver::unit::Unit::<M, M1, D>::new(kind);
-            u.connect_all();
-            generate_verilog(&u)
-        }),
-        UnitKind::Grouped => crate::with_grouped_width!(m, |M, M1, D| {
-            let mut u = crate::solver::grouped::GroupedUnit::<M, M1, D>::new(kind);
-            u.connect_all();
-            generate_verilog(&u)
-        }),
-    };
-    rename_top(&v, name)
+pub fn unit_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, name: &str) -> String {
+    rename_top(&kind::of(unit).unit(m, arbiter), name)
 }
 
 /// The Verilog of the tally's increment (`solver::increment`) for a word of `width` bits (8,
@@ -45,20 +34,8 @@ pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String 
 
 /// The Verilog of one solver stage of kind `unit` (the unit, its record, its place on the
 /// chains) for inner width m.
-pub fn stage_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, name: &str) -> String {
-    let v = match unit {
-        UnitKind::Plain => crate::with_width!(m, |M, M1, D| {
-            let mut st = crate::solver::stage::Stage::<M, M1, D>::new(kind);
-            st.connect_all();
-            generate_verilog(&st)
-        }),
-        UnitKind::Grouped => crate::with_grouped_width!(m, |M, M1, D| {
-            let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(kind);
-            st.connect_all();
-            generate_verilog(&st)
-        }),
-    };
-    rename_top(&v, name)
+pub fn stage_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, name: &str) -> String {
+    rename_top(&kind::of(unit).stage(m, arbiter), name)
 }
 
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
@@ -117,42 +94,24 @@ pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
 /// (`<core>_chain`), as a yosys selection.
 pub const STAGE_MODULES: &str = "*_chain_stage";
 
-/// The fields of the upstream slot that stages of kind `unit` fill (name, bits), beside its
-/// valid bit and id: a result record, or a group record's south field and body.
-fn slot_fields(unit: UnitKind) -> Vec<(&'static str, usize)> {
-    use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
-    match unit {
-        UnitKind::Plain => vec![
-            ("m13", 4),
-            ("m15", 4),
-            ("count", COUNT_BITS),
-            ("cycles", CYCLE_BITS),
-        ],
-        UnitKind::Grouped => vec![("south", SOUTH_BITS), ("body", BODY_BITS)],
-    }
-}
-
-/// The south field of the hold slot that the front end of `unit` stages can send into the
-/// chain (grouped stages: their records can fill the front end's queue).
-fn hold_code(unit: UnitKind) -> Option<String> {
-    use crate::solver::grouped_stage::{HOLD, SOUTH_BITS};
-    (unit == UnitKind::Grouped).then(|| format!("{SOUTH_BITS}'d{HOLD}"))
-}
-
 /// K solver stages of kind `unit` in series: the stage module once, instantiated by a
 /// generate loop, so the Verilog does not grow with K. Ports as
 /// [`crate::solver::chain::Chain`] (or `GroupedChain`, with a hold slot into stage 0 when
 /// `hold` is high); stage i has id i.
-pub fn chain_verilog(unit: UnitKind, m: usize, kind: ArbiterKind, k: usize, name: &str) -> String {
+pub fn chain_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, k: usize, name: &str) -> String {
     let stage = format!("{name}_stage");
+    let circuits = kind::of(unit);
+    let hold = circuits
+        .hold()
+        .map(|h| format!("{}'d{h}", crate::solver::grouped_stage::SOUTH_BITS));
     stages_verilog(
-        stage_verilog(unit, m, kind, &stage),
+        stage_verilog(unit, m, arbiter, &stage),
         &stage,
         m,
         k,
         name,
-        &slot_fields(unit),
-        hold_code(unit).as_deref(),
+        circuits.slot(),
+        hold.as_deref(),
     )
 }
 
@@ -248,7 +207,7 @@ pub enum EmitError {
     Units(usize),
     #[error(
         "{unit} units at N = {n}: their circuits are built for N = {built} (plain units' for every N)",
-        built = crate::width::built_sizes(*unit)
+        built = kind::of(*unit).built_sizes()
     )]
     NotBuilt { unit: UnitKind, n: usize },
     #[error("{0} units leave out no cycle counter: a group's end record always carries its walk's cycles")]
@@ -296,7 +255,7 @@ impl CoreConfig {
         if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {
             return Err(EmitError::Units(units));
         }
-        if !crate::width::built(unit, n) {
+        if !kind::of(unit).built(n) {
             return Err(EmitError::NotBuilt { unit, n });
         }
         if !with_cycles && !unit.cycles_optional() {
@@ -332,8 +291,8 @@ impl CoreConfig {
             self.arbiter.name(),
             self.with_cycles
         );
-        if self.unit == UnitKind::Grouped {
-            what += " grouped";
+        if self.unit != UnitKind::Plain {
+            what += &format!(" {}", self.unit);
         }
         if let Some(b) = self.build {
             what += &format!(" clock_hz={} board={:08x}", b.clock_hz, b.board_hash);
@@ -352,21 +311,7 @@ impl CoreConfig {
 
 /// The front end (frame parser, dispatch, collection, framer) for a core.
 pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
-    let v = match cfg.unit {
-        UnitKind::Plain => crate::with_board_widths!(cfg.n, |M, M1, D, W| {
-            let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
-            f.connect_all();
-            generate_verilog(&f)
-        }),
-        UnitKind::Grouped => crate::with_grouped_width!(cfg.n - 4, |M, M1, D| {
-            const W: usize = crate::width::wire_word_width(M);
-            let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(cfg.units);
-            let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(cfg.units, &cfg.ident(), room);
-            f.connect_all();
-            generate_verilog(&f)
-        }),
-    };
-    rename_top(&v, name)
+    rename_top(&kind::of(cfg.unit).front(cfg), name)
 }
 
 /// The board-independent core: byte streams in and out, the front end and `cfg.units` solver
@@ -391,13 +336,14 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
 fn core_module(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::solver::stage::ID_BITS;
-    let up = slot_fields(cfg.unit);
+    let circuits = kind::of(cfg.unit);
+    let up = circuits.slot();
     let wires: String = up
         .iter()
         .map(|&(n, b)| format!("    wire [{}:0] up_{n};\n", b - 1))
         .collect();
     let conn: String = up.iter().map(|&(n, _)| format!(", .up_{n}(up_{n})")).collect();
-    let (hold_wire, hold_conn) = if hold_code(cfg.unit).is_some() {
+    let (hold_wire, hold_conn) = if circuits.hold().is_some() {
         ("    wire hold;\n", ", .hold(hold)")
     } else {
         ("", "")

@@ -15,6 +15,7 @@
 pub mod board;
 pub mod emit;
 pub mod front;
+pub mod kind;
 pub mod link;
 pub mod pnr;
 pub mod report;

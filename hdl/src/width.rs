@@ -41,35 +41,7 @@ macro_rules! with_grouped_width {
 /// The board sizes [`with_grouped_width!`] builds grouped circuits for.
 pub const GROUPED_N: [u32; 6] = [8, 9, 10, 11, 27, 28];
 
-/// Whether circuits of `unit` units are built for board size `n`.
-pub fn built(unit: UnitKind, n: usize) -> bool {
-    match unit {
-        UnitKind::Plain => queens_core::BoardSize::new(n as u32).is_ok(),
-        UnitKind::Grouped => GROUPED_N.contains(&(n as u32)),
-    }
-}
-
-/// The board sizes circuits of `unit` units are built for, as a person reads them.
-pub fn built_sizes(unit: UnitKind) -> String {
-    match unit {
-        UnitKind::Plain => format!("{}..={}", queens_core::board::MIN_N, queens_core::board::MAX_N),
-        UnitKind::Grouped => "8 to 11, 27 and 28".to_string(),
-    }
-}
-
-/// The unit a board of size `n` is built with when none is named: grouped units wherever
-/// their circuits are built (they do more work per board on every board,
-/// docs/design/estimate.md), today's plain unit elsewhere.
-pub fn default_unit(n: usize) -> UnitKind {
-    if built(UnitKind::Grouped, n) {
-        UnitKind::Grouped
-    } else {
-        UnitKind::Plain
-    }
-}
-
 pub use queens_core::board::RINGS;
-use queens_core::UnitKind;
 
 /// The wire word's width in bits for inner width `m`: whole bytes of coordinates
 /// (`queens_core::board::coord_bits`), so that [`crate::with_board_widths!`] fixes it per width at

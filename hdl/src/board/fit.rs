@@ -129,10 +129,7 @@ pub fn cache_path(b: &Board, n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Op
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
-    let kind = match unit {
-        UnitKind::Plain => "",
-        UnitKind::Grouped => "-grouped",
-    };
+    let kind = format!("-{unit}");
     Some(root.join(format!(
         "{name}-n{n}-{}{kind}-{:016x}.json",
         arbiter.name(),

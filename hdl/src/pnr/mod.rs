@@ -485,12 +485,9 @@ pub mod jobs {
         }
     }
 
-    /// The top module's name of a routed `what` of `unit` units (grouped ones named so).
+    /// The top module's name of a routed `what` of `unit` units.
     fn top(unit: UnitKind, what: &str) -> String {
-        match unit {
-            UnitKind::Plain => format!("queens_{what}"),
-            UnitKind::Grouped => format!("queens_grouped_{what}"),
-        }
+        format!("queens_{unit}_{what}")
     }
 
     /// The bare unit of kind `unit` for inner size `m`, out of context.

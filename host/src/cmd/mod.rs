@@ -180,33 +180,11 @@ impl UnitArg {
     /// (with the cycle counter, where `with_cycles` is false, only if it can leave it out);
     /// or the default, said on stderr where it falls back to plain units.
     pub fn circuit(self, size: BoardSize, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {
-        use queens_hdl::width::{built, built_sizes, default_unit};
-        let n = size.n();
-        let unit = match self.unit {
-            Some(u) => u,
-            None if !with_cycles => queens_core::UnitKind::Plain,
-            None => {
-                let u = default_unit(n as usize);
-                if u != queens_core::UnitKind::Grouped {
-                    eprintln!(
-                        "N = {n}: grouped circuits are built for N = {}; building plain units \
-                         (--unit chooses)",
-                        built_sizes(queens_core::UnitKind::Grouped)
-                    );
-                }
-                u
-            }
-        };
-        anyhow::ensure!(
-            built(unit, n as usize),
-            "--unit {unit}: its circuits are built for N = {}, not {n}; --unit plain builds today's unit",
-            built_sizes(unit)
-        );
-        anyhow::ensure!(
-            with_cycles || unit.cycles_optional(),
-            "--unit {unit} with --no-cycles: a group's end record always carries its walk's cycles; \
-             leave out --no-cycles or choose --unit plain"
-        );
+        let (unit, note) = queens_hdl::kind::choose(self.unit, size.n() as usize, with_cycles)
+            .map_err(|e| anyhow::anyhow!("--unit: {e}"))?;
+        if let Some(note) = note {
+            eprintln!("{note} (--unit chooses)");
+        }
         Ok(unit)
     }
 
