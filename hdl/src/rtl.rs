@@ -3,7 +3,8 @@
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::grouped::GroupedUnit;
-use crate::solver::unit::{load_sequence, south_load_sequence, Load, Unit};
+use crate::solver::load::{load_sequence, south_load_sequence, Load};
+use crate::solver::unit::Unit;
 use queens_core::group::{Body, GroupRecord};
 use queens_core::south::SouthWalk;
 use queens_core::Blocking;
@@ -192,7 +193,7 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
         let mut feed = Feeder::new(K);
         let mut idle_cycles = 0u64;
         while feed.done < subs.len() {
-            let beat = feed.beat(subs.len(), |i| crate::solver::stage::beats(&subs[i]));
+            let beat = feed.beat(subs.len(), |i| crate::solver::load::beats(&subs[i]));
             drive_beat!(self, beat);
             self.clock();
             if self.uut.up_valid.val() {
@@ -299,7 +300,7 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlGrouped
         let mut feed = Feeder::new(K);
         let mut idle_cycles = 0u64;
         while feed.done < walks.len() {
-            let beat = feed.beat(walks.len(), |i| crate::solver::grouped_stage::beats(&walks[i]));
+            let beat = feed.beat(walks.len(), |i| crate::solver::load::south_beats(&walks[i]));
             drive_beat!(self, beat);
             self.clock();
             if self.uut.up_valid.val() {

@@ -222,7 +222,7 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     for (j, sp) in subs.iter().enumerate() {
         let b = Blocking::new(&sp.pre);
         let id = j % k;
-        for (kind, data) in queens_hdl::solver::stage::beats(&b) {
+        for (kind, data) in queens_hdl::solver::load::beats(&b) {
             tb += &format!("beat({id}, {kind}, {data});\n");
         }
         tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n";

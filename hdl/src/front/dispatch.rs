@@ -1,12 +1,12 @@
 //! Dispatch, shared by both kinds of unit: the free list of unit ids, and a queued word to a
 //! free unit. A word and a free id go into registers, the word into the word table and
 //! through the kind's decoder, and the decoded vectors out as the beats that load and start
-//! the unit (`stage::beats`). The queues' flags are read a cycle late; they are fresh again
+//! the unit (`load::beats`). The queues' flags are read a cycle late; they are fresh again
 //! long before the next dispatch.
 
 use crate::front::c;
 use crate::front::queue::Queue;
-use crate::solver::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]

@@ -3,7 +3,7 @@
 //! docs/spec/protocol.md, "Group frames"). Intake, dispatch and collection are the plain
 //! front end's ([`crate::front`]); what is its own is here.
 //!
-//! In: the south decoder and the beats that load the walk (`grouped_stage::beats`); the
+//! In: the south decoder and the beats that load the walk (`load::south_beats`); the
 //! orientation stage has nothing to do, as the walk always runs from the north down.
 //! Out: a unit sends many records a walk, so the record queue can fill: while it has no
 //! room for what the chain may still hold, the front end sends hold slots up the chain

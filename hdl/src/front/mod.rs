@@ -58,7 +58,7 @@ pub fn holds(units: usize) -> usize {
 
 /// Cycles the front end spends on one dispatch, from a queued word and a free unit to the
 /// start beat: taking them, the decoder's and the orientation stage's pipelines, and the
-/// beats of `stage::beats` (rows, columns, 2M - 1 diagonals, start).
+/// beats of `load::beats` (rows, columns, 2M - 1 diagonals, start).
 pub fn dispatch_cycles(m: usize) -> usize {
     2 + LATENCY + orient::LATENCY + 2 * m + 2
 }

@@ -1,18 +1,16 @@
 //! A stage of grouped units (issue 50): a [`GroupedUnit`] in place of today's unit and its
 //! count, on the same two chains. The downstream chain loads a south group's walk
-//! ([`beats`]); the upstream slot carries a group record's south field and body
+//! (`load::south_beats`); the upstream slot carries a group record's south field and body
 //! (`queens_core::group`, docs/spec/protocol.md, "Group frames") in place of today's count
 //! and cycles: one record per place code the tally offers, then the end record with the
 //! records' number and the walk's cycles. A unit is free again once its end record leaves.
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::grouped::GroupedUnit;
-use crate::solver::stage::{beats_of, CYCLE_BITS, ID_BITS};
+use crate::solver::stage::{CYCLE_BITS, ID_BITS};
 use crate::solver::tally::{CODE_BITS, COUNT_BITS, RECORD_BITS};
 use crate::solver::tap::Tap;
-use crate::solver::unit::south_load_sequence;
 use queens_core::group::{BODY_BITS as BODY_BITS_U32, END};
-use queens_core::south::SouthWalk;
 use rust_hdl::prelude::*;
 
 /// Bits of a record's south field and body.
@@ -22,11 +20,6 @@ const CYCLE_HALF: usize = CYCLE_BITS / 2;
 /// The south field of a hold slot: valid, but no record (a place of 31 is none). The front
 /// end sends holds up the chain while its record queue is near full, and drops them.
 pub const HOLD: u64 = 31 << queens_core::south::PLACE_BITS;
-
-/// The beats, kind and data, that load a grouped unit with the walk `w` and start it.
-pub fn beats(w: &SouthWalk) -> Vec<(u64, u64)> {
-    beats_of(south_load_sequence(w))
-}
 
 #[derive(LogicBlock)]
 pub struct GroupedStage<const M: usize, const M1: usize, const D: usize> {

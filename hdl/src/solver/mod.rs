@@ -19,6 +19,7 @@ pub mod grouped;
 pub mod grouped_stage;
 pub mod increment;
 pub mod keep;
+pub mod load;
 pub mod lutram;
 pub mod orient;
 pub mod south_decoder;

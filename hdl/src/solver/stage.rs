@@ -9,12 +9,10 @@
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::tap::Tap;
-use crate::solver::unit::{load_sequence, Load, Unit};
-use queens_core::Blocking;
+use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
-/// Width of a unit id on the chains (up to 1024 units).
-pub const ID_BITS: usize = 10;
+pub use crate::solver::load::ID_BITS;
 
 /// Widths of the result record's counters: the wire's (`queens_core::result`).
 pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
@@ -23,29 +21,6 @@ pub const CYCLE_BITS: usize = queens_core::result::CYCLE_BITS as usize;
 const COUNT_HALF: usize = COUNT_BITS / 2;
 const CYCLE_HALF: usize = CYCLE_BITS / 2;
 const _: () = assert!(COUNT_BITS % 2 == 0 && CYCLE_BITS % 2 == 0);
-
-/// Kinds of downstream beat: the unit's three loads (`unit::Load`), then its start.
-pub const BEAT_ROWS: u64 = 0;
-pub const BEAT_COLS: u64 = 1;
-pub const BEAT_DIAG: u64 = 2;
-pub const BEAT_START: u64 = 3;
-
-/// The beats, kind and data, that load a unit with `b` (as walked) and start it.
-pub fn beats(b: &Blocking) -> Vec<(u64, u64)> {
-    beats_of(load_sequence(b))
-}
-
-/// The beats of a unit's `loads`, then its start.
-pub fn beats_of(loads: Vec<(Load, u64)>) -> Vec<(u64, u64)> {
-    let kind = |l| match l {
-        Load::Rows => BEAT_ROWS,
-        Load::Cols => BEAT_COLS,
-        Load::Diag => BEAT_DIAG,
-    };
-    let mut out: Vec<_> = loads.into_iter().map(|(l, v)| (kind(l), v)).collect();
-    out.push((BEAT_START, 0));
-    out
-}
 
 #[derive(LogicBlock)]
 pub struct Stage<const M: usize, const M1: usize, const D: usize> {

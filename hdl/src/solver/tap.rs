@@ -2,7 +2,7 @@
 //! load and start strobes of the beats addressed to this stage's unit. Shared by both kinds
 //! of stage ([`crate::solver::stage`], [`crate::solver::grouped_stage`]).
 
-use crate::solver::stage::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -11,7 +11,7 @@ pub struct Tap<const M: usize> {
     pub my_id: Signal<In, Bits<ID_BITS>>,
     pub dn_valid: Signal<In, Bit>,
     pub dn_id: Signal<In, Bits<ID_BITS>>,
-    /// One of `BEAT_*`, and its data (see `stage::beats`).
+    /// One of `BEAT_*`, and its data (see `load::beats`).
     pub dn_kind: Signal<In, Bits<2>>,
     pub dn_data: Signal<In, Bits<M>>,
     pub dn_valid_o: Signal<Out, Bit>,

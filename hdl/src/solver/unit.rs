@@ -40,8 +40,6 @@ use crate::solver::arbiter::{Arbiter, ArbiterKind, Entry};
 use crate::solver::enable::Enable;
 use crate::solver::keep::{Keep, KeepBits};
 use crate::solver::lutram::LutRam;
-use queens_core::south::SouthWalk;
-use queens_core::Blocking;
 use rust_hdl::prelude::*;
 
 /// A solver unit for M positions a line (M1 = M + 1): D = 2M - 1 walks today's M lines of a
@@ -622,45 +620,4 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.sol.next = self.sol_r.q.val();
         self.done.next = self.done_r.q.val();
     }
-}
-
-/// What a unit takes before a start, in order: its port for each value, and the value.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Load {
-    /// `load_rows`: the rows the ring holds.
-    Rows,
-    /// `load_cols`: the columns the ring fills.
-    Cols,
-    /// `shift`: one falling (bit 0) and one rising (bit 1) diagonal.
-    Diag,
-}
-
-/// The loads that set a unit up for `b` (as walked: oriented already): rows, columns, then
-/// D diagonal shifts. After them `bd` bit j holds falling diagonal j and `bu` bit j rising
-/// diagonal (j + L - 1) mod D, which is where line 0 reads them.
-pub fn load_sequence(b: &Blocking) -> Vec<(Load, u64)> {
-    loads(b.m, b.m, b.rows, b.cols, b.down, b.up)
-}
-
-/// The loads of a south group's walk, for a unit built with D = 2M + 1: as
-/// [`load_sequence`], with the filled-line bits of lines M and M + 1 in bits 2 and 3 of
-/// every diagonal shift (the last one's stay).
-pub fn south_load_sequence(w: &SouthWalk) -> Vec<(Load, u64)> {
-    loads(w.m, w.l, w.rows, w.cols, w.down, w.up)
-}
-
-fn loads(m: u32, l: u32, rows: u32, cols: u32, down: u64, up: u64) -> Vec<(Load, u64)> {
-    let (m, l) = (m as usize, l as usize);
-    let d = l + m - 1;
-    let cols_hi = (cols >> m & 3) as u64;
-    let mut out = vec![
-        (Load::Rows, rows as u64),
-        (Load::Cols, (cols & ((1 << m) - 1)) as u64),
-    ];
-    out.extend((0..d).map(|t| {
-        let fall = down >> (d - 1 - t) & 1;
-        let rise = up >> ((t + l - 1) % d) & 1;
-        (Load::Diag, fall | rise << 1 | cols_hi << 2)
-    }));
-    out
 }
