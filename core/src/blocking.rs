@@ -191,29 +191,6 @@ mod tests {
     use crate::board::BoardSize;
 
     #[test]
-    fn every_orientation_keeps_the_completions() {
-        for n in 6..=11 {
-            for sp in crate::enumerate::canonical(BoardSize::new(n).unwrap()) {
-                let b = Blocking::new(&sp.pre);
-                let want = crate::search::completions_of(&b);
-                for o in Orientation::ALL {
-                    let t = b.turned(o);
-                    assert_eq!(crate::search::completions_of(&t), want, "{} {o:?}", sp.pre);
-                    assert_eq!(t.rows.count_ones(), t.cols.count_ones());
-                    assert_eq!(t.down >> (2 * b.m - 1), 0);
-                    assert_eq!(t.up >> (2 * b.m - 1), 0);
-                }
-                assert_eq!(
-                    b.turned(Orientation::ColumnsBack)
-                        .turned(Orientation::ColumnsBack),
-                    b
-                );
-                assert_eq!(b.turned(Orientation::Rows).turned(Orientation::Rows), b);
-            }
-        }
-    }
-
-    #[test]
     fn the_walk_starts_where_the_score_is_lowest() {
         let sp = crate::enumerate::canonical(BoardSize::new(13).unwrap())
             .nth(1000)

@@ -165,7 +165,6 @@ pub fn design_hash(text: &str) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::deframe::{Deframed, Deframer};
 
     #[test]
     fn an_answer_reads_back_and_a_plain_receiver_drops_both_frames() {
@@ -201,13 +200,6 @@ mod tests {
             };
             assert_eq!(Ident::find(&flagged.encode()), Some(flagged));
         }
-        // A plain receiver never takes the request for a pre-placement.
-        let mut d = Deframer::new(word::wire_bytes(size));
-        let mut frames = 0;
-        d.push(&request(size), |x| {
-            frames += usize::from(matches!(x, Deframed::Frame(_)))
-        });
-        assert_eq!(frames, 0);
         assert!(is_request(size, &[[0u8, 7].as_slice(), &request(size)].concat()));
         // A flipped bit is no answer.
         let mut bad = id.encode();
@@ -237,48 +229,5 @@ mod tests {
             ..id
         };
         assert_eq!(serde_json::from_str::<Ident>(older).unwrap(), plain);
-    }
-
-    #[test]
-    fn a_deframer_with_ident_takes_an_answer_out_between_results_and_loses_none() {
-        let id = Ident {
-            n: 10,
-            units: 2,
-            clock_hz: 62_500_000,
-            design_hash: 0x0123_4567,
-            with_cycles: true,
-            unit: UnitKind::Plain,
-        };
-        for len in [8usize, 15, 16, 24] {
-            let frame = |i: u8| crate::frame::encode(&vec![i; len]);
-            let mut stream = frame(1);
-            stream.extend(id.encode());
-            stream.extend(frame(2));
-            stream.extend(frame(3));
-            // Byte by byte: the answer's start must wait, not be dropped as a short frame.
-            let mut d = Deframer::new(len).with_ident();
-            let (mut frames, mut idents, mut other) = (vec![], vec![], 0);
-            for b in &stream {
-                d.push(&[*b], |x| match x {
-                    Deframed::Frame(p) => frames.push(p[0]),
-                    Deframed::Ident(i) => idents.push(i),
-                    _ => other += 1,
-                });
-            }
-            assert_eq!(
-                (frames, idents, other),
-                (vec![1, 2, 3], vec![id], 0),
-                "payload {len}"
-            );
-            // A plain deframer sees the answer as bytes that fail, and still every result.
-            let mut plain = Deframer::new(len);
-            let mut frames = vec![];
-            plain.push(&stream, |x| {
-                if let Deframed::Frame(p) = x {
-                    frames.push(p[0])
-                }
-            });
-            assert_eq!(frames, vec![1, 2, 3], "payload {len}");
-        }
     }
 }

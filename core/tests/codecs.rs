@@ -7,7 +7,8 @@ use queens_core::deframe::{Deframed, Deframer};
 use queens_core::entry::{crc3, Entry, Solution, Stamp};
 use queens_core::enumerate::canonical;
 use queens_core::frame;
-use queens_core::{word, BoardSize, Enumerator, ModelError, ResultRecord, Subproblem};
+use queens_core::ident::Ident;
+use queens_core::{word, BoardSize, Enumerator, ModelError, ResultRecord, Subproblem, UnitKind};
 use std::sync::OnceLock;
 
 fn size(n: u32) -> BoardSize {
@@ -479,5 +480,62 @@ fn a_group_word_lists_its_run_of_the_canonical_order() {
                 );
             }
         }
+    }
+}
+
+/// A plain receiver never takes an identification request for a pre-placement.
+#[test]
+fn a_plain_deframer_drops_an_identification_request() {
+    for n in [8, 10, 27] {
+        let size = BoardSize::new(n).unwrap();
+        let mut d = Deframer::new(word::wire_bytes(size));
+        let mut frames = 0;
+        d.push(&queens_core::ident::request(size), |x| {
+            frames += usize::from(matches!(x, Deframed::Frame(_)))
+        });
+        assert_eq!(frames, 0, "N = {n}");
+    }
+}
+
+#[test]
+fn a_deframer_with_ident_takes_an_answer_out_between_results_and_loses_none() {
+    let id = Ident {
+        n: 10,
+        units: 2,
+        clock_hz: 62_500_000,
+        design_hash: 0x0123_4567,
+        with_cycles: true,
+        unit: UnitKind::Plain,
+    };
+    for len in [8usize, 15, 16, 24] {
+        let frame = |i: u8| frame::encode(&vec![i; len]);
+        let mut stream = frame(1);
+        stream.extend(id.encode());
+        stream.extend(frame(2));
+        stream.extend(frame(3));
+        // Byte by byte: the answer's start must wait, not be dropped as a short frame.
+        let mut d = Deframer::new(len).with_ident();
+        let (mut frames, mut idents, mut other) = (vec![], vec![], 0);
+        for b in &stream {
+            d.push(&[*b], |x| match x {
+                Deframed::Frame(p) => frames.push(p[0]),
+                Deframed::Ident(i) => idents.push(i),
+                _ => other += 1,
+            });
+        }
+        assert_eq!(
+            (frames, idents, other),
+            (vec![1, 2, 3], vec![id], 0),
+            "payload {len}"
+        );
+        // A plain deframer sees the answer as bytes that fail, and still every result.
+        let mut plain = Deframer::new(len);
+        let mut frames = vec![];
+        plain.push(&stream, |x| {
+            if let Deframed::Frame(p) = x {
+                frames.push(p[0])
+            }
+        });
+        assert_eq!(frames, vec![1, 2, 3], "payload {len}");
     }
 }

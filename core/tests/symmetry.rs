@@ -2,7 +2,7 @@
 //! kept orbit, classes match the orbit's stabiliser, and the order is the word order.
 
 use queens_core::enumerate::canonical;
-use queens_core::{word, BoardSize, Preplacement, Symmetry};
+use queens_core::{word, Blocking, BoardSize, Orientation, Preplacement, Symmetry};
 use std::collections::HashSet;
 
 fn all_valid_rings(size: BoardSize) -> HashSet<[u32; 8]> {
@@ -89,6 +89,42 @@ fn order_is_word_order_and_west_is_minimal() {
                     img
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn images_form_a_group() {
+    let s = BoardSize::new(10).unwrap();
+    let p = canonical(s).nth(777).unwrap().pre;
+    let imgs = p.images();
+    assert_eq!(imgs[0].rotated().rotated().rotated().rotated(), p);
+    assert_eq!(imgs[0].transposed().transposed(), p);
+    for img in imgs {
+        // every image is again a valid ring
+        Preplacement::new(s, img.coords()).unwrap();
+    }
+}
+
+#[test]
+fn every_orientation_keeps_the_completions() {
+    for n in 6..=11 {
+        for sp in canonical(BoardSize::new(n).unwrap()) {
+            let b = Blocking::new(&sp.pre);
+            let want = queens_core::search::completions_of(&b);
+            for o in Orientation::ALL {
+                let t = b.turned(o);
+                assert_eq!(queens_core::search::completions_of(&t), want, "{} {o:?}", sp.pre);
+                assert_eq!(t.rows.count_ones(), t.cols.count_ones());
+                assert_eq!(t.down >> (2 * b.m - 1), 0);
+                assert_eq!(t.up >> (2 * b.m - 1), 0);
+            }
+            assert_eq!(
+                b.turned(Orientation::ColumnsBack)
+                    .turned(Orientation::ColumnsBack),
+                b
+            );
+            assert_eq!(b.turned(Orientation::Rows).turned(Orientation::Rows), b);
         }
     }
 }

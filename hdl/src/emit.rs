@@ -205,13 +205,8 @@ pub enum EmitError {
     Size(usize),
     #[error("{0} solver units: an array holds 1 to 1024")]
     Units(usize),
-    #[error(
-        "{unit} units at N = {n}: their circuits are built for N = {built} (plain units' for every N)",
-        built = kind::of(*unit).built_sizes()
-    )]
-    NotBuilt { unit: UnitKind, n: usize },
-    #[error("{0} units leave out no cycle counter: a group's end record always carries its walk's cycles")]
-    Cycles(UnitKind),
+    #[error(transparent)]
+    Kind(#[from] kind::KindError),
 }
 
 /// What a core is built for.
@@ -255,12 +250,7 @@ impl CoreConfig {
         if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {
             return Err(EmitError::Units(units));
         }
-        if !kind::of(unit).built(n) {
-            return Err(EmitError::NotBuilt { unit, n });
-        }
-        if !with_cycles && !unit.cycles_optional() {
-            return Err(EmitError::Cycles(unit));
-        }
+        kind::choose(Some(unit), n, with_cycles)?;
         Ok(Self {
             n,
             units,
@@ -311,7 +301,8 @@ impl CoreConfig {
 
 /// The front end (frame parser, dispatch, collection, framer) for a core.
 pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
-    rename_top(&kind::of(cfg.unit).front(cfg), name)
+    let front = kind::of(cfg.unit).front(cfg.n, cfg.units, cfg.with_cycles, &cfg.ident());
+    rename_top(&front, name)
 }
 
 /// The board-independent core: byte streams in and out, the front end and `cfg.units` solver

@@ -3,10 +3,10 @@
 //! slot and the board sizes its circuits are built for. Emission, fits and routing take a
 //! [`Circuits`] from [`of`] and never ask which kind they have.
 
-use crate::emit::CoreConfig;
 use crate::solver::grouped_stage::{BODY_BITS, HOLD, SOUTH_BITS};
 use crate::solver::stage::{COUNT_BITS, CYCLE_BITS};
 use crate::ArbiterKind;
+use queens_core::ident::Ident;
 use queens_core::UnitKind;
 use rust_hdl::prelude::*;
 
@@ -16,8 +16,9 @@ pub trait Circuits: Sync {
     fn unit(&self, m: usize, arbiter: ArbiterKind) -> String;
     /// One stage: the unit, its record, its place on the chains.
     fn stage(&self, m: usize, arbiter: ArbiterKind) -> String;
-    /// The front end of a core built as `cfg`.
-    fn front(&self, cfg: &CoreConfig) -> String;
+    /// The front end of a core of board size n and `units` units, answering an
+    /// identification request with `ident`.
+    fn front(&self, n: usize, units: usize, with_cycles: bool, ident: &Ident) -> String;
     /// The fields of the upstream slot (name, bits) beside its valid bit and id.
     fn slot(&self) -> &'static [(&'static str, usize)];
     /// The south field of the hold slot its front end sends into the chain, if it has one.
@@ -56,9 +57,9 @@ impl Circuits for Plain {
         })
     }
 
-    fn front(&self, cfg: &CoreConfig) -> String {
-        crate::with_board_widths!(cfg.n, |M, M1, D, W| {
-            let mut f = crate::front::Front::<M, M1, D, W>::new(cfg.units, cfg.with_cycles, &cfg.ident());
+    fn front(&self, n: usize, units: usize, with_cycles: bool, ident: &Ident) -> String {
+        crate::with_board_widths!(n, |M, M1, D, W| {
+            let mut f = crate::front::Front::<M, M1, D, W>::new(units, with_cycles, ident);
             f.connect_all();
             generate_verilog(&f)
         })
@@ -103,11 +104,11 @@ impl Circuits for Grouped {
         })
     }
 
-    fn front(&self, cfg: &CoreConfig) -> String {
-        crate::with_grouped_width!(cfg.n - 4, |M, M1, D| {
+    fn front(&self, n: usize, units: usize, _with_cycles: bool, ident: &Ident) -> String {
+        crate::with_grouped_width!(n - 4, |M, M1, D| {
             const W: usize = crate::width::wire_word_width(M);
-            let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(cfg.units);
-            let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(cfg.units, &cfg.ident(), room);
+            let room = crate::front::grouped::GroupFront::<M, M1, D, W>::room(units);
+            let mut f = crate::front::grouped::GroupFront::<M, M1, D, W>::new(units, ident, room);
             f.connect_all();
             generate_verilog(&f)
         })
@@ -130,6 +131,18 @@ impl Circuits for Grouped {
     }
 }
 
+/// A kind of unit that cannot be built as asked.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum KindError {
+    #[error(
+        "{unit} units at N = {n}: their circuits are built for N = {built} (plain units' for every N)",
+        built = of(*unit).built_sizes()
+    )]
+    NotBuilt { unit: UnitKind, n: usize },
+    #[error("{0} units leave out no cycle counter: a group's end record always carries its walk's cycles")]
+    Cycles(UnitKind),
+}
+
 /// The kind of a circuit for board size `n`: the one named, checked (built for `n`; results
 /// without the cycle counter only where the kind can leave it out), or, with none named,
 /// grouped units wherever their circuits are built and plain units elsewhere (and where
@@ -139,8 +152,7 @@ pub fn choose(
     named: Option<UnitKind>,
     n: usize,
     with_cycles: bool,
-) -> Result<(UnitKind, Option<String>), crate::emit::EmitError> {
-    use crate::emit::EmitError;
+) -> Result<(UnitKind, Option<String>), KindError> {
     let (unit, note) = match named {
         Some(unit) => (unit, None),
         None if !with_cycles => (
@@ -157,10 +169,10 @@ pub fn choose(
         ),
     };
     if !of(unit).built(n) {
-        return Err(EmitError::NotBuilt { unit, n });
+        return Err(KindError::NotBuilt { unit, n });
     }
     if !with_cycles && !unit.cycles_optional() {
-        return Err(EmitError::Cycles(unit));
+        return Err(KindError::Cycles(unit));
     }
     Ok((unit, note))
 }

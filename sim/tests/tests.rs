@@ -11,4 +11,5 @@ mod model;
 mod netlist_cells;
 mod rtl;
 mod tud_board;
+mod tud_unit;
 mod verilator;

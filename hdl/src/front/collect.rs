@@ -4,8 +4,8 @@
 //! free, read its word by id, capture the word, then hand the frame to the framer (busy from
 //! the next cycle on).
 
+use crate::front::constant::c;
 use crate::front::ram::Ram;
-use crate::front::{c, left_aligned};
 use crate::link::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::solver::stage::ID_BITS;
 use queens_core::ident::{Ident, IDENT_CRC_XOR};
@@ -212,4 +212,15 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
         self.idle.next =
             !self.tx.busy.val() & !self.ident_pending.q.val() & (self.state.q.val() == State::Idle);
     }
+}
+
+/// `bytes` as the framer takes a payload: the first byte in the top 8 bits.
+fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
+    let byte = |b: u8| bit_cast::<PAYLOAD_BITS, 8>((b as u64).to_bits());
+    let zero = std::iter::repeat_n(0, PAYLOAD_BITS / 8 - bytes.len());
+    bytes
+        .iter()
+        .copied()
+        .chain(zero)
+        .fold(Bits::<PAYLOAD_BITS>::default(), |v, b| (v << 8) | byte(b))
 }

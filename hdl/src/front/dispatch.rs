@@ -4,7 +4,7 @@
 //! the unit (`load::beats`). The queues' flags are read a cycle late; they are fresh again
 //! long before the next dispatch.
 
-use crate::front::c;
+use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
 use rust_hdl::prelude::*;

@@ -10,8 +10,8 @@
 //! (valid, south field [`HOLD`]), which no stage can fill, and drops them when they come
 //! back. A unit's id returns to the free list once its end record is framed.
 
-use crate::front::c;
 use crate::front::collect::Collect;
+use crate::front::constant::c;
 use crate::front::dispatch::Dispatch;
 use crate::front::intake::Intake;
 use crate::front::queue::Queue;

@@ -20,6 +20,7 @@
 //! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
 //! cycles per subproblem in the front end, none in the units.
 pub mod collect;
+pub mod constant;
 pub mod dispatch;
 pub mod grouped;
 pub mod intake;
@@ -27,6 +28,7 @@ pub mod queue;
 pub mod ram;
 
 use crate::front::collect::Collect;
+use crate::front::constant::c;
 use crate::front::dispatch::Dispatch;
 use crate::front::intake::Intake;
 use crate::front::queue::Queue;
@@ -168,21 +170,6 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             result_bytes: c(bits / 8),
         }
     }
-}
-
-pub(crate) fn c<const B: usize>(v: usize) -> Constant<Bits<B>> {
-    Constant::new((v as u64).to_bits())
-}
-
-/// `bytes` as the framer takes a payload: the first byte in the top 8 bits.
-pub(crate) fn left_aligned(bytes: &[u8]) -> Bits<PAYLOAD_BITS> {
-    let byte = |b: u8| bit_cast::<PAYLOAD_BITS, 8>((b as u64).to_bits());
-    let zero = std::iter::repeat_n(0, PAYLOAD_BITS / 8 - bytes.len());
-    bytes
-        .iter()
-        .copied()
-        .chain(zero)
-        .fold(Bits::<PAYLOAD_BITS>::default(), |v, b| (v << 8) | byte(b))
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for Front<M, M1, D, W> {
