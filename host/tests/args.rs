@@ -143,7 +143,7 @@ fn numeric_options_are_range_checked_and_named() {
         ),
         (
             &["sim", "check", "12", "--unit", "grouped", "--engine", "verilator"],
-            &["--unit grouped", "not 12"],
+            &["--unit: grouped units at N = 12", "8 to 11, 27 and 28"],
         ),
     ];
     for (args, words) in cases {

@@ -186,6 +186,10 @@ pub struct Defaults {
     pub clock_hz: u64,
     /// Share of the device the solver array may fill.
     pub fill: f64,
+    /// The unit it is built of when none is named, where that is not the default
+    /// (`kind::choose`: grouped units wherever their circuits are built).
+    #[serde(default)]
+    pub unit: Option<queens_core::UnitKind>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]

@@ -188,6 +188,21 @@ impl UnitArg {
         Ok(unit)
     }
 
+    /// As [`circuit`](Self::circuit) for board `b`: with none named, the unit its board file
+    /// names, where that is built for `size` as asked.
+    pub fn on_board(
+        self,
+        b: &queens_hdl::board::Board,
+        size: BoardSize,
+        with_cycles: bool,
+    ) -> anyhow::Result<queens_core::UnitKind> {
+        let preferred = b.defaults.unit.filter(|_| self.unit.is_none());
+        match preferred.map(|u| queens_hdl::kind::choose(Some(u), size.n() as usize, with_cycles)) {
+            Some(Ok((unit, _))) => Ok(unit),
+            _ => self.circuit(size, with_cycles),
+        }
+    }
+
     /// The kind of a modelled unit (the cycle model and the simulated board, at every N): the
     /// one named, or grouped (plain where results leave out the cycle counter).
     pub fn model(self, with_cycles: bool) -> anyhow::Result<queens_core::UnitKind> {

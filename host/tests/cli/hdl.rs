@@ -35,10 +35,42 @@ fn emit_for_a_board_writes_a_complete_build_directory() {
         (Some("kc705"), Some(8), Some("carry4"))
     );
     assert_eq!(d["clock_hz"], 284_444_444);
+    // N = 27 on a board whose file names no unit: grouped units.
+    assert_eq!(d["ident"]["unit"], "grouped", "{d}");
     let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
     assert!(
         readme.contains("vivado -mode batch -source build.tcl"),
         "{readme}"
+    );
+}
+
+/// The unit a board is built of: its file's where it names one (the ULX3S: plain), the
+/// default elsewhere, the one named over both; a kind with no circuit for N is refused.
+#[test]
+fn emit_builds_the_unit_its_board_or_its_user_names() {
+    let unit_of = |args: &[&str]| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = queens(&[&["hdl", "emit", "--out", dir.path().to_str().unwrap()], args].concat());
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.path().join("design.json")).unwrap();
+        let d: serde_json::Value = serde_json::from_str(&text).unwrap();
+        d["ident"]["unit"].as_str().unwrap().to_string()
+    };
+    assert_eq!(unit_of(&["--board", "ulx3s", "--solvers", "2"]), "plain");
+    assert_eq!(
+        unit_of(&["--board", "ulx3s", "--solvers", "2", "--unit", "grouped"]),
+        "grouped"
+    );
+    assert_eq!(unit_of(&["--board", "generic", "--n", "10"]), "grouped");
+    assert_eq!(unit_of(&["--board", "generic", "--n", "14"]), "plain");
+    let out = queens(&[
+        "hdl", "emit", "--board", "generic", "--n", "14", "--unit", "grouped", "--out", "x",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("grouped units at N = 14") && err.contains("8 to 11, 27 and 28"),
+        "{err}"
     );
 }
 

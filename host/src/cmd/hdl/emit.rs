@@ -89,7 +89,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let clock = b
         .clock_for(clock_hz)
         .with_context(|| format!("{}: a {} MHz compute clock", b.name, clock_hz as f64 / 1e6))?;
-    let unit = a.unit.circuit(size, !a.no_cycles)?;
+    let unit = a.unit.on_board(&b, size, !a.no_cycles)?;
     let units = match a.solvers {
         Some(k) => k,
         None => {

@@ -68,7 +68,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let n = a.n.map_or(b.defaults.n as u32, |s| s.n());
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
-    let unit = a.unit.circuit(queens_core::BoardSize::new(n)?, true)?;
+    let unit = a.unit.on_board(&b, queens_core::BoardSize::new(n)?, true)?;
     let (f, stage, front) = fit_board(&b, n, unit, arbiter)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {

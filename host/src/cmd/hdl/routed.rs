@@ -47,8 +47,8 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         target_mhz.is_finite() && (10.0..=400.0).contains(&target_mhz),
         "--target-mhz {target_mhz}: an ECP5 clock is 10 to 400 MHz"
     );
-    let unit = a.unit.circuit(a.n, true)?;
     let b = Board::load(&a.board)?;
+    let unit = a.unit.on_board(&b, a.n, true)?;
     anyhow::ensure!(
         b.family == Family::Ecp5,
         "{}: --pnr routes ECP5 boards, this is a {:?} board",

@@ -95,8 +95,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             tud.name
         );
         UnitKind::Plain
-    } else if loaded.is_some() && a.solvers.is_none() {
-        a.unit.circuit(size, !a.no_cycles)?
+    } else if let (Some(b), None) = (&loaded, a.solvers) {
+        a.unit.on_board(b, size, !a.no_cycles)?
     } else {
         a.unit.model(!a.no_cycles)?
     };
