@@ -159,6 +159,13 @@ fn pcie_tops_pass_yosys() {
                 && script.contains(&format!("CONFIG.axi_data_width {{{}_bit}}", bytes * 8)),
             "{name}: {script}"
         );
+        let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+        assert!(
+            readme.contains("## Checked where this was made, and not")
+                && readme.contains(&format!("x{} Gen{}", p.lanes, p.gen))
+                && readme.contains(&format!("IBUFDS_GTE{}", if ultrascale { 4 } else { 2 })),
+            "{name}: {readme}"
+        );
         assert!(files.iter().any(|f| f == "README.md"));
         let script = "read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v xdma_bb.v; \
              read_verilog queens_core.v queens_stream.v queens_pcie.v; \

@@ -212,6 +212,9 @@ pub struct Defaults {
     pub clock_hz: u64,
     /// Share of the device the solver array may fill.
     pub fill: f64,
+    /// Why `clock_hz` is expected to close timing: a routed result, a published figure of a
+    /// comparable design, or an assumption said as one (`sim estimate` prints it).
+    pub clock_evidence: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
