@@ -1,5 +1,6 @@
-//! The cost of a circuit as yosys sees it: `synth_xilinx -family xc7 -flatten`, then cell
-//! counts and the longest flip-flop-to-flip-flop path, in cells.
+//! The cost of a circuit as yosys sees it: `synth_xilinx -family xc7 -flatten` (or `-family
+//! xcup` for UltraScale+), then cell counts and the longest flip-flop-to-flip-flop path, in
+//! cells.
 //!
 //! The path is measured on the mapped netlist (yosys' `write_json`): every LUT, carry, wide
 //! multiplexer and LUT-RAM read counts as one cell; flip-flops, ports and clock buffers end a
@@ -23,6 +24,26 @@ pub enum SynthError {
     Loop { cell: String },
 }
 
+/// The family `synth_xilinx` maps for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SynthFamily {
+    /// 7-series: LUT6, CARRY4, RAMB18E1/RAMB36E1.
+    Xc7,
+    /// UltraScale+: LUT6, CARRY8, RAMB18E2/RAMB36E2, URAM288.
+    Xcup,
+}
+
+impl SynthFamily {
+    /// As `synth_xilinx -family` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SynthFamily::Xc7 => "xc7",
+            SynthFamily::Xcup => "xcup",
+        }
+    }
+}
+
 /// Cells of one synthesized module.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Cost {
@@ -34,6 +55,10 @@ pub struct Cost {
     pub ram18: u64,
     pub ff: u64,
     pub carry4: u64,
+    /// CARRY8 (UltraScale+).
+    pub carry8: u64,
+    /// UltraRAM blocks (URAM288, UltraScale+).
+    pub uram: u64,
     /// MUXF7/MUXF8: slice multiplexers, free of LUTs but on the path.
     pub muxf: u64,
     pub longest_path: u64,
@@ -51,13 +76,19 @@ impl Cost {
 
 /// Synthesizes `verilog` (top module `top`) for 7-series and measures it.
 pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
+    synthesize_for(verilog, top, SynthFamily::Xc7)
+}
+
+/// Synthesizes `verilog` (top module `top`) for `family` and measures it.
+pub fn synthesize_for(verilog: &str, top: &str, family: SynthFamily) -> Result<Cost, SynthError> {
     let dir = Scratch::new("queens-yosys").map_err(output)?;
     let src = dir.path().join("design.v");
     let json = dir.path().join("netlist.json");
     let log = dir.path().join("yosys.log");
     dir.write("design.v", verilog).map_err(output)?;
     let script = format!(
-        "read_verilog {src}\nsynth_xilinx -family xc7 -flatten -top {top}\nwrite_json {json}\n",
+        "read_verilog {src}\nsynth_xilinx -family {family} -flatten -top {top}\nwrite_json {json}\n",
+        family = family.name(),
         src = src.display(),
         json = json.display()
     );
@@ -135,7 +166,12 @@ enum Role {
 }
 
 fn role(kind: &str) -> Role {
-    if kind.starts_with("LUT") || kind.starts_with("MUXF") || kind == "CARRY4" || kind == "INV" {
+    if kind.starts_with("LUT")
+        || kind.starts_with("MUXF")
+        || kind == "CARRY4"
+        || kind == "CARRY8"
+        || kind == "INV"
+    {
         Role::Logic
     } else if kind.starts_with("RAM") && ram18_blocks(kind).is_none() {
         // LUT-RAM reads are combinational; a block RAM's output is registered.
@@ -148,14 +184,17 @@ fn role(kind: &str) -> Role {
 /// 18 Kbit blocks of a block RAM cell.
 fn ram18_blocks(kind: &str) -> Option<u64> {
     match kind {
-        "RAMB18E1" => Some(1),
-        "RAMB36E1" => Some(2),
+        "RAMB18E1" | "RAMB18E2" => Some(1),
+        "RAMB36E1" | "RAMB36E2" => Some(2),
         _ => None,
     }
 }
 
 fn lutram_sites(kind: &str) -> u64 {
     match kind {
+        // UltraScale's eight-LUT forms: a whole SLICEM.
+        "RAM32M16" | "RAM64M8" | "RAM256X1D" | "RAM512X1S" => 8,
+        "RAM256X1S" => 4,
         "RAM32M" | "RAM64M" | "RAM128X1D" => 4,
         "RAM32X1D" | "RAM64X1D" | "RAM128X1S" => 2,
         k if k.starts_with("RAM") && k.contains("X1S") => 1,
@@ -174,6 +213,10 @@ fn measure(m: &Module) -> Result<Cost, SynthError> {
             cost.ff += 1;
         } else if k == "CARRY4" {
             cost.carry4 += 1;
+        } else if k == "CARRY8" {
+            cost.carry8 += 1;
+        } else if k == "URAM288" || k == "URAM288_BASE" {
+            cost.uram += 1;
         } else if k.starts_with("MUXF") {
             cost.muxf += 1;
         } else if let Some(blocks) = ram18_blocks(k) {

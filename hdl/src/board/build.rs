@@ -161,7 +161,7 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         "pcie:/dev/xdma0",
         core,
         &files,
-    );
+    ) + &pcie_checks(b);
     files.push(("README.md".into(), readme));
     BuildDir {
         files,
@@ -170,6 +170,49 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
         uart_cycles_per_sample: 0,
         command: tc.command,
     }
+}
+
+/// What was checked of a PCIe build where it was made, and what only Vivado and the card can.
+fn pcie_checks(b: &Board) -> String {
+    let p = b.pcie.as_ref().expect("a board with a [pcie] table");
+    let bytes = super::top::pcie_stream_bytes(b);
+    let converters = if bytes == 16 {
+        String::new()
+    } else {
+        format!(
+            " and of the AXI4-Stream width converters `axis_h2c_0` and `axis_c2h_0` ({bytes} \
+             bytes to 16 and back: PG085's ports)"
+        )
+    };
+    format!(
+        "\n## Checked where this was made, and not\n\n\
+         Checked (the project's tests, `hdl/tests/boards.rs`): the Verilog passes yosys \
+         `hierarchy -check; proc; check -assert` with Xilinx's primitives as black boxes \
+         (yosys' own cell library: IBUFDS_GTE{gte}, IBUF, ...) and with our port list of the \
+         XDMA IP (x{lanes}, {bits}-bit streams){converters}; `build.tcl`, `program.tcl` and \
+         `{name}_pcie.xdc` are complete Tcl (`tclsh`), the constraints run with the vendor \
+         commands stubbed; every constrained port is a port of `queens_pcie`, with the pin and \
+         I/O standard of the board file (`boards/{name}.toml`, which names the source of each \
+         pin). The 128-bit stream top (this generator) counts exactly under Verilator with a \
+         model of XDMA's streams (`sim/tests/verilator.rs`, N = 10); this build's core and \
+         the width converters are not simulated here.\n\n\
+         Only Vivado and the card can check: that the IP configuration names \
+         (`CONFIG.*`) and the IP's port names are Vivado's; that the IP's default PCIe block \
+         and transceiver quads for `{part}` are the ones the edge connector is wired to (set \
+         them in the IP's customisation if not); that the design meets timing at 250 MHz and \
+         fits (`out/utilization.rpt`, `out/timing.rpt`); the bitstream on a card, the link \
+         training at x{lanes} Gen{gen}, and the XDMA driver's devices.\n",
+        gte = if b.family == super::Family::Virtexuplus {
+            4
+        } else {
+            2
+        },
+        lanes = p.lanes,
+        gen = p.gen,
+        bits = bytes * 8,
+        name = b.name,
+        part = b.part,
+    )
 }
 
 fn cycles_note(core: &CoreConfig) -> &'static str {

@@ -123,6 +123,18 @@ impl Board {
                 "LUT, flip-flop and block RAM capacity must be positive".into(),
             );
         }
+        if self.device.uram288 > 0 && self.family != Family::Virtexuplus {
+            return bad(
+                "device.uram288",
+                format!(
+                    "UltraRAM is an UltraScale+ block; {:?} parts have none",
+                    self.family
+                ),
+            );
+        }
+        if self.device.slrs == 0 {
+            return bad("device.slrs", "a device has at least one die (SLR)".into());
+        }
         if self.links.contains(&HostLink::Pcie) != self.pcie.is_some() {
             return bad(
                 "pcie",
@@ -139,17 +151,26 @@ impl Board {
                     ),
                 );
             }
-            if self.family.primitive() != clock::Primitive::Plle2Base {
-                return bad("pcie", "the XDMA top exists for 7-series boards only".into());
-            }
-            if !matches!(p.lanes, 1 | 2 | 4 | 8) || !matches!(p.gen, 1 | 2) {
-                return bad(
-                    "pcie",
-                    format!(
-                        "x{} Gen{}: XDMA on 7-series does x1, x2, x4, x8 at Gen1 or Gen2",
-                        p.lanes, p.gen
-                    ),
-                );
+            let (lanes, gens, what): (&[u32], &[u32], &str) = match self.family {
+                Family::Virtex7 | Family::Kintex7 => (
+                    &[1, 2, 4, 8],
+                    &[1, 2],
+                    "XDMA on 7-series does x1, x2, x4, x8 at Gen1 or Gen2",
+                ),
+                Family::Virtexuplus => (
+                    &[1, 2, 4, 8, 16],
+                    &[1, 2, 3],
+                    "XDMA on UltraScale+ (here) does x1 to x16 at Gen1 to Gen3",
+                ),
+                _ => {
+                    return bad(
+                        "pcie",
+                        "the XDMA top exists for 7-series and UltraScale+ boards only".into(),
+                    )
+                }
+            };
+            if !lanes.contains(&p.lanes) || !gens.contains(&p.gen) {
+                return bad("pcie", format!("x{} Gen{}: {what}", p.lanes, p.gen));
             }
             for q in p.refclk.iter().chain([&p.perst]) {
                 if !is_pin(q) {

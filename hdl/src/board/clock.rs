@@ -3,8 +3,9 @@
 //!
 //! The ranges are those of the speed grades of our boards' parts (Virtex-7 / Kintex-7 -2,
 //! data sheets DS182 / DS183; Virtex-6 -1, DS152; Stratix IV GX C2, the device handbook;
-//! ECP5 EHXPLLL, Lattice TN1263 and the limits Project Trellis' `ecppll` searches within),
-//! rounded to the safe side where grades differ.
+//! ECP5 EHXPLLL, Lattice TN1263 and the limits Project Trellis' `ecppll` searches within;
+//! Virtex UltraScale+ -2 at 0.85 V, DS923 v1.20 (2024-08-09) table "MMCM Specification", and
+//! the MMCME4_ADV counter ranges of UG974 / UG572), rounded to the safe side where grades differ.
 //!
 //! The ECP5 PLL is fed back from its own output (FEEDBK_PATH "CLKOP", as `ecppll` writes
 //! it), so there f_out = f_in / D * M and the VCO runs at f_out * O.
@@ -20,6 +21,8 @@ pub enum Primitive {
     Altpll,
     /// ECP5 PLL: D = CLKI_DIV, M = CLKFB_DIV, O = CLKOP_DIV.
     Ehxplll,
+    /// UltraScale+ mixed-mode clock manager (integer multiply and divides used).
+    Mmcme4Adv,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -40,6 +43,7 @@ impl Primitive {
             Primitive::MmcmBase => "MMCM_BASE",
             Primitive::Altpll => "altpll",
             Primitive::Ehxplll => "EHXPLLL",
+            Primitive::Mmcme4Adv => "MMCME4_ADV",
         }
     }
 
@@ -71,6 +75,20 @@ impl Primitive {
                 divide: (1, 512),
                 multiply: (1, 512),
                 output_divide: (1, 512),
+            },
+            // DS923 v1.20, -2 at 0.85 V: input 10..933 MHz, VCO 800..1600 MHz. The phase
+            // detector's and the output's maxima are kept at 450 and 775 MHz, below the
+            // data sheet's figures for any grade (the safe side; the clocking wizard was
+            // not run). Counters: DIVCLK_DIVIDE 1..106, CLKFBOUT_MULT_F 2..128,
+            // CLKOUT0_DIVIDE_F 1..128.
+            Primitive::Mmcme4Adv => Limits {
+                fin: (10.0, 933.0),
+                pfd: (10.0, 450.0),
+                vco: (800.0, 1600.0),
+                fout_max: 775.0,
+                divide: (1, 106),
+                multiply: (2, 128),
+                output_divide: (1, 128),
             },
             Primitive::Ehxplll => Limits {
                 fin: (8.0, 400.0),
@@ -316,6 +334,7 @@ mod tests {
             (Primitive::MmcmBase, 200e6),
             (Primitive::Altpll, 50e6),
             (Primitive::Ehxplll, 25e6),
+            (Primitive::Mmcme4Adv, 100e6),
         ] {
             for mhz in [100.0, 125.0, 171.4, 200.0, 248.0, 250.0, 284.4, 300.0, 333.3] {
                 if mhz > p.limits().fout_max {

@@ -1,12 +1,13 @@
 //! How many solver units a device holds: (capacity x fill - front end) / stage, for LUTs,
-//! flip-flops and block RAM alike (a grouped stage's tally takes block RAM), the smallest
-//! wins. The per-stage and front-end figures come from yosys
-//! (`report::synthesize`), so the count is an estimate to confirm with the vendor's own
+//! flip-flops, block RAM and UltraRAM alike (a grouped stage's tally takes block RAM), the
+//! smallest wins. The per-stage and front-end figures come from yosys
+//! (`report::synthesize_for`, `synth_xilinx` for the board's family: `xcup` on UltraScale+,
+//! `xc7` elsewhere), so the count is an estimate to confirm with the vendor's own
 //! utilisation report.
 
 use super::Board;
 use crate::emit::{front_verilog, stage_verilog, CoreConfig, EmitError};
-use crate::report::{synthesize, Cost, SynthError};
+use crate::report::{synthesize_for, Cost, SynthError};
 use crate::ArbiterKind;
 use queens_core::UnitKind;
 use queens_core::{BoardSize, ModelError};
@@ -35,10 +36,14 @@ pub struct Fit {
     pub flip_flops: u64,
     /// Block RAM in 18 Kbit blocks.
     pub ram18: u64,
+    /// UltraRAM blocks (URAM288).
+    pub uram: u64,
     /// Share of the device's LUTs, flip-flops and block RAM the design takes.
     pub lut_share: f64,
     pub ff_share: f64,
     pub ram_share: f64,
+    /// Units the device's resources would hold without the array's 1,024 unit ids.
+    pub units_by_resources: u64,
     /// The compute clock to ask for.
     pub clock_hz: u64,
 }
@@ -57,14 +62,24 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
         0 => u64::MAX,
         per => room(d.ram18, front.ram18, per),
     };
-    let (n, limit) = [(by_lut, "LUTs"), (by_ff, "flip-flops"), (by_ram, "block RAM")]
-        .into_iter()
-        .min_by_key(|b| b.0)
-        .expect("three budgets");
+    let by_uram = match stage.uram {
+        0 => u64::MAX,
+        per => room(d.uram288, front.uram, per),
+    };
+    let (n, limit) = [
+        (by_lut, "LUTs"),
+        (by_ff, "flip-flops"),
+        (by_ram, "block RAM"),
+        (by_uram, "UltraRAM"),
+    ]
+    .into_iter()
+    .min_by_key(|b| b.0)
+    .expect("four budgets");
     let units = n.clamp(1, 1 << crate::solver::stage::ID_BITS) as usize;
     let luts = front.lut_sites() + units as u64 * stage.lut_sites();
     let flip_flops = front.ff + units as u64 * stage.ff;
     let ram18 = front.ram18 + units as u64 * stage.ram18;
+    let uram = front.uram + units as u64 * stage.uram;
     Fit {
         units,
         limit: if n > 1 << crate::solver::stage::ID_BITS {
@@ -75,9 +90,11 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
         luts,
         flip_flops,
         ram18,
+        uram,
         lut_share: luts as f64 / d.luts as f64,
         ff_share: flip_flops as f64 / d.flip_flops as f64,
         ram_share: ram18 as f64 / d.ram18 as f64,
+        units_by_resources: n,
         clock_hz: b.defaults.clock_hz,
     }
 }
@@ -91,8 +108,8 @@ pub fn fit_verilog(n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Result<(Stri
     Ok((stage, front_verilog(&cfg, "queens_front")))
 }
 
-/// The fit from yosys figures (`synth_xilinx`) of one stage and of the front end of `unit`
-/// units, with those figures.
+/// The fit from yosys figures (`synth_xilinx` for the board's family) of one stage and of
+/// the front end of `unit` units, with those figures.
 pub fn synthesized(
     b: &Board,
     n: u32,
@@ -101,7 +118,8 @@ pub fn synthesized(
 ) -> Result<(Fit, Cost, Cost), FitError> {
     let (stage, front) = fit_verilog(n, unit, arbiter)?;
     let synth = |what, verilog: String, top| {
-        synthesize(&verilog, top).map_err(|source| FitError::Synth { what, source })
+        synthesize_for(&verilog, top, b.family.synth_family())
+            .map_err(|source| FitError::Synth { what, source })
     };
     let stage = synth("one solver stage", stage, "queens_stage")?;
     let front = synth("the front end", front, "queens_front")?;
@@ -186,5 +204,22 @@ mod tests {
         assert_eq!((f.units, f.limit), (582, "block RAM"));
         assert_eq!(f.ram18, 4 + 582 * 3);
         assert!(f.ram_share <= 0.85);
+    }
+
+    #[test]
+    fn ultraram_is_a_budget_and_the_unit_ids_cap_the_count() {
+        let b = Board::load("u55c").unwrap();
+        // A stage of one URAM288 and no block RAM: (960 x 0.85 - 0) / 1 = 816 units.
+        let uram = Cost {
+            uram: 1,
+            ..cost(300, 300)
+        };
+        let f = fit(&b, &uram, &cost(2_000, 2_000));
+        assert_eq!((f.units, f.limit, f.uram), (816, "UltraRAM", 816));
+        // A small stage: the device holds more than a core's 1,024 ids.
+        let f = fit(&b, &cost(300, 300), &cost(2_000, 2_000));
+        assert_eq!((f.units, f.limit), (1024, "the array's 1024 unit ids"));
+        // (1,304,000 x 0.85 - 2,000) / 300 = 3,688 by LUTs.
+        assert_eq!(f.units_by_resources, 3_688);
     }
 }

@@ -16,12 +16,13 @@ use std::path::{Path, PathBuf};
 
 /// The boards that come with the project (their files are compiled in, so an installed
 /// binary needs no source tree); `--board path/to/my.toml` adds any other.
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("vc707", include_str!("../../../boards/vc707.toml")),
     ("kc705", include_str!("../../../boards/kc705.toml")),
     ("ml605", include_str!("../../../boards/ml605.toml")),
     ("de4", include_str!("../../../boards/de4.toml")),
     ("ulx3s", include_str!("../../../boards/ulx3s.toml")),
+    ("u55c", include_str!("../../../boards/u55c.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,9 @@ pub enum Family {
     Virtex6,
     Stratix4,
     Ecp5,
+    /// Virtex UltraScale+ (the Alveo cards' parts, `xcu55c`, `xcvu9p`, ...): AMD's own name
+    /// for the family, as Vivado's platforms report it.
+    Virtexuplus,
 }
 
 impl Family {
@@ -64,7 +68,7 @@ impl Family {
 
     pub fn vendor(self) -> Vendor {
         match self {
-            Family::Virtex7 | Family::Kintex7 | Family::Virtex6 => Vendor::Xilinx,
+            Family::Virtex7 | Family::Kintex7 | Family::Virtex6 | Family::Virtexuplus => Vendor::Xilinx,
             Family::Stratix4 => Vendor::Altera,
             Family::Ecp5 => Vendor::Lattice,
         }
@@ -77,15 +81,26 @@ impl Family {
             Family::Virtex6 => clock::Primitive::MmcmBase,
             Family::Stratix4 => clock::Primitive::Altpll,
             Family::Ecp5 => clock::Primitive::Ehxplll,
+            Family::Virtexuplus => clock::Primitive::Mmcme4Adv,
         }
     }
 
     pub fn toolchain(self) -> Toolchain {
         match self {
-            Family::Virtex7 | Family::Kintex7 => Toolchain::Vivado,
+            Family::Virtex7 | Family::Kintex7 | Family::Virtexuplus => Toolchain::Vivado,
             Family::Virtex6 => Toolchain::Ise,
             Family::Stratix4 => Toolchain::Quartus,
             Family::Ecp5 => Toolchain::Trellis,
+        }
+    }
+
+    /// The Xilinx families yosys' `synth_xilinx` maps for, by its `-family` name: `xcup`
+    /// for UltraScale+, `xc7` for the rest (also the proxy of the Virtex-6 and the
+    /// Stratix IV, whose own flows do not run here).
+    pub fn synth_family(self) -> crate::report::SynthFamily {
+        match self {
+            Family::Virtexuplus => crate::report::SynthFamily::Xcup,
+            _ => crate::report::SynthFamily::Xc7,
         }
     }
 }
@@ -174,8 +189,19 @@ pub struct Device {
     pub flip_flops: u64,
     /// Block RAM in 18 Kbit blocks (a 7-series or Virtex-6 RAMB18, half a RAMB36; an ECP5
     /// DP16KD; on Stratix IV, a pair of M9K, and three for an M144K, which holds what three
-    /// such blocks hold of a 1K-deep memory such as a grouped unit's tally).
+    /// such blocks hold of a 1K-deep memory such as a grouped unit's tally; an UltraScale+
+    /// RAMB18E2, half a RAMB36E2).
     pub ram18: u64,
+    /// UltraRAM blocks (URAM288, 4K x 72 bits), UltraScale+ only.
+    #[serde(default)]
+    pub uram288: u64,
+    /// Dies (super logic regions) the device is made of; 1 for a monolithic one.
+    #[serde(default = "one")]
+    pub slrs: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -190,6 +216,9 @@ pub struct Defaults {
     /// (`kind::choose`: grouped units wherever their circuits are built).
     #[serde(default)]
     pub unit: Option<queens_core::UnitKind>,
+    /// Why `clock_hz` is expected to close timing: a routed result, a published figure of a
+    /// comparable design, or an assumption said as one (`sim estimate` prints it).
+    pub clock_evidence: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -268,7 +297,7 @@ pub struct Board {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BoardError {
-    #[error("board {0:?}: no such board (built in: vc707, kc705, ml605, de4, ulx3s) and no such file")]
+    #[error("board {0:?}: no such board (built in: vc707, kc705, ml605, de4, ulx3s, u55c) and no such file")]
     Unknown(String),
     #[error("{file}: {source}")]
     Read { file: PathBuf, source: std::io::Error },
@@ -426,6 +455,37 @@ mod tests {
         );
         let e = broken(|t| t.replace("[fan]", "[fan]\nspeed = 3"));
         assert!(e.contains("unknown field `speed`"), "{e}");
+    }
+
+    #[test]
+    fn the_u55c_is_an_ultrascale_plus_board_with_an_mmcm_and_a_x16_gen3_link() {
+        let b = Board::load("u55c").unwrap();
+        assert_eq!(b.family, Family::Virtexuplus);
+        assert_eq!(b.toolchain(), Toolchain::Vivado);
+        assert_eq!(b.pll_settings().primitive, clock::Primitive::Mmcme4Adv);
+        assert_eq!(b.family.synth_family(), crate::report::SynthFamily::Xcup);
+        let p = b.pcie.as_ref().unwrap();
+        assert_eq!((p.lanes, p.gen), (16, 3));
+        assert_eq!((b.device.uram288, b.device.slrs), (960, 3));
+        assert_eq!(b.config_bank(), Some((Cfgbvs::Gnd, 1.8)));
+        let u55c = BUILTIN.iter().find(|(n, _)| *n == "u55c").unwrap().1;
+        let parse = |text: String| Board::parse(Path::new("my.toml"), &text).unwrap_err().to_string();
+        let e = parse(u55c.replace("gen = 3", "gen = 4"));
+        assert!(e.contains("field pcie: x16 Gen4: XDMA on UltraScale+"), "{e}");
+        let e = parse(u55c.replace("slrs = 3", "slrs = 0"));
+        assert!(e.contains("field device.slrs"), "{e}");
+        // The MMCM's VCO stops at 1600 MHz (DS923): 100 / 1 * 20 = 2000 is refused.
+        let e = parse(
+            u55c.replace("divide = 5\n", "divide = 1\n")
+                .replace("multiply = 62", "multiply = 20"),
+        );
+        assert!(e.contains("field pll: MMCME4_ADV: VCO of 2000.000 MHz"), "{e}");
+        // UltraRAM on a 7-series part is refused.
+        let e = broken(|t| t.replace("ram18 = 2_060", "ram18 = 2_060\nuram288 = 4"));
+        assert!(e.contains("field device.uram288"), "{e}");
+        // A 7-series board still stops at x8 Gen2.
+        let e = broken(|t| t.replace("gen = 2", "gen = 3"));
+        assert!(e.contains("XDMA on 7-series does x1, x2, x4, x8"), "{e}");
     }
 
     #[test]

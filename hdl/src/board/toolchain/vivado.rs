@@ -1,5 +1,5 @@
-//! Vivado (7-series): XDC constraints and a non-project Tcl build that fails when timing is
-//! not met.
+//! Vivado (7-series and UltraScale+): XDC constraints and a non-project Tcl build that fails
+//! when timing is not met.
 
 use super::{false_paths, ref_clock, ref_period_ns, Files, SOURCES, TOP};
 use crate::board::top::Port;
@@ -118,7 +118,9 @@ pub fn files(b: &Board, ports: &[Port]) -> Files {
 }
 
 /// The PCIe build: XDC for the PCIe top, and a build script that first generates Xilinx's
-/// XDMA IP (x`lanes` Gen`gen`, AXI4-Stream, one channel each way, 128-bit at 250 MHz).
+/// XDMA IP (x`lanes` Gen`gen`, AXI4-Stream, one channel each way at 250 MHz: 128-bit on the
+/// 7-series boards, 512-bit at UltraScale+ x16 Gen3, with Xilinx's AXI4-Stream width
+/// converters to the stream top's 128 bits).
 pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
     let p = b.pcie.as_ref().expect("a board with a [pcie] table");
     let xdc_name = format!("{}_pcie.xdc", b.name);
@@ -129,17 +131,22 @@ pub fn pcie_files(b: &Board, ports: &[Port], sources: &[&str]) -> Files {
     // The PCIe reference clock runs at 100 MHz.
     x += &pins_and_clock(ports, 10.0);
     x += &false_paths(ports);
-    let speed = if p.gen == 2 { "5.0_GT/s" } else { "2.5_GT/s" };
-    let ip = format!(
+    let speed = match p.gen {
+        3 => "8.0_GT/s",
+        2 => "5.0_GT/s",
+        _ => "2.5_GT/s",
+    };
+    let bytes = crate::board::top::pcie_stream_bytes(b);
+    let mut ip = format!(
         r#"set_part {part}
-# Xilinx's DMA/Bridge Subsystem for PCI Express: streaming, one channel each way.
+# Xilinx's DMA/Bridge Subsystem for PCI Express (PG195): streaming, one channel each way.
 create_ip -name xdma -vendor xilinx.com -library ip -module_name xdma_0 -dir $out
 set_property -dict [list \
     CONFIG.mode_selection {{Advanced}} \
     CONFIG.pl_link_cap_max_link_width {{X{lanes}}} \
     CONFIG.pl_link_cap_max_link_speed {{{speed}}} \
     CONFIG.ref_clk_freq {{100_MHz}} \
-    CONFIG.axi_data_width {{128_bit}} \
+    CONFIG.axi_data_width {{{bits}_bit}} \
     CONFIG.axisten_freq {{250}} \
     CONFIG.xdma_axi_intf_mm {{AXI_Stream}} \
     CONFIG.xdma_rnum_chnl {{1}} \
@@ -150,7 +157,25 @@ synth_ip [get_ips xdma_0]
 "#,
         part = b.part,
         lanes = p.lanes,
+        bits = bytes * 8,
     );
+    if bytes != 16 {
+        for (name, from, to) in [("axis_h2c_0", bytes, 16), ("axis_c2h_0", 16, bytes)] {
+            ip += &format!(
+                r#"# AXI4-Stream Data Width Converter (PG085): {from} bytes in, {to} out, TKEEP and TLAST kept.
+create_ip -name axis_dwidth_converter -vendor xilinx.com -library ip -module_name {name} -dir $out
+set_property -dict [list \
+    CONFIG.S_TDATA_NUM_BYTES {{{from}}} \
+    CONFIG.M_TDATA_NUM_BYTES {{{to}}} \
+    CONFIG.HAS_TKEEP {{1}} \
+    CONFIG.HAS_TLAST {{1}} \
+] [get_ips {name}]
+generate_target {{synthesis implementation}} [get_ips {name}]
+synth_ip [get_ips {name}]
+"#
+            );
+        }
+    }
     let script = script(
         b,
         &format!("the queens accelerator behind PCIe for {}", b.name),

@@ -10,7 +10,7 @@ use serde::Serialize;
 #[derive(clap::Args)]
 pub struct EmitArgs {
     /// Target board: generic (the core behind a UART, no vendor files), a built-in board
-    /// (vc707, kc705, ml605, de4, ulx3s) or a board file (path/to/my.toml).
+    /// (vc707, kc705, ml605, de4, ulx3s, u55c) or a board file (path/to/my.toml).
     #[arg(long, default_value = "generic")]
     board: String,
     /// Output directory (created; files in it are replaced).

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 #[derive(clap::Args)]
 pub struct FitArgs {
-    /// A built-in board (vc707, kc705, ml605, de4, ulx3s) or a board file.
+    /// A built-in board (vc707, kc705, ml605, de4, ulx3s, u55c) or a board file.
     #[arg(long)]
     board: String,
     /// Board size (default: the board's).
@@ -44,6 +44,15 @@ pub(in crate::cmd) fn fit_board(
     Ok(synthesized(b, n, unit, arbiter)?)
 }
 
+/// What the stage's and front end's figures come from, with the tool.
+fn measured_by(b: &Board) -> String {
+    if b.family == Family::Ecp5 {
+        "LUT4 sites, RAM included, placed and routed out of context by nextpnr-ecp5".into()
+    } else {
+        format!("yosys synth_xilinx -family {}", b.family.synth_family().name())
+    }
+}
+
 #[derive(Serialize)]
 struct FitJson<'a> {
     board: &'a str,
@@ -58,6 +67,10 @@ struct FitJson<'a> {
     device_luts: u64,
     device_flip_flops: u64,
     device_ram18: u64,
+    device_uram288: u64,
+    device_slrs: u32,
+    /// What measured the stage and front end.
+    measured_by: String,
     fill: f64,
     reference_units: Option<usize>,
     reference_clock_hz: Option<u64>,
@@ -84,6 +97,9 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             device_luts: b.device.luts,
             device_flip_flops: b.device.flip_flops,
             device_ram18: b.device.ram18,
+            device_uram288: b.device.uram288,
+            device_slrs: b.device.slrs,
+            measured_by: measured_by(&b),
             fill: b.defaults.fill,
             reference_units: b.reference.as_ref().map(|r| r.units),
             reference_clock_hz: b.reference.as_ref().map(|r| r.clock_hz),
@@ -106,11 +122,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
         stage.ff,
         front.lut_sites(),
         front.ff,
-        if b.family == Family::Ecp5 {
-            "LUT4 sites, RAM included, placed and routed out of context by nextpnr-ecp5"
-        } else {
-            "yosys synth_xilinx"
-        },
+        measured_by(&b),
         f.luts,
         b.device.luts,
         f.lut_share * 100.0,
@@ -126,6 +138,18 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             f.ram18,
             b.device.ram18,
             f.ram_share * 100.0
+        );
+    }
+    if f.uram > 0 {
+        println!(
+            "  UltraRAM: stage {}, front end {} (URAM288): {} of {}",
+            stage.uram, front.uram, f.uram, b.device.uram288
+        );
+    }
+    if f.units_by_resources > f.units as u64 {
+        println!(
+            "  the device's resources would hold {} units; a core addresses {}",
+            f.units_by_resources, f.units
         );
     }
     println!(

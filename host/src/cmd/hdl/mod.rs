@@ -26,7 +26,7 @@ pub enum Command {
     Report(ReportArgs),
     /// Write the Verilog of a design: the board-independent core (byte streams in and out)
     /// and the top for a board, with a design.json that records what was built. For a board
-    /// (vc707, kc705, ml605, de4, ulx3s, or a board file) the directory also holds the constraints,
+    /// (vc707, kc705, ml605, de4, ulx3s, u55c, or a board file) the directory also holds the constraints,
     /// the vendor build script and a README: a complete bitstream project.
     #[command(after_help = "Examples:
   queens hdl emit --board ulx3s --out ulx3s-build         # then: cd ulx3s-build && sh build.sh
@@ -54,8 +54,11 @@ struct CostJson {
     lutram: u64,
     ff: u64,
     carry4: u64,
+    carry8: u64,
     /// Block RAM in 18 Kbit blocks.
     ram18: u64,
+    /// UltraRAM blocks (URAM288).
+    uram: u64,
     longest_path: u64,
 }
 
@@ -66,7 +69,9 @@ impl From<&Cost> for CostJson {
             lutram: c.lutram,
             ff: c.ff,
             carry4: c.carry4,
+            carry8: c.carry8,
             ram18: c.ram18,
+            uram: c.uram,
             longest_path: c.longest_path,
         }
     }

@@ -87,6 +87,18 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
     let size = a.n.map_or_else(|| BoardSize::new(board_n), Ok)?;
     let n = size.n();
     let clock = a.clock.unwrap_or(board_clock);
+    // What the clock rests on: the command line, or the board file's own word for it.
+    let clock_source = match (&a.clock, &loaded) {
+        (Some(_), _) => "--clock".to_string(),
+        (None, Some(b)) => format!(
+            "the board file's defaults.clock_hz; {}",
+            b.defaults
+                .clock_evidence
+                .as_deref()
+                .unwrap_or("its evidence is not recorded in the board file")
+        ),
+        (None, None) => format!("{}'s fixed clock", a.board),
+    };
     // A board we fit is built of a circuit; the others are models, at any N.
     let unit = if a.board == tud.name {
         anyhow::ensure!(
@@ -182,6 +194,8 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
                 /// Where `units` came from: --solvers, the board without a device (its name),
                 /// our fit, or the board file's reference units (when no fit could be made).
                 units_source: &'a str,
+                /// What the clock rests on.
+                clock_source: &'a str,
                 /// What hours_low..hours_high is.
                 interval: &'static str,
                 seed: u64,
@@ -192,6 +206,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
                 unit_kind: unit,
                 estimate: &e,
                 units_source: &units_source,
+                clock_source: &clock_source,
                 interval: "95%: mean cycles ± 1.96 standard errors",
                 seed: a.seed,
                 seconds,
@@ -200,6 +215,7 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
             return Ok(());
         }
         print_text(&a, (n, unit), total, solvers, &units_source, clock, &e, seconds);
+        println!("clock: {clock_source}");
         Ok(())
     })
 }
