@@ -8,6 +8,7 @@ mod campaigns;
 mod cli;
 mod common;
 mod dispatch;
+mod errors;
 mod estimate;
 mod hostile;
 mod netlist;

@@ -2,6 +2,7 @@ pub mod board;
 pub mod count;
 pub mod cross;
 pub mod db;
+mod fresh;
 pub mod hdl;
 pub mod pg_bench;
 pub mod run;

@@ -99,6 +99,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             );
         }
     }
+    super::fresh::ports_exist(&a.links)?;
     let campaign = a.campaign.clone().unwrap_or_else(|| format!("q{}.campaign", a.n));
     let quiet = a.json;
     let say = |s: String| {
@@ -151,7 +152,8 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     }
     let path = PathBuf::from(&campaign);
     let watch = Watch::stopped_by(stop.clone());
-    if !path.exists() {
+    let created = !path.exists();
+    if created {
         say(format!("creating {} (N = {})", path.display(), a.n));
         let t = Instant::now();
         match watched(&watch, || FileStore::create(&path, size, false, &watch)) {
@@ -178,10 +180,12 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     })?;
     let s = store.summary();
     say(format!(
-        "opened {} in {:.1} s{}",
+        "opened {}{} in {:.1} s{}",
+        if created { "the new campaign " } else { "" },
         path.display(),
         t.elapsed().as_secs_f64(),
-        if s.unchecked > 0 {
+        // Counts to trust: none in a campaign with nothing solved.
+        if s.unchecked > 0 && s.solved.subproblems() > 0 {
             format!(
                 ": {} of its {} entries trusted from its summary until a background pass has read them again (their counts are in no final total before that)",
                 grouped(s.unchecked as u128),
@@ -193,8 +197,9 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     ));
     resumed(&path.display().to_string(), &s);
     let cfg = config(&a, size, Some(stop), &say);
-    let report = run(store, &cfg, &mut *shown(&a, began))
-        .with_context(|| format!("running campaign {}", path.display()))?;
+    let report = run(store, &cfg, &mut *shown(&a, began));
+    super::fresh::forget_unused(created, &path, &report, &say);
+    let report = report.with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report, None)
 }
 

@@ -111,9 +111,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let units = match a.solvers {
         Some(k) => k,
         None => {
-            let (f, _, _) = super::fit_board(&b, n, arbiter, a.groups)?;
-            println!("{}: {} units fit (limited by {})", b.name, f.units, f.limit);
-            f.units
+            let (units, limit) = super::fit::emit_units(&b, n, arbiter, a.groups)?;
+            println!("{}: {units} units fit (limited by {limit})", b.name);
+            units
         }
     };
     let core = with_groups(

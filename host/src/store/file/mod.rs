@@ -74,11 +74,7 @@ pub struct FileStore {
 }
 
 fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> StoreError + 'a {
-    move |source| StoreError::Io {
-        path: path.to_owned(),
-        what,
-        source,
-    }
+    move |error| StoreError::io(path, what, error, 0)
 }
 
 /// The file that holds the cycle counts of a campaign.
