@@ -10,6 +10,7 @@ mod common;
 mod dispatch;
 mod errors;
 mod estimate;
+mod faults;
 mod hostile;
 mod netlist;
 mod pg_cross;

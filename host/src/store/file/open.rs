@@ -203,6 +203,7 @@ impl FileStore {
             pass: Arc::new(pass),
             background: None,
             outstanding: vec![0; blocks],
+            cycles_room: vec![false; blocks],
             written: vec![false; blocks],
             broken: None,
             recorded_checked: false,
