@@ -12,6 +12,7 @@ mod errors;
 mod estimate;
 mod faults;
 mod hostile;
+mod metrics;
 mod netlist;
 mod pg_cross;
 mod pg_merge;

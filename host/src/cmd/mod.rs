@@ -4,6 +4,7 @@ pub mod cross;
 pub mod db;
 mod fresh;
 pub mod hdl;
+mod metrics;
 pub mod pg_bench;
 pub mod run;
 pub mod sim;

@@ -76,6 +76,15 @@ pub struct Args {
     /// purpose: exit 0 instead of 3.
     #[arg(long)]
     accept_unconfirmed: bool,
+    /// Serve Prometheus metrics of this run at http://ADDR/metrics, e.g. 127.0.0.1:9127
+    /// (port 0: any free one, printed). Alert rules: docs/campaign.md.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
+    /// Serve the metrics this many seconds after the run ends, so that a last scrape sees
+    /// its final counts.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "metrics",
+          value_parser = super::metrics::parse_linger)]
+    metrics_linger: f64,
 }
 
 fn parse_share(s: &str) -> Result<f64, String> {
@@ -89,6 +98,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let began = Instant::now();
     let size = board(a.n)?;
     let stop = stop_flag()?;
+    let metrics = super::metrics::Exposed::start(a.metrics.as_deref(), a.metrics_linger)?;
     // Before any campaign is made: a simulated board of sim:K holds K units, as an array can.
     for l in &a.links {
         if let LinkSpec::Sim { units: Some(k) } = l {
@@ -145,7 +155,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             }
         }
         let cfg = config(&a, size, Some(stop), &say);
-        let report = run(store, &cfg, &mut *shown(&a, began))
+        let report = run(store, &cfg, &mut *metrics.wrap(shown(&a, began)))
             .with_context(|| format!("running campaign {}", target.shown))?;
         let checkers = report.cross_checked.checkers.clone().unwrap_or(before);
         return finish(&a, &report, Some((&target, &checkers)));
@@ -197,7 +207,7 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     ));
     resumed(&path.display().to_string(), &s);
     let cfg = config(&a, size, Some(stop), &say);
-    let report = run(store, &cfg, &mut *shown(&a, began));
+    let report = run(store, &cfg, &mut *metrics.wrap(shown(&a, began)));
     super::fresh::forget_unused(created, &path, &report, &say);
     let report = report.with_context(|| format!("running campaign {}", path.display()))?;
     finish(&a, &report, None)

@@ -312,20 +312,12 @@ pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
     Some(st.blocks_available() as u64 * st.fragment_size() as u64)
 }
 
-/// The OS error code of an I/O error, also of one wrapped with its path (as tempfile does).
-fn os_code(e: &std::io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| {
-        let inner = std::error::Error::source(e.get_ref()?)?;
-        inner.downcast_ref::<std::io::Error>()?.raw_os_error()
-    })
-}
-
 impl StoreError {
     /// An I/O error on `path` while doing `what`: a full disk (or quota) named as such, with
     /// the disk, its free space and what it needs (`need` bytes, at least a block's worth).
     pub fn io(path: &std::path::Path, what: &'static str, error: std::io::Error, need: u64) -> Self {
         let full = [nix::errno::Errno::ENOSPC as i32, nix::errno::Errno::EDQUOT as i32];
-        if os_code(&error).is_some_and(|c| full.contains(&c)) {
+        if error.raw_os_error().is_some_and(|c| full.contains(&c)) {
             return StoreError::DiskFull {
                 path: path.to_owned(),
                 disk: disk_of(path),
@@ -419,4 +411,26 @@ pub trait Store: Send {
     fn cross_checks(&mut self) -> CrossChecks {
         CrossChecks::default()
     }
+    /// How the store keeps up, for metrics (asked often: nothing it has to ask a server).
+    fn health(&self) -> StoreHealth {
+        StoreHealth {
+            online: true,
+            ..StoreHealth::default()
+        }
+    }
+}
+
+/// How a store keeps up: results not yet durable, leases held, the server reachable.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StoreHealth {
+    /// Results taken that the store has not yet made durable (a shared store's, waiting for
+    /// a commit; a file's are in the file at once).
+    pub uncommitted: u64,
+    /// Blocks of a shared campaign leased now, and how long a lease lasts unrenewed.
+    pub leases: u64,
+    pub lease: Option<std::time::Duration>,
+    /// The store answers (a shared campaign's database could be reached at the last try).
+    pub online: bool,
+    /// Results found to differ from another host's count for the same entry.
+    pub disputed: u64,
 }
