@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod link;
 pub mod metrics;
 pub mod plot;
+pub mod record;
 pub mod run;
 pub mod store;
 pub mod validate;

@@ -18,5 +18,6 @@ mod pg_cross;
 mod pg_merge;
 mod pg_roles;
 mod postgres;
+mod record;
 mod run;
 mod withdrawal;

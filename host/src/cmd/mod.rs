@@ -6,6 +6,7 @@ mod fresh;
 pub mod hdl;
 mod metrics;
 pub mod pg_bench;
+mod record;
 pub mod run;
 pub mod sim;
 pub mod subproblems;
