@@ -9,6 +9,28 @@ use queens_host::store::Summary;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// A bar's style from `template`, whose `{rate}` is a rate at a precision a person reads
+/// ("385,004/s", "12.5/s"), not indicatif's `{per_sec}` with its three decimals.
+fn style(template: &str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key(
+            "rate",
+            |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&rate(s.per_sec()));
+            },
+        )
+}
+
+/// Items a second as a person reads them: whole and grouped from 100 up, one decimal below.
+pub fn rate(per_sec: f64) -> String {
+    match per_sec {
+        r if !r.is_finite() || r <= 0.0 => "0/s".into(),
+        r if r >= 99.95 => format!("{}/s", indicatif::HumanCount(r.round() as u64)),
+        r => format!("{r:.1}/s"),
+    }
+}
+
 /// Runs `work` on a scoped thread and, once it has taken a second, shows a bar driven by
 /// `done`. `total` is computed only then, on its own thread (it may cost a census).
 pub fn with_bar<T: Send>(
@@ -25,8 +47,8 @@ pub fn with_bar<T: Send>(
         }
         if !worker.is_finished() {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            let template = format!("{what} {{bar:40}} {{human_pos}}/{{human_len}} {{per_sec}} eta {{eta}}");
-            bar.set_style(ProgressStyle::with_template(&template).expect("valid template"));
+            let template = format!("{what} {{bar:40}} {{human_pos}}/{{human_len}} {{rate}} eta {{eta}}");
+            bar.set_style(style(&template));
             let mut total = Some(s.spawn(total));
             while !worker.is_finished() {
                 if total.as_ref().is_some_and(|t| t.is_finished()) {
@@ -66,12 +88,9 @@ pub fn watched<T: Send>(watch: &Watch, work: impl FnOnce() -> T + Send) -> T {
                 }
                 let bar = if total > 0 {
                     let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-                    b.set_style(
-                        ProgressStyle::with_template(
-                            "{msg} {bar:30} {human_pos}/{human_len} entries, {per_sec}, eta {eta}",
-                        )
-                        .expect("valid template"),
-                    );
+                    b.set_style(style(
+                        "{msg} {bar:30} {human_pos}/{human_len} entries, {rate}, eta {eta}",
+                    ));
                     b
                 } else {
                     let b = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
@@ -144,12 +163,9 @@ impl Progress for RunBars {
     fn start(&mut self, labels: &[String], before: &Summary) {
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr_with_hz(4));
         let all = multi.add(ProgressBar::new(before.pending()));
-        all.set_style(
-            ProgressStyle::with_template(
-                "all {bar:30} {human_pos}/{human_len} {per_sec} eta {eta} {elapsed} {msg}",
-            )
-            .expect("valid template"),
-        );
+        all.set_style(style(
+            "all {bar:30} {human_pos}/{human_len} {rate} eta {eta} {elapsed} {msg}",
+        ));
         // Drawn from the first second, even while no result has come (at N = 27 the first
         // take half a minute or more).
         all.set_message("opening the links");
@@ -158,12 +174,7 @@ impl Progress for RunBars {
             .iter()
             .map(|l| {
                 let b = multi.add(ProgressBar::no_length());
-                b.set_style(
-                    ProgressStyle::with_template(&format!(
-                        "{l:<28} {{human_pos}} solved {{per_sec}} {{msg}}"
-                    ))
-                    .expect("valid template"),
-                );
+                b.set_style(style(&format!("{l:<28} {{human_pos}} solved {{rate}} {{msg}}")));
                 b
             })
             .collect();
@@ -252,5 +263,16 @@ impl queens_hdl::pnr::figures::Show for Steps {
         if let Some(b) = self.bar().take() {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn rates_read_at_a_sensible_precision() {
+        assert_eq!(super::rate(385_003.594), "385,004/s");
+        assert_eq!(super::rate(12.345), "12.3/s");
+        assert_eq!(super::rate(0.04), "0.0/s");
+        assert_eq!(super::rate(f64::NAN), "0/s");
     }
 }

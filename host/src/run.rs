@@ -41,6 +41,8 @@ pub trait Progress {
     fn sent(&mut self) {}
     /// A sample, ten times a second at most: the campaign now and the dispatcher's links.
     fn update(&mut self, _campaign: &Summary, _links: &[LinkState]) {}
+    /// How the store keeps up, with each sample.
+    fn store(&mut self, _health: &crate::store::StoreHealth) {}
     /// The run is over: whatever is shown goes away.
     fn finish(&mut self) {}
 }
@@ -363,6 +365,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
         if now - last_sample >= Duration::from_millis(100) {
             last_sample = now;
             progress.update(&d.store().summary(), d.links());
+            progress.store(&d.store().health());
         }
         // Wait for bytes, the next deadline, or a tick for the progress and reconnections.
         let mut wait = Duration::from_millis(100);
@@ -424,6 +427,9 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
     // Results counted so far are kept whatever happens next; a shared store writes its
     // history with them.
     let synced = d.store_mut().sync();
+    // The last sample: what the report says.
+    progress.update(&d.store().summary(), d.links());
+    progress.store(&d.store().health());
     progress.finish();
     if let Some(e) = fatal {
         return Err(e);

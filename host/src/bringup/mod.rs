@@ -64,6 +64,26 @@ pub struct CheckOptions {
     /// The identity of the design the user built (its design.json), to compare the board's
     /// answer with.
     pub expected: Option<Ident>,
+    /// No N was asked for: the board is checked for the N it identifies itself with (`size`
+    /// only when it says none).
+    pub board_n: bool,
+}
+
+impl CheckOptions {
+    /// The same options for a board of `size`: a serial link's frame time and frame rate
+    /// scaled to that N's frames.
+    fn for_size(&self, size: BoardSize) -> CheckOptions {
+        use queens_core::{result::ResultRecord, word};
+        let result = |s| (ResultRecord::payload_len(s, true) + 2) as f64;
+        let longest = |s| result(s).max((word::wire_bytes(s) + 2) as f64);
+        let (was, now) = (self.size, size);
+        CheckOptions {
+            size,
+            frame_time: self.frame_time.map(|t| t.mul_f64(result(now) / result(was))),
+            link_rate: self.link_rate.map(|r| r * longest(was) / longest(now)),
+            ..self.clone()
+        }
+    }
 }
 
 /// Frames of one step of the check: every frame sent is answered or lost.
@@ -172,11 +192,21 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
     let start = Instant::now();
     let Connection { reader, mut writer } = conn;
     let incoming = Incoming::spawn(reader);
-    let size = o.size;
     let mut verdicts = Vec::new();
 
-    let id = identify::identify(&mut writer, &incoming, size, o.ident_wait);
+    let id = identify::identify(&mut writer, &incoming, o.size, o.ident_wait);
     let ident = id.ident;
+    let size = match ident.map(|i| BoardSize::new(i.n)) {
+        Some(Ok(said)) if o.board_n => said,
+        _ => o.size,
+    };
+    if o.board_n && ident.is_some() {
+        say(format!(
+            "the board says it is built for N = {}: checking it for that N",
+            size.n()
+        ));
+    }
+    let o = &o.for_size(size);
     let mut report = BoardReport::new(size, ident, id.frames);
     if let Some(v) = identify::other_n(ident, size) {
         return report.finish(vec![v], start);

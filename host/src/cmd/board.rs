@@ -26,7 +26,8 @@ pub enum Command {
 pub struct CheckArgs {
     /// The board: serial:PATH[@BAUD], pcie:PATH, tcp:HOST:PORT or sim[:UNITS].
     link: LinkSpec,
-    /// The N the board was built for (default: the design's with --design, else 27).
+    /// The N the board was built for (default: the design's with --design, else the N the
+    /// board says it is built for, else 27).
     #[arg(long)]
     n: Option<BoardSize>,
     /// The design.json that `queens hdl emit` wrote with the bitstream's sources: the board
@@ -111,8 +112,16 @@ fn run_check(a: CheckArgs) -> anyhow::Result<()> {
         frame_time,
         link_rate,
         expected,
+        board_n: a.n.is_none() && a.design.is_none(),
     };
-    eprintln!("checking the board on {} for N = {size} ...", a.link);
+    if o.board_n {
+        eprintln!(
+            "checking the board on {} for the N it says it is built for ({size} if it says none; --n N to ask for one) ...",
+            a.link
+        );
+    } else {
+        eprintln!("checking the board on {} for N = {size} ...", a.link);
+    }
     let r = check_saying(conn, &o, &mut |s| eprintln!("{s}"));
     if a.json {
         println!("{}", serde_json::to_string(&r)?);

@@ -46,6 +46,19 @@ pub enum Command {
   queens db bench postgres://queens@db.lab/scratch --hosts 4 --batch 1000
   queens db bench postgres://queens@db.lab/scratch --n 27 --blocks 2000")]
     Bench(super::pg_bench::BenchArgs),
+    /// Write a record of the campaign that outsiders can check: per block of entries, its
+    /// range, solved entries, the sum of their weighted counts and a SHA-256 of their
+    /// results (docs/spec/record.md).
+    #[command(after_help = "Examples:
+  queens db record q17.campaign --out q17.record
+  queens db record postgres://queens@db.lab/q27 --out q27.record --block 65536")]
+    Record(super::record::RecordArgs),
+    /// Check a campaign record: a sample of its blocks recounted in software, or every block
+    /// against another campaign; each block that differs is named with its entries.
+    #[command(after_help = "Examples:
+  queens db check-record q17.record --sample 100
+  queens db check-record q17.record --against postgres://queens@db.lab/q17")]
+    CheckRecord(super::record::CheckArgs),
 }
 
 #[derive(clap::Args)]
@@ -98,6 +111,8 @@ pub fn run(c: Command) -> anyhow::Result<()> {
         Command::Import(a) => super::transfer::import(a),
         Command::Export(a) => super::transfer::export(a),
         Command::Bench(a) => super::pg_bench::bench(a),
+        Command::Record(a) => super::record::record(a),
+        Command::CheckRecord(a) => super::record::check(a),
     }
 }
 

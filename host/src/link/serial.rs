@@ -17,8 +17,12 @@ pub fn open(path: &Path, baud: u32) -> Result<Connection, String> {
         .open_native()
         .map_err(|e| match e.kind() {
             _ if e.description.contains("exclusive") => format!("{name}: busy: another program has it open"),
-            serialport::ErrorKind::NoDevice => format!("{name}: no such serial port ({e})"),
-            serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => format!("{name}: no such serial port"),
+            serialport::ErrorKind::NoDevice | serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => {
+                missing(path)
+            }
+            serialport::ErrorKind::Io(std::io::ErrorKind::PermissionDenied) => {
+                format!("{name}: permission denied: add yourself to the port's group (often dialout: `sudo usermod -aG dialout $USER`, then log in again)")
+            }
             _ => format!("{name}: {e}"),
         })?;
     let reader = port.try_clone_native().map_err(|e| format!("{name}: {e}"))?;
@@ -26,6 +30,14 @@ pub fn open(path: &Path, baud: u32) -> Result<Connection, String> {
         reader: Box::new(Patient(reader)),
         writer: Box::new(port),
     })
+}
+
+/// What to say of a serial port that is not there.
+pub fn missing(path: &Path) -> String {
+    format!(
+        "{}: no such serial port: is the board plugged in and powered? `ls /dev/ttyUSB* /dev/ttyACM*` lists the serial ports this machine has",
+        path.display()
+    )
 }
 
 /// A serial read times out when the line is quiet; that is not the end of the stream.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 pub fn open(addr: &str) -> Result<Connection, String> {
     let addrs: Vec<_> = std::net::ToSocketAddrs::to_socket_addrs(addr)
-        .map_err(|e| format!("cannot resolve {addr}: {e}"))?
+        .map_err(|e| format!("cannot resolve {addr}: {e}; check the host name"))?
         .collect();
     let mut last = format!("{addr} resolves to no address");
     for a in addrs {
@@ -20,7 +20,17 @@ pub fn open(addr: &str) -> Result<Connection, String> {
                     writer: Box::new(s),
                 });
             }
-            Err(e) => last = format!("connecting to {a}: {e}"),
+            Err(e) => {
+                last = match e.kind() {
+                    std::io::ErrorKind::ConnectionRefused => format!(
+                        "connecting to {a}: refused, nothing listens there: is the board (or `queens sim board --listen {addr}`) running, and is {addr} its address and port?"
+                    ),
+                    std::io::ErrorKind::TimedOut => format!(
+                        "connecting to {a}: no answer in 5 s: is the machine on, and does its firewall let the port through?"
+                    ),
+                    _ => format!("connecting to {a}: {e}"),
+                }
+            }
         }
     }
     Err(last)

@@ -97,11 +97,11 @@ impl History {
 /// Writes a whole new history at `path`, replacing any other: through a temporary file of
 /// its own (created exclusively beside it) renamed over it once complete and synced.
 pub fn write_new(path: &Path, events: &[Event]) -> std::io::Result<()> {
-    let mut tmp = super::temp_beside(path)?;
+    let tmp = super::temp_beside(path)?;
     for e in events {
         let mut line = serde_json::to_vec(e).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        tmp.write_all(&line)?;
+        tmp.as_file().write_all(&line)?;
     }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;

@@ -174,20 +174,43 @@ impl Summary {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{path}: {what}: {source}")]
+    /// The I/O error is part of the message, not a source of its own: a report shows it once.
+    #[error("{path}: {what}: {error}")]
     Io {
         path: PathBuf,
         what: &'static str,
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    #[error("{path}: no such campaign file; `queens run N` makes one (q<N>.campaign, or the name --campaign gives), `queens db import` moves one in")]
+    NoCampaign { path: PathBuf },
+    #[error("{dir}: no such folder, so the campaign {path} cannot be made there; make the folder first (mkdir -p {dir}) or name a campaign in a folder that exists")]
+    NoFolder { dir: PathBuf, path: PathBuf },
+    #[error("{dir} is on a read-only file system, so the campaign {path} cannot be written there; name a campaign on a disk this machine can write")]
+    ReadOnly { dir: PathBuf, path: PathBuf },
+    #[error("{dir}: this user may not write in that folder, so the campaign {path} cannot be made there; name a campaign in a folder of your own, or ask for write permission")]
+    NotWritable { dir: PathBuf, path: PathBuf },
+    #[error("the disk that holds {path} ({disk}) is full: {what} failed with {free} free; free at least {need} there and run the same command again: every result recorded so far is kept in the campaign")]
+    DiskFull {
+        path: PathBuf,
+        disk: PathBuf,
+        what: &'static str,
+        free: Bytes,
+        need: Bytes,
     },
     #[error("{path} is in use by another queens process (it holds the campaign's lock)")]
     Busy { path: PathBuf },
     #[error("{path} exists (it may hold results); pass --force to replace it")]
     Exists { path: PathBuf },
-    #[error("{path}: {bytes} bytes is not a whole number of 16-byte entries")]
+    #[error("{path} is not a campaign file: its {bytes} bytes are not a whole number of 16-byte entries (`queens run N` makes a campaign)")]
     Length { path: PathBuf, bytes: u64 },
+    #[error("{path}: {bytes} bytes, not the campaign's {expected}: the file of cycle counts beside a campaign is damaged; move it away (the counts it held are lost, the results are not) and run again")]
+    CyclesLength {
+        path: PathBuf,
+        bytes: u64,
+        expected: u64,
+    },
     #[error(
-        "{path}: {entries} entries is the size of no campaign (N = {MIN_N}..={MAX_N} have other counts)"
+        "{path} is not a campaign file: {entries} entries is the size of no campaign (N = {MIN_N}..={MAX_N} have other counts)"
     )]
     UnknownSize { path: PathBuf, entries: u64 },
     #[error("{path} is a campaign of N = {found} ({entries} entries), not of N = {expected}")]
@@ -206,12 +229,13 @@ pub enum StoreError {
     },
     #[error("{what} was stopped ({path} was left as it was before)")]
     Stopped { path: PathBuf, what: &'static str },
-    #[error("{path}: a campaign of N = {n} needs {need} bytes; the file system has {free} free")]
+    #[error("{path}: a campaign of N = {n} needs {need}; the disk that holds it ({disk}) has {free} free: free some space there, or name a campaign on another disk")]
     Space {
         path: PathBuf,
+        disk: PathBuf,
         n: u32,
-        need: u64,
-        free: u64,
+        need: Bytes,
+        free: Bytes,
     },
     #[error("{path}: nothing more is written to it after a damaged entry was found: {why}")]
     Broken { path: PathBuf, why: String },
@@ -233,6 +257,87 @@ pub enum StoreError {
     },
     #[error("{db}: {what}")]
     Campaign { db: String, what: String },
+}
+
+/// A size in bytes, shown as a person reads it ("1.5 GB (1,500,000,000 bytes)").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Bytes(pub u64);
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let b = self.0;
+        let grouped = {
+            let s = b.to_string();
+            let mut g = String::new();
+            for (i, c) in s.chars().enumerate() {
+                if i > 0 && (s.len() - i) % 3 == 0 {
+                    g.push(',');
+                }
+                g.push(c);
+            }
+            g
+        };
+        match b {
+            0..1_000 => write!(f, "{b} bytes"),
+            _ => {
+                let (v, unit) = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+                    .into_iter()
+                    .find(|&(d, _)| b as f64 >= d)
+                    .map(|(d, u)| (b as f64 / d, u))
+                    .expect("at least 1,000 bytes");
+                write!(f, "{v:.1} {unit} ({grouped} bytes)")
+            }
+        }
+    }
+}
+
+/// Where a file's disk is: the mount point of the file system that holds `path` (or the
+/// folder it would be made in), for messages about its space.
+pub fn disk_of(path: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::MetadataExt;
+    let mut at = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    while std::fs::metadata(&at).is_err() {
+        match at.parent() {
+            Some(p) => at = p.to_path_buf(),
+            None => return path.to_path_buf(),
+        }
+    }
+    let dev = std::fs::metadata(&at).map(|m| m.dev()).ok();
+    while let Some(p) = at.parent() {
+        if std::fs::metadata(p).map(|m| m.dev()).ok() != dev {
+            break;
+        }
+        at = p.to_path_buf();
+    }
+    at
+}
+
+/// Bytes free to an unprivileged user on the file system that holds `path` (or would).
+pub fn free_bytes(path: &std::path::Path) -> Option<u64> {
+    let st = nix::sys::statvfs::statvfs(&disk_of(path)).ok()?;
+    Some(st.blocks_available() as u64 * st.fragment_size() as u64)
+}
+
+impl StoreError {
+    /// An I/O error on `path` while doing `what`: a full disk (or quota) named as such, with
+    /// the disk, its free space and what it needs (`need` bytes, at least a block's worth).
+    pub fn io(path: &std::path::Path, what: &'static str, error: std::io::Error, need: u64) -> Self {
+        let full = [nix::errno::Errno::ENOSPC as i32, nix::errno::Errno::EDQUOT as i32];
+        if error.raw_os_error().is_some_and(|c| full.contains(&c)) {
+            return StoreError::DiskFull {
+                path: path.to_owned(),
+                disk: disk_of(path),
+                what,
+                free: Bytes(free_bytes(path).unwrap_or(0)),
+                need: Bytes(need.max(1 << 20)),
+            };
+        }
+        StoreError::Io {
+            path: path.to_owned(),
+            what,
+            error,
+        }
+    }
 }
 
 /// Results a shared store found already solved by another host when it committed them,
@@ -312,4 +417,26 @@ pub trait Store: Send {
     fn cross_checks(&mut self) -> CrossChecks {
         CrossChecks::default()
     }
+    /// How the store keeps up, for metrics (asked often: nothing it has to ask a server).
+    fn health(&self) -> StoreHealth {
+        StoreHealth {
+            online: true,
+            ..StoreHealth::default()
+        }
+    }
+}
+
+/// How a store keeps up: results not yet durable, leases held, the server reachable.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StoreHealth {
+    /// Results taken that the store has not yet made durable (a shared store's, waiting for
+    /// a commit; a file's are in the file at once).
+    pub uncommitted: u64,
+    /// Blocks of a shared campaign leased now, and how long a lease lasts unrenewed.
+    pub leases: u64,
+    pub lease: Option<std::time::Duration>,
+    /// The store answers (a shared campaign's database could be reached at the last try).
+    pub online: bool,
+    /// Results found to differ from another host's count for the same entry.
+    pub disputed: u64,
 }

@@ -93,12 +93,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
     let units = match a.solvers {
         Some(k) => k,
         None => {
-            let (f, _, _) = super::fit_board(&b, n, unit, arbiter)?;
-            println!(
-                "{}: {} {unit} units fit (limited by {})",
-                b.name, f.units, f.limit
-            );
-            f.units
+            let (units, limit) = super::fit::emit_units(&b, n, unit, arbiter)?;
+            println!("{}: {units} {unit} units fit (limited by {limit})", b.name);
+            units
         }
     };
     let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?;

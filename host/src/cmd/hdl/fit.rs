@@ -231,3 +231,37 @@ fn fit_units(
         },
     }
 }
+
+/// `hdl emit`'s unit count of a board when `--solvers` is not given: the cached fit when
+/// there is one, else the fit made now (and cached). On an ECP5 board the fit routes one
+/// stage with the open ECP5 tools; without them the error says so and how to go on.
+pub(in crate::cmd) fn emit_units(
+    b: &Board,
+    n: u32,
+    unit: UnitKind,
+    arbiter: ArbiterKind,
+) -> anyhow::Result<(usize, String)> {
+    let cache = cache_path(b, n, unit, arbiter);
+    if let Some(u) = cache.as_deref().and_then(read_cached) {
+        return Ok((u.0, format!("{}; our fit, cached", u.1)));
+    }
+    if b.family == Family::Ecp5 {
+        let missing = ["yosys", "nextpnr-ecp5"]
+            .into_iter()
+            .find_map(|t| queens_hdl::board::toolchain::trellis::find_tool(t).err());
+        if let Some(why) = missing {
+            anyhow::bail!(
+                "{}: finding how many units fit routes one stage with the open ECP5 tools, and this machine lacks them ({why}); give --solvers K to write the project without them (docs/design/unit.md has the units that fit, e.g. `queens hdl emit --board {} --solvers 66` at N = 27), or install the tools, which the project's build.sh needs too",
+                b.name,
+                b.name
+            );
+        }
+    }
+    let (f, _, _) = fit_board(b, n, unit, arbiter)?;
+    if let Some(p) = cache {
+        if let Err(e) = write_cached(&p, &f) {
+            tracing::warn!("could not cache the fit in {}: {e}", p.display());
+        }
+    }
+    Ok((f.units, f.limit.to_string()))
+}

@@ -6,7 +6,7 @@ mod fit;
 mod report;
 mod routed;
 
-pub(super) use fit::{estimate_units, fit_board};
+pub(super) use fit::estimate_units;
 
 use emit::EmitArgs;
 use fit::FitArgs;

@@ -4,6 +4,7 @@
 
 mod report;
 
+use super::metrics::Exposed;
 use super::{cross, thousands};
 use crate::progress::{watched, RunBars};
 use anyhow::Context;
@@ -78,6 +79,15 @@ pub struct Args {
     /// purpose: exit 0 instead of 3.
     #[arg(long)]
     accept_unconfirmed: bool,
+    /// Serve Prometheus metrics of this run at http://ADDR/metrics, e.g. 127.0.0.1:9127
+    /// (port 0: any free one, printed). Alert rules: docs/campaign.md.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
+    /// Serve the metrics this many seconds after the run ends, so that a last scrape sees
+    /// its final counts.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0, requires = "metrics",
+          value_parser = super::metrics::parse_linger)]
+    metrics_linger: f64,
 }
 
 fn parse_share(s: &str) -> Result<f64, String> {
@@ -90,6 +100,7 @@ fn parse_share(s: &str) -> Result<f64, String> {
 pub fn run_cmd(a: Args) -> anyhow::Result<()> {
     let began = Instant::now();
     let stop = stop_flag()?;
+    let metrics = super::metrics::Exposed::start(a.metrics.as_deref(), a.metrics_linger)?;
     // Before any campaign is made: a simulated board of sim:K holds K units, as an array can.
     for l in &a.links {
         if let LinkSpec::Sim { units: Some(k) } = l {
@@ -100,13 +111,14 @@ pub fn run_cmd(a: Args) -> anyhow::Result<()> {
             );
         }
     }
+    super::fresh::ports_exist(&a.links)?;
     let campaign = a
         .campaign
         .clone()
         .unwrap_or_else(|| Location::File(format!("q{}.campaign", a.n).into()));
     match &campaign {
-        Location::Postgres(db) => run_shared(&a, &db.target()?, stop, began),
-        Location::File(path) => run_file(&a, path, stop, began),
+        Location::Postgres(db) => run_shared(&a, &db.target()?, stop, (began, &metrics)),
+        Location::File(path) => run_file(&a, path, stop, (began, &metrics)),
     }
 }
 
@@ -131,7 +143,12 @@ fn resumed(a: &Args, name: &str, s: &Summary) {
 }
 
 /// A shared campaign: opened (made when missing) in its database, run with the other hosts.
-fn run_shared(a: &Args, target: &Target, stop: Arc<AtomicBool>, began: Instant) -> anyhow::Result<()> {
+fn run_shared(
+    a: &Args,
+    target: &Target,
+    stop: Arc<AtomicBool>,
+    (began, metrics): (Instant, &Exposed),
+) -> anyhow::Result<()> {
     // --lease is at least 2 s (its parser): leases are renewed every second.
     let watch = Watch::stopped_by(stop.clone());
     let (mut store, created) = watched(&watch, || {
@@ -161,17 +178,23 @@ fn run_shared(a: &Args, target: &Target, stop: Arc<AtomicBool>, began: Instant) 
         }
     }
     let cfg = config(a, Some(stop));
-    let report = run(store, &cfg, &mut *shown(a, began))
+    let report = run(store, &cfg, &mut *metrics.wrap(shown(a, began)))
         .with_context(|| format!("running campaign {}", target.shown))?;
     let checkers = report.cross_checked.checkers.clone().unwrap_or(before);
     report::finish(a, &report, Some((target, &checkers)))
 }
 
 /// A campaign file: made when missing, then opened and run.
-fn run_file(a: &Args, path: &Path, stop: Arc<AtomicBool>, began: Instant) -> anyhow::Result<()> {
+fn run_file(
+    a: &Args,
+    path: &Path,
+    stop: Arc<AtomicBool>,
+    (began, metrics): (Instant, &Exposed),
+) -> anyhow::Result<()> {
     let size = a.n;
     let watch = Watch::stopped_by(stop.clone());
-    if !path.exists() {
+    let created = !path.exists();
+    if created {
         say(a, format!("creating {} (N = {})", path.display(), a.n));
         let t = Instant::now();
         match watched(&watch, || FileStore::create(path, size, false, &watch)) {
@@ -203,10 +226,12 @@ fn run_file(a: &Args, path: &Path, stop: Arc<AtomicBool>, began: Instant) -> any
     say(
         a,
         format!(
-            "opened {} in {:.1} s{}",
+            "opened {}{} in {:.1} s{}",
+            if created { "the new campaign " } else { "" },
             path.display(),
             t.elapsed().as_secs_f64(),
-            if s.unchecked > 0 {
+            // Counts to trust: none in a campaign with nothing solved.
+            if s.unchecked > 0 && s.solved.subproblems() > 0 {
                 format!(
                 ": {} of its {} entries trusted from its summary until a background pass has read them again (their counts are in no final total before that)",
                 thousands(s.unchecked as u128),
@@ -219,8 +244,9 @@ fn run_file(a: &Args, path: &Path, stop: Arc<AtomicBool>, began: Instant) -> any
     );
     resumed(a, &path.display().to_string(), &s);
     let cfg = config(a, Some(stop));
-    let report = run(store, &cfg, &mut *shown(a, began))
-        .with_context(|| format!("running campaign {}", path.display()))?;
+    let report = run(store, &cfg, &mut *metrics.wrap(shown(a, began)));
+    super::fresh::forget_unused(created, path, &report, &|s| say(a, s));
+    let report = report.with_context(|| format!("running campaign {}", path.display()))?;
     report::finish(a, &report, None)
 }
 

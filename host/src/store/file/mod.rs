@@ -65,6 +65,9 @@ pub struct FileStore {
     background: Option<std::thread::JoinHandle<()>>,
     /// Per block: entries claimed in this session and not yet solved.
     outstanding: Vec<u32>,
+    /// Per block: its cycle counts have disk space allocated (the cycles file is sparse;
+    /// writing a page of it that has none on a full disk would kill the process).
+    cycles_room: Vec<bool>,
     /// Per block: written since the last sync.
     written: Vec<bool>,
     /// A damaged entry was found: nothing more is written, and no summary.
@@ -74,11 +77,7 @@ pub struct FileStore {
 }
 
 fn io<'a>(path: &'a Path, what: &'static str) -> impl FnOnce(std::io::Error) -> StoreError + 'a {
-    move |source| StoreError::Io {
-        path: path.to_owned(),
-        what,
-        source,
-    }
+    move |error| StoreError::io(path, what, error, 0)
 }
 
 /// The file that holds the cycle counts of a campaign.
@@ -295,13 +294,33 @@ impl FileStore {
             f.set_len(self.len * 8).map_err(io(&cpath, "sizing"))?;
             self.cycles = Some(map_file(&f, Access::Write).map_err(io(&cpath, "mapping"))?);
         }
+        let b = self.block_of(index);
+        if !self.cycles_room[b] {
+            self.allocate_cycles(b)?;
+        }
         let m = self.cycles.as_ref().expect("just made");
-        // SAFETY: in bounds, aligned, one store (see `set_word`).
+        // SAFETY: in bounds, aligned, one store (see `set_word`); its page has disk space.
         unsafe {
             (m.as_mut_ptr() as *mut u64)
                 .add(index as usize)
                 .write_volatile(cycles.max(1).to_le())
         }
+        Ok(())
+    }
+
+    /// Gives the cycle counts of block `b` their disk space before the first is written:
+    /// a full disk is then an error to report here, not a SIGBUS on a store into the map.
+    fn allocate_cycles(&mut self, b: usize) -> Result<(), StoreError> {
+        let cpath = cycles_path(&self.path);
+        let r = self.kept.range(b);
+        let (start, len) = (r.start as i64 * 8, (r.end - r.start) as i64 * 8);
+        let f = File::options()
+            .write(true)
+            .open(&cpath)
+            .map_err(io(&cpath, "opening"))?;
+        nix::fcntl::posix_fallocate(&f, start, len)
+            .map_err(|e| StoreError::io(&cpath, "making room for cycle counts in", e.into(), len as u64))?;
+        self.cycles_room[b] = true;
         Ok(())
     }
 

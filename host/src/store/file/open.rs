@@ -56,7 +56,10 @@ impl FileStore {
             .read(true)
             .write(access == Access::Write)
             .open(path)
-            .map_err(io(path, "opening the campaign"))?;
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => StoreError::NoCampaign { path: path.into() },
+                _ => io(path, "opening the campaign")(e),
+            })?;
         if access == Access::Write {
             lock(&file, path)?;
         }
@@ -127,7 +130,11 @@ impl FileStore {
                 .map_err(io(&cpath, "opening"))?;
             let bytes = f.metadata().map_err(io(&cpath, "reading the size of"))?.len();
             if bytes != len * 8 {
-                return Err(StoreError::Length { path: cpath, bytes });
+                return Err(StoreError::CyclesLength {
+                    path: cpath,
+                    bytes,
+                    expected: len * 8,
+                });
             }
             Some(map_file(&f, access).map_err(io(&cpath, "mapping"))?)
         } else {
@@ -195,6 +202,7 @@ impl FileStore {
             pass: Arc::new(pass),
             background: None,
             outstanding: vec![0; blocks],
+            cycles_room: vec![false; blocks],
             written: vec![false; blocks],
             broken: None,
             recorded_checked: false,

@@ -226,8 +226,10 @@ impl Summary {
     /// Writes the summary durably: a temporary file, synced, renamed onto `path`, and the
     /// directory synced, so that a crash leaves this summary or the one before.
     pub fn write(&self, path: &Path) -> std::io::Result<()> {
-        let mut tmp = crate::store::temp_beside(path)?;
-        tmp.write_all(&self.encode())?;
+        let tmp = crate::store::temp_beside(path)?;
+        // Through the file itself: its errors as the system gives them (a full disk is
+        // told apart), not wrapped with the temporary file's name.
+        tmp.as_file().write_all(&self.encode())?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
         let dir = match path.parent() {

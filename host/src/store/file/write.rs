@@ -38,9 +38,63 @@ fn replaceable(path: &Path, force: bool) -> Result<Option<File>, StoreError> {
     Ok(Some(file))
 }
 
-/// A new temporary file beside `path`, or an error naming its directory.
+/// A new temporary file beside `path`, or an error in the user's terms: the folder is
+/// missing, read-only, not ours to write, or its disk is full.
 fn temp_beside(path: &Path) -> Result<tempfile::NamedTempFile, StoreError> {
-    crate::store::temp_beside(path).map_err(io(path, "creating a temporary file beside"))
+    crate::store::temp_beside(path).map_err(|e| {
+        folder_error(path, &e).unwrap_or_else(|| StoreError::io(path, "creating a file beside", e, 0))
+    })
+}
+
+/// The folder a file beside `path` goes in.
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// What keeps a new campaign from being written at `path`, said of its folder: missing, on a
+/// read-only file system, or not writable by this user.
+fn folder_error(path: &Path, e: &std::io::Error) -> Option<StoreError> {
+    let dir = folder_of(path).to_path_buf();
+    let path = path.to_path_buf();
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Some(StoreError::NoFolder { dir, path }),
+        std::io::ErrorKind::PermissionDenied => Some(StoreError::NotWritable { dir, path }),
+        _ if e.raw_os_error() == Some(nix::errno::Errno::EROFS as i32) => {
+            Some(StoreError::ReadOnly { dir, path })
+        }
+        _ => None,
+    }
+}
+
+/// Before anything is counted or written: the folder of a new campaign at `path` exists, is
+/// on a writable file system, and this user may write in it.
+fn check_folder(path: &Path) -> Result<(), StoreError> {
+    let dir = folder_of(path);
+    let nofolder = || StoreError::NoFolder {
+        dir: dir.into(),
+        path: path.into(),
+    };
+    match std::fs::metadata(dir) {
+        Err(e) => return Err(folder_error(path, &e).unwrap_or_else(|| io(dir, "looking at")(e))),
+        Ok(m) if !m.is_dir() => return Err(nofolder()),
+        Ok(_) => {}
+    }
+    if nix::sys::statvfs::statvfs(dir)
+        .is_ok_and(|st| st.flags().contains(nix::sys::statvfs::FsFlags::ST_RDONLY))
+    {
+        return Err(StoreError::ReadOnly {
+            dir: dir.into(),
+            path: path.into(),
+        });
+    }
+    if let Err(e) = rustix::fs::access(dir, rustix::fs::Access::WRITE_OK) {
+        let e = std::io::Error::from(e);
+        return Err(folder_error(path, &e).unwrap_or_else(|| io(dir, "looking at")(e)));
+    }
+    Ok(())
 }
 
 /// Renames a complete temporary file onto `path`: over what is there only when `replace`
@@ -73,6 +127,7 @@ impl FileStore {
     /// is checked before the first byte; `watch` counts the entries written, and its stop
     /// flag ends the creation with its partial file removed. Returns the number of entries.
     pub fn create(path: &Path, size: BoardSize, force: bool, watch: &Watch) -> Result<u64, StoreError> {
+        check_folder(path)?;
         let _held = replaceable(path, force)?;
         remove_leftovers(path)?;
         watch.begin("counting the subproblems", 0);
@@ -83,9 +138,10 @@ impl FileStore {
         if free < need {
             return Err(StoreError::Space {
                 path: path.into(),
+                disk: crate::store::disk_of(path),
                 n: size.n(),
-                need,
-                free,
+                need: crate::store::Bytes(need),
+                free: crate::store::Bytes(free),
             });
         }
         let tmp = temp_beside(path)?;
@@ -116,7 +172,8 @@ impl FileStore {
                     what: "writing the new campaign",
                 });
             }
-            out.write_all(b).map_err(io(tmp.path(), "writing"))?;
+            out.write_all(b)
+                .map_err(|e| StoreError::io(path, "writing the new campaign", e, need))?;
             while !b.is_empty() {
                 let take = (block.capacity() - block.len()).min(b.len());
                 block.extend_from_slice(&b[..take]);
@@ -130,10 +187,13 @@ impl FileStore {
         if !block.is_empty() {
             close(&mut block, &mut blocks);
         }
-        out.flush().map_err(io(tmp.path(), "writing"))?;
+        out.flush()
+            .map_err(|e| StoreError::io(path, "writing the new campaign", e, need))?;
         drop(out);
         watch.begin("syncing the campaign to disk", 0);
-        tmp.as_file().sync_all().map_err(io(tmp.path(), "syncing"))?;
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| StoreError::io(path, "syncing the new campaign", e, need))?;
         if watch.stopped() {
             return Err(StoreError::Stopped {
                 path: path.into(),
@@ -183,6 +243,7 @@ impl FileStore {
         ) -> Result<Vec<(u16, String)>, StoreError>,
     ) -> Result<u64, StoreError> {
         use std::os::unix::fs::FileExt;
+        check_folder(path)?;
         let _held = replaceable(path, force)?;
         let tmp = temp_beside(path)?;
         let mut out = BufWriter::with_capacity(1 << 20, tmp.as_file());
@@ -295,10 +356,7 @@ fn remove_leftovers(path: &Path) -> Result<(), StoreError> {
 
 /// Bytes free to an unprivileged user on the file system that holds `path`.
 fn free_space(path: &Path) -> Result<u64, StoreError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(path);
     let st = nix::sys::statvfs::statvfs(dir).map_err(|e| io(dir, "reading the free space of")(e.into()))?;
     Ok(st.blocks_available() as u64 * st.fragment_size() as u64)
 }

@@ -297,6 +297,16 @@ impl Store for PgStore {
         Ok(())
     }
 
+    fn health(&self) -> crate::store::StoreHealth {
+        crate::store::StoreHealth {
+            uncommitted: self.buffered.len() as u64,
+            leases: self.leases.len() as u64,
+            lease: Some(self.lease_ttl),
+            online: !self.offline,
+            disputed: self.checks.disputed,
+        }
+    }
+
     fn sync_soon(&mut self) -> Result<(), StoreError> {
         self.collect(false)?;
         if self.in_flight {
