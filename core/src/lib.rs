@@ -7,7 +7,7 @@
 //! board a solver starts from), [`search`] (the search of one pre-placement), [`sweep`] (the
 //! search of all pre-placements that differ only in their south side), [`south`] (the same
 //! group as one walk of a grouped unit), [`count`] (Q(N) over
-//! all of them), [`unit`] (the kinds of solver unit a board is built of) and [`plain`]
+//! all of them), [`unit`](mod@unit) (the kinds of solver unit a board is built of) and [`plain`]
 //! (an independent whole-board counter for cross-checks).
 
 pub mod blocking;

@@ -29,7 +29,7 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
 
     pub dn_valid: Signal<In, Bit>,
     pub dn_id: Signal<In, Bits<ID_BITS>>,
-    /// One of `BEAT_*`, and its data (see [`beats`]).
+    /// One of `BEAT_*`, and its data (see [`beats`](crate::solver::load::beats)).
     pub dn_kind: Signal<In, Bits<2>>,
     pub dn_data: Signal<In, Bits<M>>,
     pub dn_valid_o: Signal<Out, Bit>,

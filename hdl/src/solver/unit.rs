@@ -47,7 +47,7 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// Begin a search (the ring's blocking must be loaded: see [`load_sequence`]).
+    /// Begin a search (the ring's blocking must be loaded: see [`load_sequence`](crate::solver::load::load_sequence)).
     pub start: Signal<In, Bit>,
     /// Load ports, used while the unit is idle: `load_data` is the ring's rows
     /// (`load_rows`) or its filled columns (`load_cols`); `shift` rotates one bit of each
