@@ -57,6 +57,8 @@ pub struct LinkReport {
     pub link: String,
     pub solver: u16,
     pub cycles: Option<bool>,
+    /// The units its board is built of, as it said (plain when it said nothing).
+    pub unit_kind: queens_core::UnitKind,
     /// Why the link was given up (quarantined, or not speaking the protocol), if it was.
     pub dropped: Option<String>,
     #[serde(flatten)]
@@ -442,6 +444,7 @@ pub fn run<S: Store>(store: S, cfg: &RunConfig, progress: &mut dyn Progress) -> 
             link: l.label.clone(),
             solver: l.solver,
             cycles: l.with_cycles(),
+            unit_kind: l.unit,
             dropped: l.dropped.clone(),
             counters: l.counters,
         })

@@ -139,9 +139,10 @@ fn print(r: &RunReport, shared: Option<&Checkers>) {
     );
     for l in &r.links {
         println!(
-            "  {:<28} solver {:>4}: {} solved, {} verified by a second source, {} sent again, {} rejected{}",
+            "  {:<28} solver {:>4}, {} units: {} solved, {} verified by a second source, {} sent again, {} rejected{}",
             l.link,
             l.solver,
+            l.unit_kind,
             thousands(l.counters.solved as u128),
             thousands(l.counters.verified as u128),
             l.counters.reissued,
