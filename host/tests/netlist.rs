@@ -152,7 +152,9 @@ fn the_synthesized_ulx3s_netlist_counts_a_sample_exactly() {
 
 #[test]
 fn the_kc705_xc7_netlist_counts_n8_exactly() {
-    let v = check_json(&["sim", "check", "8", "--engine", "netlist", "--board", "kc705"]);
+    let v = check_json(&[
+        "sim", "check", "8", "--unit", "plain", "--engine", "netlist", "--board", "kc705",
+    ]);
     assert_exact(&v, 8, 92);
     assert_eq!(v["engine"], "netlist (xc7, synth_xilinx)");
 }

@@ -106,7 +106,12 @@ pub(super) fn run(a: BoardArgs) -> anyhow::Result<()> {
             UnitKind::Plain
         }
         (false, BoardEngine::Model) => a.unit.model(!a.no_cycles)?,
-        (false, _) => a.unit.circuit(size, !a.no_cycles)?,
+        (false, _) => match &a.board {
+            Some(b) => a
+                .unit
+                .on_board(&queens_hdl::board::Board::load(b)?, size, !a.no_cycles)?,
+            None => a.unit.circuit(size, !a.no_cycles)?,
+        },
     };
     let units = a.solvers.unwrap_or(if netlist { 2 } else { 360 });
     let cfg = BoardConfig {

@@ -149,7 +149,11 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             "--unit grouped runs the emitted grouped core or the routed netlist: no --vcd, --synthesized or verilator --design"
         ),
         _ if matches!(a.engine, EngineName::Model) => a.unit.model(true)?,
-        _ => a.unit.circuit(size, true)?,
+        // A board's netlist is built of the unit its board file names, if it names one.
+        _ => match &a.board {
+            Some(b) => a.unit.on_board(&queens_hdl::board::Board::load(b)?, size, true)?,
+            None => a.unit.circuit(size, true)?,
+        },
     };
     let mut netlist_path = None;
     let engine: Box<dyn Engine> = if unit == UnitKind::Grouped {
