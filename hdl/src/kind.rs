@@ -27,6 +27,8 @@ pub trait Circuits: Sync {
     /// them.
     fn built(&self, n: usize) -> bool;
     fn built_sizes(&self) -> String;
+    /// What its routed designs' top modules are prefixed with (`queens_<prefix>stage`).
+    fn top_prefix(&self) -> &'static str;
 }
 
 /// The circuits of `unit` units.
@@ -85,6 +87,10 @@ impl Circuits for Plain {
     fn built_sizes(&self) -> String {
         format!("{}..={}", queens_core::MIN_N, queens_core::MAX_N)
     }
+
+    fn top_prefix(&self) -> &'static str {
+        ""
+    }
 }
 
 impl Circuits for Grouped {
@@ -128,6 +134,10 @@ impl Circuits for Grouped {
 
     fn built_sizes(&self) -> String {
         "8 to 11, 27 and 28".to_string()
+    }
+
+    fn top_prefix(&self) -> &'static str {
+        "grouped_"
     }
 }
 

@@ -290,7 +290,7 @@ fn every_stage_keeps_a_copy_of_the_advance_and_of_the_enables_per_register_group
             "en_rising",
             "en_rows"
         ]
-        .map(|g| format!("queens_stage$unit${g}")),
+        .map(|g| format!("{}$unit${g}", job.top)),
         "{:?}",
         cells.keys().take(20).collect::<Vec<_>>()
     );

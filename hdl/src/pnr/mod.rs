@@ -485,9 +485,10 @@ pub mod jobs {
         }
     }
 
-    /// The top module's name of a routed `what` of `unit` units.
+    /// The top module's name of a routed `what` of `unit` units: names change what the tools
+    /// make of a design, so the plain unit's keep the names of its recorded figures.
     fn top(unit: UnitKind, what: &str) -> String {
-        format!("queens_{unit}_{what}")
+        format!("queens_{}{what}", crate::kind::of(unit).top_prefix())
     }
 
     /// The bare unit of kind `unit` for inner size `m`, out of context.
