@@ -35,6 +35,8 @@ if [[ -z $quick ]]; then
     command -v openssl >/dev/null || need+=(openssl)
     # PostgreSQL: the server the shared-campaign tests run against (started below on loopback).
     ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
+    # Chromium: the status page (`queens serve`) as a browser shows it, headless.
+    command -v chromium >/dev/null || need+=(chromium chromium-driver)
 fi
 if ((${#need[@]})); then
     lap "installing: ${need[*]}"

@@ -165,12 +165,14 @@ impl Record {
             .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
         match lines.next() {
             Some((_, MAGIC)) => {}
-            Some((i, l)) => return Err(err(
-                i,
-                format!(
+            Some((i, l)) => {
+                return Err(err(
+                    i,
+                    format!(
                     "expected {MAGIC:?}, not {l:?}: not a campaign record (`queens db record` writes one)"
                 ),
-            )),
+                ))
+            }
             None => return Err(err(1, "empty: not a campaign record".into())),
         }
         let mut field = |name: &str| -> Result<u128, RecordError> {

@@ -20,4 +20,5 @@ mod pg_roles;
 mod postgres;
 mod record;
 mod run;
+mod serve;
 mod withdrawal;
