@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// The page at `url` as headless Chromium renders it: its DOM after loading.
-fn dump_dom(url: &str) -> String {
+pub fn dump_dom(url: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
     let out = std::process::Command::new("chromium")
         .args([
@@ -36,7 +36,7 @@ fn dump_dom(url: &str) -> String {
 }
 
 /// The text of the element with id `id`.
-fn by_id<'a>(dom: &'a str, id: &str) -> &'a str {
+pub fn by_id<'a>(dom: &'a str, id: &str) -> &'a str {
     let at = dom
         .find(&format!("id=\"{id}\""))
         .unwrap_or_else(|| panic!("no #{id} in {dom}"));
@@ -47,7 +47,7 @@ fn by_id<'a>(dom: &'a str, id: &str) -> &'a str {
 }
 
 /// The table row of the board with solver id `id`.
-fn board_row<'a>(dom: &'a str, id: u64) -> &'a str {
+fn board_row(dom: &str, id: u64) -> &str {
     let at = dom
         .find(&format!("data-solver=\"{id}\""))
         .unwrap_or_else(|| panic!("no row of solver {id} in {dom}"));
@@ -56,7 +56,7 @@ fn board_row<'a>(dom: &'a str, id: u64) -> &'a str {
     &dom[start..end]
 }
 
-fn grouped(v: u64) -> String {
+pub fn grouped(v: u64) -> String {
     let s = v.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -79,7 +79,7 @@ fn get(addr: &str, path: &str) -> String {
 }
 
 /// `queens serve` on `campaign`, and the address it serves at.
-fn serve(campaign: &Path, extra: &[&str]) -> (Child, String) {
+pub fn serve(campaign: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = queens()
         .arg("serve")
         .arg(campaign)
@@ -129,31 +129,20 @@ fn the_status_page_shows_a_campaign_in_progress_and_a_board_gone_quiet() {
     let (mut server, addr) = serve(&campaign, &["--quiet", "12"]);
     let status = || -> serde_json::Value { serde_json::from_str(&get(&addr, "/status.json")).unwrap() };
     // Three boards working, in a progress sample (one every 10 s).
-    let mut stopped = None;
-    loop {
+    let stopped_id = loop {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "no sample of three boards: {}",
             status()
         );
         let s = status();
-        let working = s["boards"]
-            .as_array()
-            .map_or(0, |b| b.iter().filter(|b| b["solved"].as_u64() > Some(0)).count());
-        if working == 3 {
-            let stop = &boards[2].link;
-            let row = s["boards"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|b| b["link"] == stop.as_str())
-                .cloned();
-            stopped = row.map(|r| r["solver"].as_u64().unwrap());
-            break;
+        let rows = s["boards"].as_array().cloned().unwrap_or_default();
+        if rows.iter().filter(|b| b["solved"].as_u64() > Some(0)).count() == 3 {
+            let third = rows.iter().find(|b| b["link"] == boards[2].link.as_str());
+            break third.expect("the third board's row")["solver"].as_u64().unwrap();
         }
         std::thread::sleep(Duration::from_millis(500));
-    }
-    let stopped_id = stopped.expect("the third board's row");
+    };
     // When the campaign should end, as a time.
     let end = |s: &serde_json::Value| Some(s["at"].as_f64()? + s["eta"]["seconds"].as_f64()?);
     let end_before = end(&status());

@@ -17,6 +17,7 @@ mod netlist;
 mod pg_cross;
 mod pg_merge;
 mod pg_roles;
+mod pg_serve;
 mod postgres;
 mod record;
 mod run;
