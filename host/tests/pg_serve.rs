@@ -63,10 +63,9 @@ fn the_status_page_of_a_shared_campaign_shows_what_db_stats_says() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     let stats = ok_json(&queens().args(["db", "stats", &url, "--json"]).output().unwrap());
-    let (mut server, addr) = serve(std::path::Path::new(&url), &[]);
-    let dom = dump_dom(&format!("http://{addr}/"));
-    let _ = server.kill();
-    let _ = server.wait();
+    let server = serve(std::path::Path::new(&url), &[]);
+    let dom = dump_dom(&format!("http://{}/", server.addr));
+    drop(server);
     assert_eq!(stats["complete"], true, "{stats}");
     assert_eq!(by_id(&dom, "solved"), grouped(stats["solved"].as_u64().unwrap()));
     assert_eq!(

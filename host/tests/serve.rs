@@ -78,8 +78,31 @@ fn get(addr: &str, path: &str) -> String {
         .map_or(String::new(), |x| x.1.to_string())
 }
 
+/// A child process killed when dropped.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A `queens serve` process, killed when dropped (a failing test leaves none behind).
+pub struct Serving {
+    child: Child,
+    pub addr: String,
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// `queens serve` on `campaign`, and the address it serves at.
-pub fn serve(campaign: &Path, extra: &[&str]) -> (Child, String) {
+pub fn serve(campaign: &Path, extra: &[&str]) -> Serving {
     let mut child = queens()
         .arg("serve")
         .arg(campaign)
@@ -99,7 +122,7 @@ pub fn serve(campaign: &Path, extra: &[&str]) -> (Child, String) {
         .and_then(|x| x.1.split('/').next())
         .map(str::to_string)
         .unwrap_or_else(|| panic!("banner {line:?}"));
-    (child, addr)
+    Serving { child, addr }
 }
 
 fn signal(child: &Child, sig: i32) {
@@ -114,19 +137,22 @@ fn the_status_page_shows_a_campaign_in_progress_and_a_board_gone_quiet() {
     let boards: Vec<SimBoard> = (0..3)
         .map(|_| SimBoard::tcp(13, &["--solvers", "4", "--clock", "1kHz"]))
         .collect();
-    let mut host = queens()
-        .args(["run", "13", "--json", "--campaign"])
-        .arg(&campaign)
-        .args(boards.iter().flat_map(|b| ["--link", b.link.as_str()]))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let host = KillOnDrop(
+        queens()
+            .args(["run", "13", "--json", "--campaign"])
+            .arg(&campaign)
+            .args(boards.iter().flat_map(|b| ["--link", b.link.as_str()]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let started = Instant::now();
     while !campaign.exists() {
         std::thread::sleep(Duration::from_millis(100));
     }
-    let (mut server, addr) = serve(&campaign, &["--quiet", "12"]);
+    let server = serve(&campaign, &["--quiet", "12"]);
+    let addr = server.addr.clone();
     let status = || -> serde_json::Value { serde_json::from_str(&get(&addr, "/status.json")).unwrap() };
     // Three boards working, in a progress sample (one every 10 s).
     let stopped_id = loop {
@@ -178,7 +204,7 @@ fn the_status_page_shows_a_campaign_in_progress_and_a_board_gone_quiet() {
         "expected end at {before} before, at {after} after"
     );
     // The campaign held still while the page and db stats are read: the host paused.
-    signal(&host, libc::SIGSTOP);
+    signal(&host.0, libc::SIGSTOP);
     let stats = ok_json(
         &queens()
             .args(["db", "stats", "--json"])
@@ -187,12 +213,8 @@ fn the_status_page_shows_a_campaign_in_progress_and_a_board_gone_quiet() {
             .unwrap(),
     );
     let dom = dump_dom(&format!("http://{addr}/"));
-    signal(&host, libc::SIGCONT);
-    let _ = host.kill();
-    let _ = host.wait();
-    drop((a, b));
-    let _ = server.kill();
-    let _ = server.wait();
+    signal(&host.0, libc::SIGCONT);
+    drop((host, a, b, server));
     let solved = stats["solved"].as_u64().unwrap();
     assert!(
         solved > 0 && solved < stats["subproblems"].as_u64().unwrap(),
@@ -250,10 +272,8 @@ fn the_status_page_beyond_this_machine_needs_a_token() {
         .output()
         .unwrap();
     crate::common::fails_with(&o, &["needs a token", "--token"]);
-    let (mut server, addr) = serve(&campaign, &["--token", "s3cret"]);
-    assert!(get(&addr, "/").contains("a token is needed"));
-    let page = get(&addr, "/?token=s3cret");
-    let _ = server.kill();
-    let _ = server.wait();
+    let server = serve(&campaign, &["--token", "s3cret"]);
+    assert!(get(&server.addr, "/").contains("a token is needed"));
+    let page = get(&server.addr, "/?token=s3cret");
     assert!(page.contains("every subproblem solved"), "{page}");
 }
