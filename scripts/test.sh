@@ -5,8 +5,8 @@
 #
 #   ./scripts/test.sh            everything (what CI runs)
 #   ./scripts/test.sh --quick    minutes, after a change: lint and every test that needs no
-#                                open ECP5 flow, PostgreSQL, Verilator, netlist or yosys
-#                                synthesis of a whole design
+#                                open ECP5 flow, PostgreSQL, Chromium, Verilator, netlist or
+#                                yosys synthesis of a whole design
 #
 # Further arguments go to `cargo nextest run` (a filter, say: `./scripts/test.sh --quick cli::`).
 set -euo pipefail
@@ -35,6 +35,8 @@ if [[ -z $quick ]]; then
     command -v openssl >/dev/null || need+=(openssl)
     # PostgreSQL: the server the shared-campaign tests run against (started below on loopback).
     ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || need+=(postgresql)
+    # Chromium: the status page (`queens serve`) as a browser shows it, headless.
+    command -v chromium >/dev/null || need+=(chromium chromium-driver)
 fi
 if ((${#need[@]})); then
     lap "installing: ${need[*]}"
@@ -106,8 +108,8 @@ if [[ -z $quick ]]; then
     profile=default
 else
     profile=quick
-    echo "quick: leaving out the tests that need the open ECP5 flow, PostgreSQL, Verilator,"
-    echo "a netlist or yosys synthesis of a whole design (the filter is .config/nextest.toml's"
+    echo "quick: leaving out the tests that need the open ECP5 flow, PostgreSQL, Chromium,"
+    echo "Verilator, a netlist or yosys synthesis of a whole design (the filter is .config/nextest.toml's"
     echo "[profile.quick]); ./scripts/test.sh runs all of them"
 fi
 

@@ -11,5 +11,6 @@ pub mod metrics;
 pub mod plot;
 pub mod record;
 pub mod run;
+pub mod status;
 pub mod store;
 pub mod validate;

@@ -108,6 +108,12 @@ docs/sharing.md), unless --accept-unconfirmed; 130 stopped by Ctrl-C or SIGTERM.
   queens db verify q14.campaign --sample 100   # recompute 100 solved entries"
     )]
     Db(Box<cmd::db::Command>),
+    /// Serve a campaign's status page: progress and the expected end, throughput per host and
+    /// board, quiet boards, cross-checks, the total (read-only; 127.0.0.1 unless told).
+    #[command(after_help = "Examples:
+  queens serve q27.campaign                    # http://127.0.0.1:8027/
+  queens serve postgres://lab1@db.lab/queens --listen 0.0.0.0:8027 --token SECRET")]
+    Serve(cmd::serve::ServeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -134,6 +140,7 @@ fn main() -> anyhow::Result<()> {
             Command::Board(c) => cmd::board::run(c),
             Command::Run(a) => cmd::run::run_cmd(a),
             Command::Db(c) => cmd::db::run(*c),
+            Command::Serve(a) => cmd::serve::serve(a),
         })?
         .join()
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))

@@ -205,9 +205,18 @@ fn checker(events: &mpsc::Sender<Msg>) -> mpsc::Sender<(u64, queens_core::Prepla
 /// at its start (a shared campaign's other hosts record their own).
 fn record_progress<S: Store>(d: &mut Dispatcher<S>, base: u64) {
     let solved = base + d.totals().solved;
+    let boards = d
+        .links()
+        .iter()
+        .map(|l| history::BoardSample {
+            solver: l.solver,
+            solved: l.counters.solved,
+        })
+        .collect();
     d.store_mut().record(&Event::Progress {
         t: history::now(),
         solved,
+        boards,
     });
 }
 

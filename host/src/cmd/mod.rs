@@ -8,6 +8,7 @@ mod metrics;
 pub mod pg_bench;
 mod record;
 pub mod run;
+pub mod serve;
 pub mod sim;
 pub mod subproblems;
 pub mod transfer;

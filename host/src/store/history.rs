@@ -20,8 +20,14 @@ pub enum Event {
     /// A solver id was given to the board behind a link.
     Solver { t: f64, id: u16, link: String },
     /// Solved entries at time `t`, periodically and at the end of a session: the campaign's
-    /// count when the session began plus what the session solved.
-    Progress { t: f64, solved: u64 },
+    /// count when the session began plus what the session solved; and what each board of
+    /// the session solved in it so far, by solver id (absent in older histories).
+    Progress {
+        t: f64,
+        solved: u64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        boards: Vec<BoardSample>,
+    },
     /// Every entry is solved: Q(N) in decimal (it outgrows 64 bits at N = 29).
     Finished { t: f64, total: String },
     /// The board behind a link was caught giving wrong counts: its link was dropped and its
@@ -32,6 +38,13 @@ pub enum Event {
         solver: u16,
         reason: String,
     },
+}
+
+/// What one board of a session had solved in it at a progress sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoardSample {
+    pub solver: u16,
+    pub solved: u64,
 }
 
 impl Event {

@@ -30,6 +30,8 @@ pub struct Stats {
     pub from_summary: Option<FromSummary>,
     /// Every entry checked and summed anew (`--recount`).
     pub recount: Option<Summary>,
+    /// The history events, per host process of a shared campaign (None: a file's).
+    pub histories: Vec<(Option<String>, Vec<Event>)>,
 }
 
 /// How far a campaign file's summary has been read against the file.
@@ -82,13 +84,15 @@ impl Stats {
         } else {
             None
         };
+        let events = store.history()?;
         Ok(Stats {
             from_summary,
             recount,
             name: file.display().to_string(),
             size: store.size(),
             summary: store.summary(),
-            sessions: sessions(&store.history()?),
+            sessions: sessions(&events),
+            histories: vec![(None, events)],
             solvers: store.solvers(),
             leases: Vec::new(),
             disputes: Vec::new(),
@@ -121,6 +125,11 @@ impl Stats {
             checkers: Some(st.checkers),
             from_summary: None,
             recount: None,
+            histories: st
+                .histories
+                .into_iter()
+                .map(|h| (Some(h.host), h.events))
+                .collect(),
         })
     }
 }
@@ -143,7 +152,7 @@ pub fn sessions(events: &[Event]) -> Vec<Session> {
                 });
                 base = None;
             }
-            Event::Progress { t, solved } => {
+            Event::Progress { t, solved, .. } => {
                 if let Some(s) = out.last_mut() {
                     let b = *base.get_or_insert(*solved);
                     s.seconds = t - s.start;
