@@ -8,6 +8,7 @@ pub mod bringup;
 pub mod dispatch;
 pub mod link;
 pub mod metrics;
+pub mod number;
 pub mod plot;
 pub mod record;
 pub mod run;

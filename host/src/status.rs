@@ -4,6 +4,7 @@
 //! `db stats` reads ([`Stats`]) and the progress samples the history keeps (every 10 s of a
 //! run, with each board's count); drawn as one HTML page with its plots in SVG.
 
+use crate::number::thousands;
 use crate::store::history::{BoardSample, Event};
 use crate::store::stats::Stats;
 use serde::Serialize;
@@ -324,19 +325,6 @@ impl Status {
     }
 }
 
-/// 1234567 -> "1,234,567".
-fn grouped(v: u128) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Text for HTML.
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -427,7 +415,7 @@ pub fn plot(title: &str, series: &[Series]) -> String {
                     .set("stroke", "#eee"),
             )
             .add(
-                Text::new(grouped(v.round() as u128))
+                Text::new(thousands(v.round() as u128))
                     .set("x", LEFT - 6.0)
                     .set("y", y(v) + 4.0)
                     .set("text-anchor", "end"),
@@ -498,11 +486,11 @@ th {{ background: #f4f4f4; }} td.l, th.l {{ text-align: left; }}
 "#,
             n = self.n,
             name = esc(&self.name),
-            solved = grouped(self.solved as u128),
-            subs = grouped(self.subproblems as u128),
-            pending = grouped(self.pending as u128),
+            solved = thousands(self.solved as u128),
+            subs = thousands(self.subproblems as u128),
+            pending = thousands(self.pending as u128),
         );
-        let total = grouped(self.total.parse::<u128>().unwrap_or(0));
+        let total = thousands(self.total.parse::<u128>().unwrap_or(0));
         if self.complete {
             let _ = writeln!(
                 h,
@@ -517,7 +505,7 @@ th {{ background: #f4f4f4; }} td.l, th.l {{ text-align: left; }}
                 let _ = writeln!(
                     h,
                     r#"<p id="eta">At <span id="rate">{}</span> subproblems a second (the last minute), the end is expected in <b>{}</b>, at {}; between {} and {} at the fastest and slowest of the last ten minutes.</p>"#,
-                    grouped(self.rate.round() as u128),
+                    thousands(self.rate.round() as u128),
                     span(e.seconds),
                     when(self.at + e.seconds),
                     span(e.low),
@@ -534,8 +522,8 @@ th {{ background: #f4f4f4; }} td.l, th.l {{ text-align: left; }}
             let _ = writeln!(
                 h,
                 r#"<h2>Cross-checks</h2><p><span id="confirmed">{}</span> counts confirmed by a host of another role, <span id="checks-pending">{}</span> waiting, {} unsettled; <span id="disputes">{}</span> disputes.{}{}</p>"#,
-                grouped(self.confirmed as u128),
-                grouped(self.checks_pending as u128),
+                thousands(self.confirmed as u128),
+                thousands(self.checks_pending as u128),
                 self.unsettled,
                 self.disputes,
                 if one {
@@ -569,7 +557,7 @@ th {{ background: #f4f4f4; }} td.l, th.l {{ text-align: left; }}
                     id = b.solver,
                     link = esc(&b.link),
                     host = esc(b.host.as_deref().unwrap_or("")),
-                    solved = grouped(b.solved as u128),
+                    solved = thousands(b.solved as u128),
                     rate = b.rate,
                     last = b
                         .last_result

@@ -184,16 +184,8 @@ fn run10_as(url: &str, role: &str) -> String {
 }
 
 /// `n` with its thousands separated by commas, as the reports print counts.
-fn grouped(n: i64) -> String {
-    let d = n.to_string();
-    let mut out = String::new();
-    for (k, c) in d.chars().enumerate() {
-        if k > 0 && (d.len() - k) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+fn thousands(n: i64) -> String {
+    queens_host::number::thousands(n.unsigned_abs() as u128)
 }
 
 #[test]
@@ -218,7 +210,7 @@ fn a_total_is_final_only_once_another_role_confirmed_its_chosen_counts() {
         .unwrap()
         .get(0);
     assert!(subproblems <= 4096, "one block: {subproblems}");
-    let subproblems = grouped(subproblems);
+    let subproblems = thousands(subproblems);
     // Alone, host a solves everything, but no other role has recomputed a count: the total
     // is not stated as final, and the report says how much waits.
     let a = run10_as(&url, "q_cross_final_a");
@@ -298,7 +290,7 @@ fn a_campaign_of_one_role_says_no_other_host_checks_it_and_ends_with_status_3() 
         .get(0);
     let total = format!(
         "Q(10) = 724, unconfirmed: no host of another role can recompute the {} counts chosen for a check\n",
-        grouped(subproblems)
+        thousands(subproblems)
     );
     let why = "checked by no other host: every host of this campaign logs in as database role queens (its tables were made without `queens db init`)";
     assert!(text.contains(&total) && text.contains(why), "{text}");
@@ -322,7 +314,7 @@ fn a_campaign_of_one_role_says_no_other_host_checks_it_and_ends_with_status_3() 
     assert!(
         st.contains(&format!(
             "host queens: gave {}, checked by no host of another role",
-            grouped(subproblems)
+            thousands(subproblems)
         )),
         "{st}"
     );

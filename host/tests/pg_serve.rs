@@ -4,7 +4,7 @@
 
 use crate::common::pg::{client, database};
 use crate::common::{ok_json, queens};
-use crate::serve::{by_id, dump_dom, grouped, serve};
+use crate::serve::{by_id, dump_dom, serve, thousands};
 use std::process::Stdio;
 
 const PW: &str = "serve-pw-5";
@@ -67,18 +67,21 @@ fn the_status_page_of_a_shared_campaign_shows_what_db_stats_says() {
     let dom = dump_dom(&format!("http://{}/", server.addr));
     drop(server);
     assert_eq!(stats["complete"], true, "{stats}");
-    assert_eq!(by_id(&dom, "solved"), grouped(stats["solved"].as_u64().unwrap()));
+    assert_eq!(
+        by_id(&dom, "solved"),
+        thousands(stats["solved"].as_u64().unwrap())
+    );
     assert_eq!(
         by_id(&dom, "subproblems"),
-        grouped(stats["subproblems"].as_u64().unwrap())
+        thousands(stats["subproblems"].as_u64().unwrap())
     );
-    assert_eq!(by_id(&dom, "total"), grouped(stats["total"].as_u64().unwrap()));
+    assert_eq!(by_id(&dom, "total"), thousands(stats["total"].as_u64().unwrap()));
     let x = &stats["cross_checked"];
     assert!(x["agreed"].as_u64().unwrap() > 0, "{stats}");
-    assert_eq!(by_id(&dom, "confirmed"), grouped(x["agreed"].as_u64().unwrap()));
+    assert_eq!(by_id(&dom, "confirmed"), thousands(x["agreed"].as_u64().unwrap()));
     assert_eq!(
         by_id(&dom, "checks-pending"),
-        grouped(x["pending"].as_u64().unwrap())
+        thousands(x["pending"].as_u64().unwrap())
     );
     assert_eq!(
         by_id(&dom, "disputes"),

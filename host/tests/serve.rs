@@ -56,16 +56,9 @@ fn board_row(dom: &str, id: u64) -> &str {
     &dom[start..end]
 }
 
-pub fn grouped(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+/// As the page prints counts.
+pub fn thousands(v: u64) -> String {
+    queens_host::number::thousands(v as u128)
 }
 
 /// GET over plain HTTP/1.0: the body.
@@ -220,17 +213,17 @@ fn the_status_page_shows_a_campaign_in_progress_and_a_board_gone_quiet() {
         solved > 0 && solved < stats["subproblems"].as_u64().unwrap(),
         "{stats}"
     );
-    assert_eq!(by_id(&dom, "solved"), grouped(solved));
+    assert_eq!(by_id(&dom, "solved"), thousands(solved));
     assert_eq!(
         by_id(&dom, "subproblems"),
-        grouped(stats["subproblems"].as_u64().unwrap())
+        thousands(stats["subproblems"].as_u64().unwrap())
     );
     assert_eq!(
         by_id(&dom, "pending"),
-        grouped(stats["pending"].as_u64().unwrap())
+        thousands(stats["pending"].as_u64().unwrap())
     );
     let total: u64 = stats["total"].as_u64().unwrap();
-    assert_eq!(by_id(&dom, "total"), grouped(total));
+    assert_eq!(by_id(&dom, "total"), thousands(total));
     assert!(
         by_id(&dom, "eta").contains("the end is expected in") || dom.contains("the end is expected in"),
         "{dom}"

@@ -156,18 +156,7 @@ pub fn classes_json(pre: [u64; 3], sol: Option<[u64; 3]>) -> BTreeMap<&'static s
         .collect()
 }
 
-/// A whole number with thousands separators: 1234567 -> "1,234,567".
-pub fn thousands(v: u128) -> String {
-    let s = v.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use queens_host::number::thousands;
 
 /// `--unit`: the kind of solver unit, chosen once per command.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]

@@ -266,17 +266,7 @@ pub struct Bytes(pub u64);
 impl std::fmt::Display for Bytes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let b = self.0;
-        let grouped = {
-            let s = b.to_string();
-            let mut g = String::new();
-            for (i, c) in s.chars().enumerate() {
-                if i > 0 && (s.len() - i) % 3 == 0 {
-                    g.push(',');
-                }
-                g.push(c);
-            }
-            g
-        };
+        let grouped = crate::number::thousands(b as u128);
         match b {
             0..1_000 => write!(f, "{b} bytes"),
             _ => {
