@@ -2,20 +2,20 @@
 
 use super::*;
 
+/// `queens hdl emit ARGS` into a directory of its own, which must succeed: the directory and
+/// its design.json.
+fn emitted(args: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = queens(&[&["hdl", "emit", "--out", dir.path().to_str().unwrap()], args].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(dir.path().join("design.json")).unwrap();
+    let design = serde_json::from_str(&text).unwrap();
+    (dir, design)
+}
+
 #[test]
 fn emit_for_a_board_writes_a_complete_build_directory() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = queens(&[
-        "hdl",
-        "emit",
-        "--board",
-        "kc705",
-        "--solvers",
-        "8",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dir, d) = emitted(&["--board", "kc705", "--solvers", "8"]);
     for f in [
         "queens_core.v",
         "queens_top.v",
@@ -28,8 +28,6 @@ fn emit_for_a_board_writes_a_complete_build_directory() {
     ] {
         assert!(dir.path().join(f).exists(), "{f} missing");
     }
-    let d: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
     assert_eq!(
         (d["board"].as_str(), d["solvers"].as_u64(), d["arbiter"].as_str()),
         (Some("kc705"), Some(8), Some("carry4"))
@@ -48,14 +46,7 @@ fn emit_for_a_board_writes_a_complete_build_directory() {
 /// default elsewhere, the one named over both; a kind with no circuit for N is refused.
 #[test]
 fn emit_builds_the_unit_its_board_or_its_user_names() {
-    let unit_of = |args: &[&str]| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = queens(&[&["hdl", "emit", "--out", dir.path().to_str().unwrap()], args].concat());
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let text = std::fs::read_to_string(dir.path().join("design.json")).unwrap();
-        let d: serde_json::Value = serde_json::from_str(&text).unwrap();
-        d["ident"]["unit"].as_str().unwrap().to_string()
-    };
+    let unit_of = |args: &[&str]| emitted(args).1["ident"]["unit"].as_str().unwrap().to_string();
     assert_eq!(unit_of(&["--board", "ulx3s", "--solvers", "2"]), "plain");
     assert_eq!(
         unit_of(&["--board", "ulx3s", "--solvers", "2", "--unit", "grouped"]),
@@ -63,10 +54,22 @@ fn emit_builds_the_unit_its_board_or_its_user_names() {
     );
     assert_eq!(unit_of(&["--board", "generic", "--n", "10"]), "grouped");
     assert_eq!(unit_of(&["--board", "generic", "--n", "14"]), "plain");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
     let out = queens(&[
-        "hdl", "emit", "--board", "generic", "--n", "14", "--unit", "grouped", "--out", "x",
+        "hdl",
+        "emit",
+        "--board",
+        "generic",
+        "--n",
+        "14",
+        "--unit",
+        "grouped",
+        "--out",
+        out_dir.to_str().unwrap(),
     ]);
     assert!(!out.status.success());
+    assert!(!out_dir.exists(), "a refused emit writes nothing");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("grouped units at N = 14") && err.contains("8 to 11, 27 and 28"),
@@ -167,18 +170,7 @@ fn fit_names_units_and_clock_for_a_board() {
 
 #[test]
 fn emit_for_the_ulx3s_writes_the_open_flow() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = queens(&[
-        "hdl",
-        "emit",
-        "--board",
-        "ulx3s",
-        "--solvers",
-        "4",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (dir, d) = emitted(&["--board", "ulx3s", "--solvers", "4"]);
     for f in [
         "queens_core.v",
         "queens_top.v",
@@ -190,8 +182,6 @@ fn emit_for_the_ulx3s_writes_the_open_flow() {
     ] {
         assert!(dir.path().join(f).exists(), "{f} missing");
     }
-    let d: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
     assert_eq!(
         (d["board"].as_str(), d["arbiter"].as_str(), d["clock_hz"].as_u64()),
         (Some("ulx3s"), Some("ccu2c"), Some(100_000_000))

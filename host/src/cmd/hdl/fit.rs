@@ -202,18 +202,13 @@ fn fit_units(
     cache: Option<&std::path::Path>,
     start: Instant,
 ) -> anyhow::Result<(usize, String)> {
-    match fit_board(b, n, unit, arbiter) {
-        Ok((f, _, _)) => {
+    match fit_cached(b, (n, unit), arbiter, cache) {
+        Ok(f) => {
             tracing::info!(
                 units = f.units,
                 seconds = start.elapsed().as_secs_f64(),
                 "fit made"
             );
-            if let Some(p) = cache {
-                if let Err(e) = write_cached(p, &f) {
-                    tracing::warn!("could not cache the fit in {}: {e}", p.display());
-                }
-            }
             Ok((f.units, format!("our fit, limited by {}", f.limit)))
         }
         Err(err) => match &b.reference {
@@ -257,11 +252,23 @@ pub(in crate::cmd) fn emit_units(
             );
         }
     }
+    let f = fit_cached(b, (n, unit), arbiter, cache.as_deref())?;
+    Ok((f.units, f.limit.to_string()))
+}
+
+/// The fit made now, as `hdl fit` makes it, and remembered at `cache` (a cache that cannot
+/// be written is warned of: the fit stands).
+fn fit_cached(
+    b: &Board,
+    (n, unit): (u32, UnitKind),
+    arbiter: ArbiterKind,
+    cache: Option<&std::path::Path>,
+) -> anyhow::Result<Fit> {
     let (f, _, _) = fit_board(b, n, unit, arbiter)?;
     if let Some(p) = cache {
-        if let Err(e) = write_cached(&p, &f) {
+        if let Err(e) = write_cached(p, &f) {
             tracing::warn!("could not cache the fit in {}: {e}", p.display());
         }
     }
-    Ok((f.units, f.limit.to_string()))
+    Ok(f)
 }
