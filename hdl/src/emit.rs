@@ -96,105 +96,66 @@ pub const STAGE_MODULES: &str = "*_chain_stage";
 
 /// K solver stages of kind `unit` in series: the stage module once, instantiated by a
 /// generate loop, so the Verilog does not grow with K. Ports as
-/// [`crate::solver::chain::Chain`] (or `GroupedChain`, with a hold slot into stage 0 when
-/// `hold` is high); stage i has id i.
+/// [`crate::solver::chain::Chain`], each bundle's fields as `<bundle>_<field>`: the beat in
+/// (`dn_*`), the slot into stage 0 (`first_*`: empty, or a hold) and the slot out (`up_*`);
+/// stage i has id i.
 pub fn chain_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, k: usize, name: &str) -> String {
     let stage = format!("{name}_stage");
-    let circuits = kind::of(unit);
-    let hold = circuits
-        .hold()
-        .map(|h| format!("{}'d{h}", crate::solver::grouped_stage::SOUTH_BITS));
-    stages_verilog(
-        stage_verilog(unit, m, arbiter, &stage),
-        &stage,
-        m,
-        k,
-        name,
-        circuits.slot(),
-        hold.as_deref(),
-    )
-}
-
-/// The chain module around `stage` (its Verilog `stage_v`): the downstream beat ports, the
-/// upstream slot's valid and id and the fields `up` (name, bits), and, with `hold` (the
-/// south field of a hold slot), a `hold` input that fills stage 0's slot.
-fn stages_verilog(
-    stage_v: String,
-    stage: &str,
-    m: usize,
-    k: usize,
-    name: &str,
-    up: &[(&str, usize)],
-    hold: Option<&str>,
-) -> String {
+    let s = kind::of(unit).slot_bits();
     assert!(
         (1..=1 << crate::solver::stage::ID_BITS).contains(&k),
         "1 to 1024 units"
     );
-    let id = crate::solver::stage::ID_BITS;
-    let (w, k1) = (m, k + 1);
-    let mut v = stage_v;
-    let fields = |f: &dyn Fn(&str, usize) -> String| up.iter().map(|&(n, b)| f(n, b)).collect::<Vec<_>>();
-    let ports = fields(&|n, _| format!(", up_{n}")).concat();
-    let hold_port = if hold.is_some() { ", hold" } else { "" };
-    let decls = fields(&|n, b| format!("    output wire [{}:0] up_{n};\n", b - 1)).concat();
-    let buses = fields(&|n, b| format!("    wire [{b}*{k1}-1:0] up_{n}_at;\n")).concat();
-    let first = fields(&|n, b| match (n, hold) {
-        ("south", Some(code)) => format!("    assign up_{n}_at[{}:0] = hold ? {code} : 0;\n", b - 1),
-        _ => format!("    assign up_{n}_at[{}:0] = 0;\n", b - 1),
-    })
-    .concat();
-    let first_valid = if hold.is_some() { "hold" } else { "1'b0" };
-    let conn = fields(&|n, b| format!(", .up_{n}(up_{n}_at[{b}*i +: {b}])")).concat();
-    let conn_o = fields(&|n, b| format!(", .up_{n}_o(up_{n}_at[{b}*(i+1) +: {b}])")).concat();
-    let outs = fields(&|n, b| format!("    assign up_{n} = up_{n}_at[{b}*{k} +: {b}];\n")).concat();
-    let hold_decl = if hold.is_some() {
-        "    input wire hold;\n"
-    } else {
-        ""
-    };
-    let (id1, w1, last) = (id - 1, w - 1, k - 1);
-    v += &format!(
-        "
-// {k} solver stages in series; beats and results both travel from stage 0 to stage {last}.
-module {name}(clock, dn_valid, dn_id, dn_kind, dn_data{hold_port},
-    up_valid, up_id{ports});
+    let (id, w, k1) = (crate::solver::stage::ID_BITS, m, k + 1);
+    let (id1, w1, s1, last) = (id - 1, w - 1, s - 1, k - 1);
+    stage_verilog(unit, m, arbiter, &stage)
+        + &format!(
+            "
+// {k} solver stages in series; beats and records both travel from stage 0 to stage {last}.
+module {name}(clock, dn_valid, dn_id, dn_kind, dn_data, first_valid, first_id, first_data,
+    up_valid, up_id, up_data);
     input wire clock;
     input wire dn_valid;
     input wire [{id1}:0] dn_id;
     input wire [1:0] dn_kind;
     input wire [{w1}:0] dn_data;
-{hold_decl}    output wire up_valid;
+    input wire first_valid;
+    input wire [{id1}:0] first_id;
+    input wire [{s1}:0] first_data;
+    output wire up_valid;
     output wire [{id1}:0] up_id;
-{decls}    // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
+    output wire [{s1}:0] up_data;
+    // Each `*_at` bus holds every link of the chain: link i enters stage i, link {k} leaves
     // the last stage.
     wire [{k}:0] dn_valid_at, up_valid_at;
     wire [{id}*{k1}-1:0] dn_id_at, up_id_at;
     wire [2*{k1}-1:0] dn_kind_at;
     wire [{w}*{k1}-1:0] dn_data_at;
-{buses}    assign dn_valid_at[0] = dn_valid;
+    wire [{s}*{k1}-1:0] up_data_at;
+    assign dn_valid_at[0] = dn_valid;
     assign dn_id_at[{id1}:0] = dn_id;
     assign dn_kind_at[1:0] = dn_kind;
     assign dn_data_at[{w1}:0] = dn_data;
-    assign up_valid_at[0] = {first_valid};
-    assign up_id_at[{id1}:0] = 0;
-{first}    genvar i;
+    assign up_valid_at[0] = first_valid;
+    assign up_id_at[{id1}:0] = first_id;
+    assign up_data_at[{s1}:0] = first_data;
+    genvar i;
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
             {stage} s(
                 .clock(clock), .my_id(i[{id1}:0]),
-                .dn_valid(dn_valid_at[i]), .dn_id(dn_id_at[{id}*i +: {id}]), .dn_kind(dn_kind_at[2*i +: 2]), .dn_data(dn_data_at[{w}*i +: {w}]),
-                .dn_valid_o(dn_valid_at[i+1]), .dn_id_o(dn_id_at[{id}*(i+1) +: {id}]), .dn_kind_o(dn_kind_at[2*(i+1) +: 2]), .dn_data_o(dn_data_at[{w}*(i+1) +: {w}]),
-                .up_valid(up_valid_at[i]), .up_id(up_id_at[{id}*i +: {id}]){conn},
-                .up_valid_o(up_valid_at[i+1]), .up_id_o(up_id_at[{id}*(i+1) +: {id}]){conn_o});
+                .dn$valid(dn_valid_at[i]), .dn$id(dn_id_at[{id}*i +: {id}]), .dn$kind(dn_kind_at[2*i +: 2]), .dn$data(dn_data_at[{w}*i +: {w}]),
+                .dn_o$valid(dn_valid_at[i+1]), .dn_o$id(dn_id_at[{id}*(i+1) +: {id}]), .dn_o$kind(dn_kind_at[2*(i+1) +: 2]), .dn_o$data(dn_data_at[{w}*(i+1) +: {w}]),
+                .up$valid(up_valid_at[i]), .up$id(up_id_at[{id}*i +: {id}]), .up$data(up_data_at[{s}*i +: {s}]),
+                .up_o$valid(up_valid_at[i+1]), .up_o$id(up_id_at[{id}*(i+1) +: {id}]), .up_o$data(up_data_at[{s}*(i+1) +: {s}]));
         end
     endgenerate
     assign up_valid = up_valid_at[{k}];
     assign up_id = up_id_at[{id}*{k} +: {id}];
-{outs}endmodule
+    assign up_data = up_data_at[{s}*{k} +: {s}];
+endmodule
 "
-    );
-    v
+        )
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -322,23 +283,12 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     v + &core_module(cfg, name)
 }
 
-/// The core module joining `<name>_front` and `<name>_chain`: the slot's fields, and the
-/// hold from the front end into the chain where the kind has one.
+/// The core module joining `<name>_front` and `<name>_chain`: the beat, the first slot and
+/// the last (the front end's are bundles of ports, `dn$valid` ...; the chain's plain ports).
 fn core_module(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::solver::stage::ID_BITS;
-    let circuits = kind::of(cfg.unit);
-    let up = circuits.slot();
-    let wires: String = up
-        .iter()
-        .map(|&(n, b)| format!("    wire [{}:0] up_{n};\n", b - 1))
-        .collect();
-    let conn: String = up.iter().map(|&(n, _)| format!(", .up_{n}(up_{n})")).collect();
-    let (hold_wire, hold_conn) = if circuits.hold().is_some() {
-        ("    wire hold;\n", ", .hold(hold)")
-    } else {
-        ("", "")
-    };
+    let s = kind::of(cfg.unit).slot_bits();
     format!(
         "
 // Queens core for N = {n}: {k} solver units ({arbiter:?} arbiter), frames in and out as bytes.
@@ -352,19 +302,21 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx
     output wire tx_last;
     input wire tx_ready;
     output wire idle;
-    wire dn_valid, up_valid;
+    wire dn_valid, first_valid, up_valid;
     wire [1:0] dn_kind;
-    wire [{id1}:0] dn_id, up_id;
+    wire [{id1}:0] dn_id, first_id, up_id;
     wire [{m1}:0] dn_data;
-{wires}{hold_wire}    {name}_front front(
-        .clock(clock), .rx_data(rx_data), .rx_valid(rx_valid), .rx_ready(rx_ready),
-        .tx_data(tx_data), .tx_valid(tx_valid), .tx_last(tx_last), .tx_ready(tx_ready), .idle(idle),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data){hold_conn},
-        .up_valid(up_valid), .up_id(up_id){conn});
+    wire [{s1}:0] first_data, up_data;
+    {name}_front front(
+        .clock(clock), .link$rx_data(rx_data), .link$rx_valid(rx_valid), .link$rx_ready(rx_ready),
+        .link$tx_data(tx_data), .link$tx_valid(tx_valid), .link$tx_last(tx_last), .link$tx_ready(tx_ready), .idle(idle),
+        .dn$valid(dn_valid), .dn$id(dn_id), .dn$kind(dn_kind), .dn$data(dn_data),
+        .first$valid(first_valid), .first$id(first_id), .first$data(first_data),
+        .up$valid(up_valid), .up$id(up_id), .up$data(up_data));
     {name}_chain chain(
-        .clock(clock),
-        .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data){hold_conn},
-        .up_valid(up_valid), .up_id(up_id){conn});
+        .clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
+        .first_valid(first_valid), .first_id(first_id), .first_data(first_data),
+        .up_valid(up_valid), .up_id(up_id), .up_data(up_data));
 endmodule
 ",
         n = cfg.n,
@@ -372,6 +324,7 @@ endmodule
         arbiter = cfg.arbiter,
         id1 = id - 1,
         m1 = m - 1,
+        s1 = s - 1,
     )
 }
 

@@ -1,10 +1,8 @@
 //! What differs between the two kinds of unit in the circuits, in one place: each kind's
-//! Verilog of a bare unit, a stage and a front end, the fields of its upstream slot, its hold
-//! slot and the board sizes its circuits are built for. Emission, fits and routing take a
+//! Verilog of a bare unit, a stage and a front end, the width of its upstream slot's record
+//! and the board sizes its circuits are built for. Emission, fits and routing take a
 //! [`Circuits`] from [`of`] and never ask which kind they have.
 
-use crate::solver::grouped_stage::{BODY_BITS, HOLD, SOUTH_BITS};
-use crate::solver::stage::{COUNT_BITS, CYCLE_BITS};
 use crate::ArbiterKind;
 use queens_core::ident::Ident;
 use queens_core::UnitKind;
@@ -19,10 +17,8 @@ pub trait Circuits: Sync {
     /// The front end of a core of board size n and `units` units, answering an
     /// identification request with `ident`.
     fn front(&self, n: usize, units: usize, with_cycles: bool, ident: &Ident) -> String;
-    /// The fields of the upstream slot (name, bits) beside its valid bit and id.
-    fn slot(&self) -> &'static [(&'static str, usize)];
-    /// The south field of the hold slot its front end sends into the chain, if it has one.
-    fn hold(&self) -> Option<u64>;
+    /// Bits of the record its upstream slot carries beside the valid bit and id.
+    fn slot_bits(&self) -> usize;
     /// Whether its circuits are built for board size n, and those sizes as a person reads
     /// them.
     fn built(&self, n: usize) -> bool;
@@ -67,17 +63,8 @@ impl Circuits for Plain {
         })
     }
 
-    fn slot(&self) -> &'static [(&'static str, usize)] {
-        &[
-            ("m13", 4),
-            ("m15", 4),
-            ("count", COUNT_BITS),
-            ("cycles", CYCLE_BITS),
-        ]
-    }
-
-    fn hold(&self) -> Option<u64> {
-        None
+    fn slot_bits(&self) -> usize {
+        crate::solver::stage::SLOT_BITS
     }
 
     fn built(&self, n: usize) -> bool {
@@ -120,12 +107,8 @@ impl Circuits for Grouped {
         })
     }
 
-    fn slot(&self) -> &'static [(&'static str, usize)] {
-        &[("south", SOUTH_BITS), ("body", BODY_BITS)]
-    }
-
-    fn hold(&self) -> Option<u64> {
-        Some(HOLD)
+    fn slot_bits(&self) -> usize {
+        crate::solver::grouped_stage::SLOT_BITS
     }
 
     fn built(&self, n: usize) -> bool {

@@ -3,7 +3,9 @@
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::grouped::GroupedUnit;
+use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
 use crate::solver::load::{load_sequence, south_load_sequence, Load};
+use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, SLOT_COUNT_AT, SLOT_M13_AT, SLOT_M15_AT};
 use crate::solver::unit::Unit;
 use queens_core::group::{Body, GroupRecord};
 use queens_core::south::SouthWalk;
@@ -15,18 +17,18 @@ use rust_hdl::prelude::*;
 macro_rules! load_and_start {
     ($rtl:expr, $loads:expr) => {{
         for (load, data) in $loads {
-            $rtl.uut.load_rows.next = load == Load::Rows;
-            $rtl.uut.load_cols.next = load == Load::Cols;
-            $rtl.uut.shift.next = load == Load::Diag;
-            $rtl.uut.load_data.next = data.to_bits();
+            $rtl.uut.load.rows.next = load == Load::Rows;
+            $rtl.uut.load.cols.next = load == Load::Cols;
+            $rtl.uut.load.shift.next = load == Load::Diag;
+            $rtl.uut.load.data.next = data.to_bits();
             $rtl.clock();
         }
-        $rtl.uut.load_rows.next = false;
-        $rtl.uut.load_cols.next = false;
-        $rtl.uut.shift.next = false;
-        $rtl.uut.start.next = true;
+        $rtl.uut.load.rows.next = false;
+        $rtl.uut.load.cols.next = false;
+        $rtl.uut.load.shift.next = false;
+        $rtl.uut.load.start.next = true;
         $rtl.clock();
-        $rtl.uut.start.next = false;
+        $rtl.uut.load.start.next = false;
     }};
 }
 
@@ -35,12 +37,12 @@ macro_rules! drive_beat {
     ($rtl:expr, $beat:expr) => {{
         match $beat {
             Some((id, kind, data)) => {
-                $rtl.uut.dn_valid.next = true;
-                $rtl.uut.dn_id.next = (id as u64).to_bits();
-                $rtl.uut.dn_kind.next = kind.to_bits();
-                $rtl.uut.dn_data.next = data.to_bits();
+                $rtl.uut.dn.valid.next = true;
+                $rtl.uut.dn.id.next = (id as u64).to_bits();
+                $rtl.uut.dn.kind.next = kind.to_bits();
+                $rtl.uut.dn.data.next = data.to_bits();
             }
-            None => $rtl.uut.dn_valid.next = false,
+            None => $rtl.uut.dn.valid.next = false,
         }
     }};
 }
@@ -124,21 +126,21 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
             (M, D),
             "a unit built for this walk"
         );
-        self.uut.take.next = true;
+        self.uut.read.take.next = true;
         load_and_start!(self, south_load_sequence(w));
         let (mut cycles, mut out) = (0u64, Vec::new());
-        while !self.uut.drained.val() {
+        while !self.uut.read.drained.val() {
             if self.uut.busy.val() {
                 cycles += 1;
             }
-            if self.uut.offer.val() {
+            if self.uut.read.offer.val() {
                 out.push(GroupRecord {
                     wire,
                     body: Body::South {
-                        south: self.uut.code.val().index() as u32,
-                        mod13: self.uut.m13.val().index() as u8,
-                        mod15: self.uut.m15.val().index() as u8,
-                        count: self.uut.count.val().to_u64(),
+                        south: self.uut.read.code.val().index() as u32,
+                        mod13: self.uut.read.m13.val().index() as u8,
+                        mod15: self.uut.read.m15.val().index() as u8,
+                        count: self.uut.read.count.val().to_u64(),
                     },
                 });
             }
@@ -147,7 +149,7 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
         }
         out.push(GroupRecord::end(
             wire,
-            self.uut.records.val().index() as u32,
+            self.uut.read.records.val().index() as u32,
             cycles,
         ));
         out
@@ -196,13 +198,14 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
             let beat = feed.beat(subs.len(), |i| crate::solver::load::beats(&subs[i]));
             drive_beat!(self, beat);
             self.clock();
-            if self.uut.up_valid.val() {
-                let id = self.uut.up_id.val().index();
+            if self.uut.up.valid.val() {
+                let id = self.uut.up.id.val().index();
+                let data = self.uut.up.data.val();
                 out[feed.finished(id)] = Some(StageResult {
-                    count: self.uut.up_count.val().to_u64(),
-                    mod13: self.uut.up_m13.val().index() as u8,
-                    mod15: self.uut.up_m15.val().index() as u8,
-                    cycles: self.uut.up_cycles.val().to_u64(),
+                    count: data.get_bits::<COUNT_BITS>(SLOT_COUNT_AT).to_u64(),
+                    mod13: data.get_bits::<4>(SLOT_M13_AT).index() as u8,
+                    mod15: data.get_bits::<4>(SLOT_M15_AT).index() as u8,
+                    cycles: data.get_bits::<CYCLE_BITS>(0).to_u64(),
                     unit: id,
                 });
                 idle_cycles = 0;
@@ -303,10 +306,11 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlGrouped
             let beat = feed.beat(walks.len(), |i| crate::solver::load::south_beats(&walks[i]));
             drive_beat!(self, beat);
             self.clock();
-            if self.uut.up_valid.val() {
-                let id = self.uut.up_id.val().index();
-                let south = self.uut.up_south.val().index() as u32;
-                let body = Body::read(size, south, self.uut.up_body.val().to_u64())
+            if self.uut.up.valid.val() {
+                let id = self.uut.up.id.val().index();
+                let data = self.uut.up.data.val();
+                let south = data.get_bits::<SOUTH_BITS>(BODY_BITS).index() as u32;
+                let body = Body::read(size, south, data.get_bits::<BODY_BITS>(0).to_u64())
                     .expect("a record the codec reads");
                 let job = match body {
                     Body::End { .. } => feed.finished(id),
@@ -335,13 +339,14 @@ macro_rules! core_step {
 
         /// As [`step`](Self::step), the transmit stream ready or not.
         pub fn step_ready(&mut self, rx: Option<u8>, tx_ready: bool) -> (bool, Option<u8>) {
-            self.uut.rx_valid.next = rx.is_some();
-            self.uut.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
-            self.uut.tx_ready.next = tx_ready;
+            self.uut.link.rx_valid.next = rx.is_some();
+            self.uut.link.rx_data.next = (rx.unwrap_or(0) as u64).to_bits();
+            self.uut.link.tx_ready.next = tx_ready;
             self.uut.clock.next = Clock { clk: false };
             assert!(simulate(&mut self.uut, 400), "the core did not settle");
-            let tx = (tx_ready && self.uut.tx_valid.val()).then(|| self.uut.tx_data.val().index() as u8);
-            let taken = rx.is_some() && self.uut.rx_ready.val();
+            let tx =
+                (tx_ready && self.uut.link.tx_valid.val()).then(|| self.uut.link.tx_data.val().index() as u8);
+            let taken = rx.is_some() && self.uut.link.rx_ready.val();
             for level in [true, false] {
                 self.uut.clock.next = Clock { clk: level };
                 assert!(simulate(&mut self.uut, 400), "the core did not settle");

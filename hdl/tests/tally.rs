@@ -46,7 +46,7 @@ fn the_tally_counts_every_code_and_reads_it_out_once() {
         let (mut last_code, mut two_apart) = (None, 0);
         let mut prev_code: Option<u32> = None;
         t.drain.next = false;
-        t.take.next = false;
+        t.read.take.next = false;
         for _ in 0..3000 {
             let r = next();
             // A solution in most cycles, never the same code twice in a row.
@@ -83,13 +83,13 @@ fn the_tally_counts_every_code_and_reads_it_out_once() {
         t.drain.next = true;
         let mut got = BTreeMap::new();
         let mut cycles = 0;
-        while !t.drained.val() {
+        while !t.read.drained.val() {
             let take = next() % 3 == 0;
-            t.take.next = take;
-            if t.offer.val() && take {
-                let (code, count) = (t.code.val().index() as u32, t.count.val().to_u64());
-                assert_eq!(t.m13.val().index() as u64, count % 13, "code {code}");
-                assert_eq!(t.m15.val().index() as u64, count % 15, "code {code}");
+            t.read.take.next = take;
+            if t.read.offer.val() && take {
+                let (code, count) = (t.read.code.val().index() as u32, t.read.count.val().to_u64());
+                assert_eq!(t.read.m13.val().index() as u64, count % 13, "code {code}");
+                assert_eq!(t.read.m15.val().index() as u64, count % 15, "code {code}");
                 assert!(got.insert(code, count).is_none(), "code {code} offered twice");
             }
             cycle(&mut t);
@@ -97,7 +97,7 @@ fn the_tally_counts_every_code_and_reads_it_out_once() {
             assert!(cycles < 100_000, "the read-out never ended");
         }
         assert_eq!(got, want, "round {round}");
-        assert_eq!(t.records.val().index(), want.len());
+        assert_eq!(t.read.records.val().index(), want.len());
         assert!(want.keys().any(|c| c & 31 == HELD) || round == 0);
     }
 }

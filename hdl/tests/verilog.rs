@@ -210,9 +210,9 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     let dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
     let mut tb = String::from(
         "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [9:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
-         wire up_valid; wire [9:0] up_id; wire [3:0] up_m13, up_m15; wire [43:0] up_count; wire [47:0] up_cycles;\n\
+         wire up_valid; wire [9:0] up_id; wire [99:0] up_data;\n\
          chain dut(.clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),\n\
-         .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15), .up_count(up_count), .up_cycles(up_cycles));\n\
+         .first_valid(1'b0), .first_id(10'd0), .first_data(100'd0), .up_valid(up_valid), .up_id(up_id), .up_data(up_data));\n\
          task beat(input [9:0] id, input [1:0] kind, input [3:0] data); begin\n\
          @(negedge clock) dn_valid = 1; dn_id = id; dn_kind = kind; dn_data = data;\n\
          @(negedge clock) dn_valid = 0; end endtask\n\
@@ -225,7 +225,8 @@ fn chain_in_iverilog(kind: ArbiterKind) {
         for (kind, data) in queens_hdl::solver::load::beats(&b) {
             tb += &format!("beat({id}, {kind}, {data});\n");
         }
-        tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_count, up_m13, up_m15, up_cycles);\n";
+        // The plain slot's record (`stage::SLOT_BITS`): mod 13, mod 15, count, cycles.
+        tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_data[91:48], up_data[99:96], up_data[95:92], up_data[47:0]);\n";
         let want = completions(&sp.pre);
         expect += &format!(
             "{id} {want} {} {} {}\n",

@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 queens=${QUEENS:-$here/target/release/queens}
 mkdir -p "$dir"
 cd "$dir"
-"$queens" hdl emit --board ulx3s --n 27 --solvers "$units" --out board >/dev/null
+"$queens" hdl emit --board ulx3s --n 27 --unit plain --solvers "$units" --out board >/dev/null
 cp board/queens_core.v .
 # The synthesis settings of the board's own build (the modules kept whole, abc9's delay
 # target), so that they are written once, in hdl/src/board/toolchain/trellis.rs.
@@ -36,20 +36,19 @@ module chain_top(input clk, input [3:0] din, output dout);
     always @(posedge clk) sh <= {sh[31:0], din};
     wire up_valid;
     wire [9:0] up_id;
-    wire [3:0] up_m13, up_m15;
-    wire [43:0] up_count;
-    wire [47:0] up_cycles;
+    // The plain slot's record: mod 13, mod 15, count, cycles (hdl/src/solver/stage.rs).
+    wire [99:0] up_data;
     queens_core_chain chain(.clock(clk),
         .dn_valid(sh[35]), .dn_id(sh[34:25]), .dn_kind(sh[24:23]), .dn_data(sh[22:0]),
-        .up_valid(up_valid), .up_id(up_id), .up_m13(up_m13), .up_m15(up_m15),
-        .up_count(up_count), .up_cycles(up_cycles));
+        .first_valid(1'b0), .first_id(10'd0), .first_data(100'd0),
+        .up_valid(up_valid), .up_id(up_id), .up_data(up_data));
     // Registered, then reduced in two registered steps, so that no path here is long.
     reg [111:0] r;
     reg [6:0] x;
     reg o;
     integer k;
     always @(posedge clk) begin
-        r <= {1'b0, up_valid, up_id, up_m13, up_m15, up_count, up_cycles};
+        r <= {1'b0, up_valid, up_id, up_data};
         for (k = 0; k < 7; k = k + 1) x[k] <= ^r[k*16 +: 16];
         o <= ^x;
     end

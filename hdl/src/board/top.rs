@@ -110,64 +110,58 @@ fn fan_pwm(b: &Board, clk: &str) -> String {
     )
 }
 
+/// A Xilinx PLL or MMCM `name` with its divider and multiplier parameters `counters` and its
+/// ports but the lock and reset (`ports`, each unused output named and left open).
+fn xilinx_clock(name: &str, period_ns: f64, counters: &str, ports: &str, pll_reset: &str) -> String {
+    format!(
+        "    wire clk_fb;
+    {name} #(
+        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
+        {counters},
+        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
+    ) pll (
+        {ports}
+        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
+    );
+"
+    )
+}
+
 /// The clock primitive's instance: `clk_ref` in, `clk_pll` and `locked` out.
 fn primitive(s: &Settings, fin_hz: u64, pll_reset: &str) -> String {
     let period_ns = 1e9 / fin_hz as f64;
+    let (d, m, o) = (s.divide, s.multiply, s.output_divide);
     match s.primitive {
-        Primitive::Plle2Base => format!(
-            "    wire clk_fb;
-    PLLE2_BASE #(
-        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
-        .DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT({m}), .CLKOUT0_DIVIDE({o}),
-        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
-    ) pll (
-        .CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKOUT0(clk_pll),
-        .CLKOUT1(), .CLKOUT2(), .CLKOUT3(), .CLKOUT4(), .CLKOUT5(),
-        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
-    );
-",
-            d = s.divide,
-            m = s.multiply,
-            o = s.output_divide
+        Primitive::Plle2Base => xilinx_clock(
+            "PLLE2_BASE",
+            period_ns,
+            &format!(".DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT({m}), .CLKOUT0_DIVIDE({o})"),
+            ".CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKOUT0(clk_pll),
+        .CLKOUT1(), .CLKOUT2(), .CLKOUT3(), .CLKOUT4(), .CLKOUT5(),",
+            pll_reset,
         ),
-        Primitive::MmcmBase => format!(
-            "    wire clk_fb;
-    MMCM_BASE #(
-        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
-        .DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT_F({m}.000), .CLKOUT0_DIVIDE_F({o}.000),
-        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
-    ) pll (
-        .CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKFBOUTB(), .CLKOUT0(clk_pll),
+        Primitive::MmcmBase => xilinx_clock(
+            "MMCM_BASE",
+            period_ns,
+            &format!(".DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT_F({m}.000), .CLKOUT0_DIVIDE_F({o}.000)"),
+            ".CLKIN1(clk_ref), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb), .CLKFBOUTB(), .CLKOUT0(clk_pll),
         .CLKOUT0B(), .CLKOUT1(), .CLKOUT1B(), .CLKOUT2(), .CLKOUT2B(), .CLKOUT3(), .CLKOUT3B(),
-        .CLKOUT4(), .CLKOUT5(), .CLKOUT6(),
-        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
-    );
-",
-            d = s.divide,
-            m = s.multiply,
-            o = s.output_divide
+        .CLKOUT4(), .CLKOUT5(), .CLKOUT6(),",
+            pll_reset,
         ),
         // UltraScale+: the advanced MMCM (UG974 has no MMCME4_BASE), integer counters, the
         // dynamic ports tied off.
-        Primitive::Mmcme4Adv => format!(
-            "    wire clk_fb;
-    MMCME4_ADV #(
-        .BANDWIDTH(\"OPTIMIZED\"), .CLKIN1_PERIOD({period_ns:.3}),
-        .DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT_F({m}.000), .CLKOUT0_DIVIDE_F({o}.000),
-        .CLKOUT0_DUTY_CYCLE(0.5), .CLKOUT0_PHASE(0.0), .STARTUP_WAIT(\"FALSE\")
-    ) pll (
-        .CLKIN1(clk_ref), .CLKIN2(1'b0), .CLKINSEL(1'b1), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb),
+        Primitive::Mmcme4Adv => xilinx_clock(
+            "MMCME4_ADV",
+            period_ns,
+            &format!(".DIVCLK_DIVIDE({d}), .CLKFBOUT_MULT_F({m}.000), .CLKOUT0_DIVIDE_F({o}.000)"),
+            ".CLKIN1(clk_ref), .CLKIN2(1'b0), .CLKINSEL(1'b1), .CLKFBIN(clk_fb), .CLKFBOUT(clk_fb),
         .CLKFBOUTB(), .CLKOUT0(clk_pll), .CLKOUT0B(), .CLKOUT1(), .CLKOUT1B(), .CLKOUT2(),
         .CLKOUT2B(), .CLKOUT3(), .CLKOUT3B(), .CLKOUT4(), .CLKOUT5(), .CLKOUT6(),
         .CDDCREQ(1'b0), .CDDCDONE(), .DADDR(7'd0), .DCLK(1'b0), .DEN(1'b0), .DI(16'd0),
         .DO(), .DRDY(), .DWE(1'b0), .PSCLK(1'b0), .PSEN(1'b0), .PSINCDEC(1'b0), .PSDONE(),
-        .CLKINSTOPPED(), .CLKFBSTOPPED(),
-        .LOCKED(locked), .PWRDWN(1'b0), .RST({pll_reset})
-    );
-",
-            d = s.divide,
-            m = s.multiply,
-            o = s.output_divide
+        .CLKINSTOPPED(), .CLKFBSTOPPED(),",
+            pll_reset,
         ),
         Primitive::Altpll => format!(
             "    wire [9:0] pll_clks;

@@ -24,10 +24,9 @@ enum State {
     Load,
 }
 
-/// Queue entries of E bits (the unit id on top), wire words of W bits.
-#[derive(LogicBlock)]
-pub struct Collect<const E: usize, const W: usize> {
-    pub clock: Signal<In, Clock>,
+/// The kind's side of collection, E-bit queue entries and W-bit words.
+#[derive(LogicInterface, Default)]
+pub struct Answers<const E: usize, const W: usize> {
     /// The answer queue's head, whether it is empty, and taking it.
     pub head: Signal<In, Bits<E>>,
     pub empty: Signal<In, Bit>,
@@ -43,6 +42,14 @@ pub struct Collect<const E: usize, const W: usize> {
     pub nbytes: Signal<In, Bits<5>>,
     pub crc_xor: Signal<In, Bits<8>>,
     pub last: Signal<In, Bit>,
+}
+
+/// Queue entries of E bits (the unit id on top), wire words of W bits.
+#[derive(LogicBlock)]
+pub struct Collect<const E: usize, const W: usize> {
+    pub clock: Signal<In, Clock>,
+    /// The kind's answers.
+    pub answers: Answers<E, W>,
     /// The word table's write side (from dispatch).
     pub store: Signal<In, Bit>,
     pub store_id: Signal<In, Bits<ID_BITS>>,
@@ -89,16 +96,7 @@ impl<const E: usize, const W: usize> Collect<E, W> {
         assert!(answer.len() * 8 <= PAYLOAD_BITS);
         Self {
             clock: Default::default(),
-            head: Default::default(),
-            empty: Default::default(),
-            read: Default::default(),
-            capture: Default::default(),
-            entry: Default::default(),
-            entry_word: Default::default(),
-            payload: Default::default(),
-            nbytes: Default::default(),
-            crc_xor: Default::default(),
-            last: Default::default(),
+            answers: Default::default(),
             store: Default::default(),
             store_id: Default::default(),
             store_word: Default::default(),
@@ -151,7 +149,7 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
         // its answer when collection would have taken an answer, and none is taken meanwhile.
         self.collect.d.next = (self.state.q.val() == State::Idle)
             & !self.collect.q.val()
-            & !self.empty.val()
+            & !self.answers.empty.val()
             & !self.tx.busy.val()
             & !self.ident_pending.q.val();
         // Idle, not collecting and the framer free now; nothing can load it next cycle.
@@ -166,8 +164,8 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
         if self.request.val() {
             self.ident_pending.d.next = true;
         }
-        self.read.next = self.collect.q.val();
-        self.capture.next = self.state.q.val() == State::Idle;
+        self.answers.read.next = self.collect.q.val();
+        self.answers.capture.next = self.state.q.val() == State::Idle;
         self.wordtab.read_address.next = self.entry_r.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
         self.back_id.next = self.entry_r.q.val().get_bits::<ID_BITS>(self.id_at.val().index());
         self.give_back.next = false;
@@ -176,7 +174,7 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
             State::Idle => {
                 // The queue's head, taken while idle whatever `collect` says: it then steers
                 // the state and the queues alone, not a hundred enables.
-                self.entry_r.d.next = self.head.val();
+                self.entry_r.d.next = self.answers.head.val();
                 if self.collect.q.val() {
                     self.state.d.next = State::Lookup;
                 }
@@ -190,16 +188,16 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
             }
             State::Load => {
                 self.tx.load.next = true;
-                self.give_back.next = self.last.val();
+                self.give_back.next = self.answers.last.val();
                 self.state.d.next = State::Idle;
             }
             _ => {}
         }
-        self.entry.next = self.entry_r.q.val();
-        self.entry_word.next = self.entry_word_r.q.val();
-        self.tx.payload.next = self.payload.val();
-        self.tx.nbytes.next = self.nbytes.val();
-        self.tx.crc_xor.next = self.crc_xor.val();
+        self.answers.entry.next = self.entry_r.q.val();
+        self.answers.entry_word.next = self.entry_word_r.q.val();
+        self.tx.payload.next = self.answers.payload.val();
+        self.tx.nbytes.next = self.answers.nbytes.val();
+        self.tx.crc_xor.next = self.answers.crc_xor.val();
         if self.answer.q.val() {
             self.tx.payload.next = self.answer_payload.val();
             self.tx.nbytes.next = self.answer_bytes.val();

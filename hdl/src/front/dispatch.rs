@@ -6,6 +6,7 @@
 
 use crate::front::constant::c;
 use crate::front::queue::Queue;
+use crate::solver::beat::BeatOut;
 use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
 use rust_hdl::prelude::*;
 
@@ -25,6 +26,19 @@ enum State {
     Start,
 }
 
+/// The kind's decoder as dispatch sees it.
+#[derive(LogicInterface, Default)]
+pub struct Decoding<const M: usize, const D: usize, const W: usize> {
+    /// The word under way, into the decoder; its vectors back `decode_cycles` later. `up`
+    /// as decoded (rotated here); `hi`: bits every diagonal beat carries above its two.
+    pub word: Signal<Out, Bits<W>>,
+    pub rows: Signal<In, Bits<M>>,
+    pub cols: Signal<In, Bits<M>>,
+    pub down: Signal<In, Bits<D>>,
+    pub up: Signal<In, Bits<D>>,
+    pub hi: Signal<In, Bits<2>>,
+}
+
 /// Positions M, diagonals D, wire word width W.
 #[derive(LogicBlock)]
 pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
@@ -34,14 +48,8 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     pub queue_head: Signal<In, Bits<W>>,
     /// Take the head.
     pub take: Signal<Out, Bit>,
-    /// The word under way, into the decoder; its vectors back `decode_cycles` later. `up`
-    /// as decoded (rotated here); `hi`: bits every diagonal beat carries above its two.
-    pub word: Signal<Out, Bits<W>>,
-    pub rows: Signal<In, Bits<M>>,
-    pub cols: Signal<In, Bits<M>>,
-    pub down: Signal<In, Bits<D>>,
-    pub up: Signal<In, Bits<D>>,
-    pub hi: Signal<In, Bits<2>>,
+    /// The kind's decoder: the word under way, and its vectors.
+    pub dec: Decoding<M, D, W>,
     /// Write the word under way into the word table at its unit's id.
     pub store: Signal<Out, Bit>,
     pub store_id: Signal<Out, Bits<ID_BITS>>,
@@ -50,10 +58,7 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     pub give_back: Signal<In, Bit>,
     pub back_id: Signal<In, Bits<ID_BITS>>,
     /// The beats down the chain.
-    pub dn_valid: Signal<Out, Bit>,
-    pub dn_id: Signal<Out, Bits<ID_BITS>>,
-    pub dn_kind: Signal<Out, Bits<2>>,
-    pub dn_data: Signal<Out, Bits<M>>,
+    pub dn: BeatOut<M>,
     /// No unit holds work and no dispatch is under way.
     pub idle: Signal<Out, Bit>,
 
@@ -109,21 +114,13 @@ impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
             queued: Default::default(),
             queue_head: Default::default(),
             take: Default::default(),
-            word: Default::default(),
-            rows: Default::default(),
-            cols: Default::default(),
-            down: Default::default(),
-            up: Default::default(),
-            hi: Default::default(),
+            dec: Default::default(),
             store: Default::default(),
             store_id: Default::default(),
             store_word: Default::default(),
             give_back: Default::default(),
             back_id: Default::default(),
-            dn_valid: Default::default(),
-            dn_id: Default::default(),
-            dn_kind: Default::default(),
-            dn_data: Default::default(),
+            dn: Default::default(),
             idle: Default::default(),
             free: Default::default(),
             init: Default::default(),
@@ -206,7 +203,7 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
         self.store.next = false;
         self.store_id.next = self.unit_id.q.val();
         self.store_word.next = self.word_r.q.val();
-        self.word.next = self.word_r.q.val();
+        self.dec.word.next = self.word_r.q.val();
         self.beat_valid.d.next = false;
         self.beat_kind.d.next = self.start_kind.val();
         self.beat_data.d.next = 0.into();
@@ -223,12 +220,12 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
                 self.store.next = self.decode_wait.q.val() == self.decode_cycles.val();
                 self.decode_wait.d.next = self.decode_wait.q.val() - 1;
                 if self.decode_wait.q.val() == 0 {
-                    self.rows_r.d.next = self.rows.val();
-                    self.cols_r.d.next = self.cols.val();
-                    self.hi_r.d.next = self.hi.val();
-                    self.down_r.d.next = self.down.val();
-                    self.up_r.d.next =
-                        (self.up.val() >> self.up_right.val()) | (self.up.val() << self.up_left.val());
+                    self.rows_r.d.next = self.dec.rows.val();
+                    self.cols_r.d.next = self.dec.cols.val();
+                    self.hi_r.d.next = self.dec.hi.val();
+                    self.down_r.d.next = self.dec.down.val();
+                    self.up_r.d.next = (self.dec.up.val() >> self.up_right.val())
+                        | (self.dec.up.val() << self.up_left.val());
                     self.shifts.d.next = 0.into();
                     self.state.d.next = State::Rows;
                 }
@@ -265,10 +262,10 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
             }
             _ => {}
         }
-        self.dn_valid.next = self.beat_valid.q.val();
-        self.dn_id.next = self.unit_id.q.val();
-        self.dn_kind.next = self.beat_kind.q.val();
-        self.dn_data.next = self.beat_data.q.val();
+        self.dn.valid.next = self.beat_valid.q.val();
+        self.dn.id.next = self.unit_id.q.val();
+        self.dn.kind.next = self.beat_kind.q.val();
+        self.dn.data.next = self.beat_data.q.val();
 
         if self.go.val() & !self.give_back.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;

@@ -19,6 +19,8 @@
 //! register that yosys infers, and their read data is slow), the decoder is pipelined, and
 //! the diagonal beats come from shift registers instead of barrel shifters. This costs a few
 //! cycles per subproblem in the front end, none in the units.
+pub mod base;
+pub mod bytes;
 pub mod collect;
 pub mod constant;
 pub mod dispatch;
@@ -27,22 +29,23 @@ pub mod intake;
 pub mod queue;
 pub mod ram;
 
-use crate::front::collect::Collect;
+use crate::front::base::Base;
+use crate::front::bytes::Bytes;
 use crate::front::constant::c;
-use crate::front::dispatch::Dispatch;
-use crate::front::intake::Intake;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
+use crate::solver::beat::BeatOut;
 use crate::solver::decoder::{Decoder, LATENCY};
 use crate::solver::orient::{self, Orient};
-use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS};
+use crate::solver::slot::{Slot, SlotOut};
+use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS, SLOT_BITS, SLOT_COUNT_AT};
 use queens_core::ident::Ident;
 use rust_hdl::prelude::*;
 
 pub(crate) use intake::WORD_QUEUE_BITS;
 
 /// A result as the payload carries it below the echoed word: count mod 13, count mod 15,
-/// count.
+/// count (the slot's record above its cycles).
 const RECORD_BITS: usize = 4 + 4 + COUNT_BITS;
 /// The record padded to whole bytes.
 const PADDED_RECORD_BITS: usize = RECORD_BITS.div_ceil(8) * 8;
@@ -70,38 +73,21 @@ pub fn dispatch_cycles(m: usize) -> usize {
 #[derive(LogicBlock)]
 pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
-    pub rx_data: Signal<In, Bits<8>>,
-    pub rx_valid: Signal<In, Bit>,
-    /// The core takes the byte offered: a source that can wait (a simulator, a PCIe link)
-    /// holds it while this is low; a UART cannot, and the frame it starts is lost whole.
-    pub rx_ready: Signal<Out, Bit>,
-    pub tx_data: Signal<Out, Bits<8>>,
-    pub tx_valid: Signal<Out, Bit>,
-    /// The byte offered ends its frame.
-    pub tx_last: Signal<Out, Bit>,
-    pub tx_ready: Signal<In, Bit>,
+    pub link: Bytes,
     /// Nothing being received, queued, running or sent (the queue shows a word a cycle or
     /// two after it is written).
     pub idle: Signal<Out, Bit>,
 
-    pub up_valid: Signal<In, Bit>,
-    pub up_id: Signal<In, Bits<ID_BITS>>,
-    pub up_m13: Signal<In, Bits<4>>,
-    pub up_m15: Signal<In, Bits<4>>,
-    pub up_count: Signal<In, Bits<COUNT_BITS>>,
-    pub up_cycles: Signal<In, Bits<CYCLE_BITS>>,
-    pub dn_valid: Signal<Out, Bit>,
-    pub dn_id: Signal<Out, Bits<ID_BITS>>,
-    pub dn_kind: Signal<Out, Bits<2>>,
-    pub dn_data: Signal<Out, Bits<M>>,
+    /// The chain's slots: the first, always empty, and the last.
+    pub first: SlotOut<SLOT_BITS>,
+    pub up: Slot<SLOT_BITS>,
+    pub dn: BeatOut<M>,
 
-    intake: Intake<W>,
-    dispatch: Dispatch<M, D, W>,
+    base: Base<M, D, W, ENTRY_BITS>,
     dec: Decoder<M, D, W>,
     orient: Orient<M, D>,
     results: Queue<Bits<ENTRY_BITS>, ID_BITS, 11>,
     cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, 11>,
-    collect: Collect<ENTRY_BITS, W>,
     /// The cycle count of the result being framed.
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
@@ -114,8 +100,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     /// Where the entry's fields and the echoed word sit (constants: a const name would leak
     /// into the Verilog).
     id_at: Constant<Bits<8>>,
-    m13_at: Constant<Bits<8>>,
-    m15_at: Constant<Bits<8>>,
+    slot_record_at: Constant<Bits<8>>,
     word_at: Constant<Bits<8>>,
     pad: Constant<Bits<8>>,
     result_bytes: Constant<Bits<5>>,
@@ -131,40 +116,24 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
         assert!(bits <= PAYLOAD_BITS);
         Self {
             clock: Default::default(),
-            rx_data: Default::default(),
-            rx_valid: Default::default(),
-            rx_ready: Default::default(),
-            tx_data: Default::default(),
-            tx_valid: Default::default(),
-            tx_last: Default::default(),
-            tx_ready: Default::default(),
+            link: Default::default(),
             idle: Default::default(),
-            up_valid: Default::default(),
-            up_id: Default::default(),
-            up_m13: Default::default(),
-            up_m15: Default::default(),
-            up_count: Default::default(),
-            up_cycles: Default::default(),
-            dn_valid: Default::default(),
-            dn_id: Default::default(),
-            dn_kind: Default::default(),
-            dn_data: Default::default(),
-            intake: Intake::new(0),
+            first: Default::default(),
+            up: Default::default(),
+            dn: Default::default(),
             // The rising diagonals' rotation into load order: right by M - 1.
-            dispatch: Dispatch::new(units, LATENCY + orient::LATENCY, M - 1),
+            base: Base::new(units, 0, LATENCY + orient::LATENCY, M - 1, ident),
             dec: Decoder::new(),
             orient: Default::default(),
             results: Default::default(),
             cycles: Default::default(),
-            collect: Collect::new(ident),
             entry_cycles: Default::default(),
             tail: Default::default(),
             with_cycles: Constant::new(with_cycles),
             cycles_at: c(W + PADDED_RECORD_BITS),
             align: c(PAYLOAD_BITS - bits),
             id_at: c(RECORD_BITS),
-            m13_at: c(COUNT_BITS + 4),
-            m15_at: c(COUNT_BITS),
+            slot_record_at: c(SLOT_COUNT_AT),
             word_at: c(PADDED_RECORD_BITS),
             pad: c(PADDED_RECORD_BITS - RECORD_BITS),
             result_bytes: c(bits / 8),
@@ -176,71 +145,59 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, entry_cycles);
-        clock!(self, clock, intake, dispatch, dec, orient, results, cycles, collect);
+        clock!(self, clock, base, dec, orient, results, cycles);
+        Bytes::link(&mut self.link, &mut self.base.link);
+        BeatOut::<M>::link(&mut self.dn, &mut self.base.dn);
 
-        // Frames in; a queued word to a free unit through the decoder and the orientation.
-        self.intake.rx_data.next = self.rx_data.val();
-        self.intake.rx_valid.next = self.rx_valid.val();
-        self.rx_ready.next = self.intake.rx_ready.val();
-        self.intake.take.next = self.dispatch.take.val();
-        self.dispatch.queued.next = !self.intake.empty.val();
-        self.dispatch.queue_head.next = self.intake.word.val();
-        self.dec.word.next = self.dispatch.word.val();
+        // Dispatch's word through the decoder and the orientation.
+        self.dec.word.next = self.base.dec.word.val();
         self.orient.rows.next = self.dec.rows.val();
         self.orient.cols.next = self.dec.cols.val();
         self.orient.down.next = self.dec.down.val();
         self.orient.up.next = self.dec.up.val();
-        self.dispatch.rows.next = self.orient.rows_o.val();
-        self.dispatch.cols.next = self.orient.cols_o.val();
-        self.dispatch.down.next = self.orient.down_o.val();
-        self.dispatch.up.next = self.orient.up_o.val();
-        self.dispatch.hi.next = 0.into();
-        self.dn_valid.next = self.dispatch.dn_valid.val();
-        self.dn_id.next = self.dispatch.dn_id.val();
-        self.dn_kind.next = self.dispatch.dn_kind.val();
-        self.dn_data.next = self.dispatch.dn_data.val();
-        self.collect.request.next = self.intake.request.val();
-        self.collect.store.next = self.dispatch.store.val();
-        self.collect.store_id.next = self.dispatch.store_id.val();
-        self.collect.store_word.next = self.dispatch.store_word.val();
-        self.dispatch.give_back.next = self.collect.give_back.val();
-        self.dispatch.back_id.next = self.collect.back_id.val();
+        self.base.dec.rows.next = self.orient.rows_o.val();
+        self.base.dec.cols.next = self.orient.cols_o.val();
+        self.base.dec.down.next = self.orient.down_o.val();
+        self.base.dec.up.next = self.orient.up_o.val();
+        self.base.dec.hi.next = 0.into();
+
+        self.first.valid.next = false;
+        self.first.id.next = 0.into();
+        self.first.data.next = 0.into();
 
         // Results in: every result finds room (at most one per unit id is ever in flight).
-        self.results.write.next = self.up_valid.val();
-        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up_id.val()) << self.id_at.val())
-            | (bit_cast::<ENTRY_BITS, 4>(self.up_m13.val()) << self.m13_at.val())
-            | (bit_cast::<ENTRY_BITS, 4>(self.up_m15.val()) << self.m15_at.val())
-            | bit_cast::<ENTRY_BITS, COUNT_BITS>(self.up_count.val());
-        self.cycles.write.next = self.up_valid.val();
-        self.cycles.data_in.next = self.up_cycles.val();
+        self.results.write.next = self.up.valid.val();
+        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up.id.val()) << self.id_at.val())
+            | bit_cast::<ENTRY_BITS, RECORD_BITS>(
+                self.up
+                    .data
+                    .val()
+                    .get_bits::<RECORD_BITS>(self.slot_record_at.val().index()),
+            );
+        self.cycles.write.next = self.up.valid.val();
+        self.cycles.data_in.next = self.up.data.val().get_bits::<CYCLE_BITS>(0);
 
         // Out: each result with its word and cycles; its unit is free once it is framed.
-        self.results.read.next = self.collect.read.val();
-        self.cycles.read.next = self.collect.read.val();
-        self.collect.head.next = self.results.data_out.val();
-        self.collect.empty.next = self.results.empty.val();
-        if self.collect.capture.val() {
+        self.results.read.next = self.base.answers.read.val();
+        self.cycles.read.next = self.base.answers.read.val();
+        self.base.answers.head.next = self.results.data_out.val();
+        self.base.answers.empty.next = self.results.empty.val();
+        if self.base.answers.capture.val() {
             self.entry_cycles.d.next = self.cycles.data_out.val();
         }
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.collect.entry_word.val()) << self.word_at.val())
-            | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(self.collect.entry.val().get_bits::<RECORD_BITS>(0))
-                << self.pad.val());
+        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.base.answers.entry_word.val())
+            << self.word_at.val())
+            | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(
+                self.base.answers.entry.val().get_bits::<RECORD_BITS>(0),
+            ) << self.pad.val());
         if self.with_cycles.val() {
             self.tail.next = self.tail.val()
                 | (bit_cast::<PAYLOAD_BITS, CYCLE_BITS>(self.entry_cycles.q.val()) << self.cycles_at.val());
         }
-        self.collect.payload.next = self.tail.val() << self.align.val();
-        self.collect.nbytes.next = self.result_bytes.val();
-        self.collect.crc_xor.next = 0.into();
-        self.collect.last.next = true;
-        self.tx_data.next = self.collect.tx_data.val();
-        self.tx_valid.next = self.collect.tx_valid.val();
-        self.tx_last.next = self.collect.tx_last.val();
-        self.collect.tx_ready.next = self.tx_ready.val();
-        self.idle.next = !self.intake.busy.val()
-            & self.intake.empty.val()
-            & self.dispatch.idle.val()
-            & self.collect.idle.val();
+        self.base.answers.payload.next = self.tail.val() << self.align.val();
+        self.base.answers.nbytes.next = self.result_bytes.val();
+        self.base.answers.crc_xor.next = 0.into();
+        self.base.answers.last.next = true;
+        self.idle.next = self.base.idle.val();
     }
 }

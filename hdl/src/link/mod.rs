@@ -8,3 +8,12 @@ pub mod frame_rx;
 pub mod frame_tx;
 pub mod uart_rx;
 pub mod uart_tx;
+
+/// A UART's clock cycles per sample (8 samples a bit): 1 to 2^16, what the receiver's 16-bit
+/// divider counts (`emit::cycles_per_sample` refuses the rest with an error first).
+pub(crate) fn check_divisor(cycles_per_sample: u32) {
+    assert!(
+        (1..=1 << 16).contains(&cycles_per_sample),
+        "baud divisor {cycles_per_sample}"
+    );
+}

@@ -4,31 +4,20 @@
 //! stage, the front end and the board are not built yet).
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::tally::{Tally, CODE_BITS, COUNT_BITS, RECORD_BITS};
+use crate::solver::beat::Loads;
+use crate::solver::tally::{ReadOut, Tally};
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
 pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// The unit's load ports and start (see [`Unit`]; loads by `south_load_sequence`).
-    pub start: Signal<In, Bit>,
-    pub load_rows: Signal<In, Bit>,
-    pub load_cols: Signal<In, Bit>,
-    pub shift: Signal<In, Bit>,
-    pub load_data: Signal<In, Bits<M>>,
+    /// The unit's loads and start (see [`Unit`]; loads by `south_load_sequence`).
+    pub load: Loads<M>,
     /// Walking (the cycles a group is charged).
     pub busy: Signal<Out, Bit>,
-    /// The tally's read-out: see [`Tally`]. `drained`: the group is through, `records`
-    /// offered and taken.
-    pub take: Signal<In, Bit>,
-    pub offer: Signal<Out, Bit>,
-    pub code: Signal<Out, Bits<CODE_BITS>>,
-    pub count: Signal<Out, Bits<COUNT_BITS>>,
-    pub m13: Signal<Out, Bits<4>>,
-    pub m15: Signal<Out, Bits<4>>,
-    pub drained: Signal<Out, Bit>,
-    pub records: Signal<Out, Bits<RECORD_BITS>>,
+    /// The tally's read-out (see [`ReadOut`]).
+    pub read: ReadOut,
     unit: Unit<M, M1, D>,
     tally: Tally<M>,
     /// Set after the walk's end, cleared by a start; the tally sees it a cycle later, when
@@ -42,20 +31,9 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
         assert_eq!(D, 2 * M + 1, "a grouped unit walks M + 2 lines");
         Self {
             clock: Default::default(),
-            start: Default::default(),
-            load_rows: Default::default(),
-            load_cols: Default::default(),
-            shift: Default::default(),
-            load_data: Default::default(),
+            load: Default::default(),
             busy: Default::default(),
-            take: Default::default(),
-            offer: Default::default(),
-            code: Default::default(),
-            count: Default::default(),
-            m13: Default::default(),
-            m15: Default::default(),
-            drained: Default::default(),
-            records: Default::default(),
+            read: Default::default(),
             unit: Unit::new(kind),
             tally: Tally::new(kind),
             drain: Default::default(),
@@ -70,11 +48,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
         dff_setup!(self, clock, drain, drain2);
         self.unit.clock.next = self.clock.val();
         self.tally.clock.next = self.clock.val();
-        self.unit.start.next = self.start.val();
-        self.unit.load_rows.next = self.load_rows.val();
-        self.unit.load_cols.next = self.load_cols.val();
-        self.unit.shift.next = self.shift.val();
-        self.unit.load_data.next = self.load_data.val();
+        Loads::<M>::link(&mut self.load, &mut self.unit.load);
         self.busy.next = self.unit.busy.val();
 
         self.tally.sol.next = self.unit.sol.val();
@@ -85,18 +59,11 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
             self.drain.d.next = true;
         }
         self.drain2.d.next = self.drain.q.val();
-        if self.start.val() {
+        if self.load.start.val() {
             self.drain.d.next = false;
             self.drain2.d.next = false;
         }
         self.tally.drain.next = self.drain2.q.val();
-        self.tally.take.next = self.take.val();
-        self.offer.next = self.tally.offer.val();
-        self.code.next = self.tally.code.val();
-        self.count.next = self.tally.count.val();
-        self.m13.next = self.tally.m13.val();
-        self.m15.next = self.tally.m15.val();
-        self.drained.next = self.tally.drained.val();
-        self.records.next = self.tally.records.val();
+        ReadOut::link(&mut self.read, &mut self.tally.read);
     }
 }

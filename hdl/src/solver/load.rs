@@ -40,11 +40,11 @@ fn beats_of(loads: Vec<(Load, u64)>) -> Vec<(u64, u64)> {
 /// What a unit takes before a start, in order: its port for each value, and the value.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Load {
-    /// `load_rows`: the rows the ring holds.
+    /// `load.rows`: the rows the ring holds.
     Rows,
-    /// `load_cols`: the columns the ring fills.
+    /// `load.cols`: the columns the ring fills.
     Cols,
-    /// `shift`: one falling (bit 0) and one rising (bit 1) diagonal.
+    /// `load.shift`: one falling (bit 0) and one rising (bit 1) diagonal.
     Diag,
 }
 

@@ -3,16 +3,20 @@
 //! them ([`unit`](mod@unit)), the LUT-RAM that holds its stack ([`lutram`]), the copies of its
 //! advance and clock enables that synthesis keeps whole ([`advance`], [`enable`], [`keep`]),
 //! the pre-placement decoder and the walk's orientation ([`decoder`], [`orient`]), the stage
-//! that holds a unit and its result record ([`stage`]) and stages in series ([`chain`]); for
+//! that holds a unit and its result record ([`stage`], its [`counter`]s) and stages in
+//! series ([`chain`]); for
 //! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
 //! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]) and decoder
 //! ([`south_decoder`]); the downstream chain's
-//! tap both kinds of stage share ([`tap`]).
+//! tap both kinds of stage share ([`tap`]), and the ports of a beat ([`beat`]) and of a slot
+//! ([`slot`]).
 
 pub mod advance;
 pub mod arbiter;
+pub mod beat;
 pub mod bram;
 pub mod chain;
+pub mod counter;
 pub mod decoder;
 pub mod enable;
 pub mod grouped;
@@ -22,6 +26,7 @@ pub mod keep;
 pub mod load;
 pub mod lutram;
 pub mod orient;
+pub mod slot;
 pub mod south_decoder;
 pub mod stage;
 pub mod tally;

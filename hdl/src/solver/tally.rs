@@ -26,6 +26,21 @@ const WORD_BITS: usize = COUNT_BITS + 8;
 /// Bits of a drain's record count (the end record's field).
 pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
 
+/// The tally's read-out, one record a cycle at most: the record offered (its place code and
+/// counters) is taken in the cycle `take` is high; `drained`: every word has been visited,
+/// `records` were offered and taken.
+#[derive(LogicInterface, Default)]
+pub struct ReadOut {
+    pub take: Signal<In, Bit>,
+    pub offer: Signal<Out, Bit>,
+    pub code: Signal<Out, Bits<CODE_BITS>>,
+    pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub m13: Signal<Out, Bits<4>>,
+    pub m15: Signal<Out, Bits<4>>,
+    pub drained: Signal<Out, Bit>,
+    pub records: Signal<Out, Bits<RECORD_BITS>>,
+}
+
 #[derive(LogicBlock)]
 pub struct Tally<const M: usize> {
     pub clock: Signal<In, Clock>,
@@ -36,16 +51,8 @@ pub struct Tally<const M: usize> {
     pub held: Signal<In, Bit>,
     /// Read out (high from after the walk's last solution until the next walk starts).
     pub drain: Signal<In, Bit>,
-    /// The record offered is taken in this cycle.
-    pub take: Signal<In, Bit>,
-    pub offer: Signal<Out, Bit>,
-    pub code: Signal<Out, Bits<CODE_BITS>>,
-    pub count: Signal<Out, Bits<COUNT_BITS>>,
-    pub m13: Signal<Out, Bits<4>>,
-    pub m15: Signal<Out, Bits<4>>,
-    /// Every word has been visited: `records` were offered and taken.
-    pub drained: Signal<Out, Bit>,
-    pub records: Signal<Out, Bits<RECORD_BITS>>,
+    /// The read-out (see [`ReadOut`]).
+    pub read: ReadOut,
 
     ram: BlockRam<WORD_BITS>,
     incr: Increment<COUNT_BITS>,
@@ -125,14 +132,7 @@ impl<const M: usize> Tally<M> {
             last: Default::default(),
             held: Default::default(),
             drain: Default::default(),
-            take: Default::default(),
-            offer: Default::default(),
-            code: Default::default(),
-            count: Default::default(),
-            m13: Default::default(),
-            m15: Default::default(),
-            drained: Default::default(),
-            records: Default::default(),
+            read: Default::default(),
             ram: Default::default(),
             incr: Increment::new(kind),
             inc: Default::default(),
@@ -312,7 +312,7 @@ impl<const M: usize> Logic for Tally<M> {
         } else if !self.done.q.val() {
             self.ram.raddr.next = self.seq.q.val();
             if self.offered.q.val() {
-                if self.take.val() {
+                if self.read.take.val() {
                     self.offered.d.next = false;
                     self.step.next = true;
                 }
@@ -341,14 +341,14 @@ impl<const M: usize> Logic for Tally<M> {
             self.done.d.next = self.seq.q.val() == self.last_code.val();
         }
 
-        self.offer.next = self.offered.q.val();
+        self.read.offer.next = self.offered.q.val();
         // `seq` moves on only once the record offered is taken: it is the record's code.
-        self.code.next = self.seq.q.val();
-        self.count.next = self.out_word.q.val().get_bits::<COUNT_BITS>(0);
-        self.m13.next = self.out_word.q.val().get_bits::<4>(self.count_bits.val().index());
-        self.m15.next = self.out_word.q.val().get_bits::<4>(self.m15_at.val().index());
+        self.read.code.next = self.seq.q.val();
+        self.read.count.next = self.out_word.q.val().get_bits::<COUNT_BITS>(0);
+        self.read.m13.next = self.out_word.q.val().get_bits::<4>(self.count_bits.val().index());
+        self.read.m15.next = self.out_word.q.val().get_bits::<4>(self.m15_at.val().index());
         // Low from the cycle a new walk's start takes `drain` away.
-        self.drained.next = self.done.q.val() & self.drain.val();
-        self.records.next = self.nrec.q.val();
+        self.read.drained.next = self.done.q.val() & self.drain.val();
+        self.read.records.next = self.nrec.q.val();
     }
 }

@@ -2,6 +2,7 @@
 //! load and start strobes of the beats addressed to this stage's unit. Shared by both kinds
 //! of stage ([`crate::solver::stage`], [`crate::solver::grouped_stage`]).
 
+use crate::solver::beat::{Beat, BeatOut, LoadsOut};
 use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
 use rust_hdl::prelude::*;
 
@@ -9,21 +10,11 @@ use rust_hdl::prelude::*;
 pub struct Tap<const M: usize> {
     pub clock: Signal<In, Clock>,
     pub my_id: Signal<In, Bits<ID_BITS>>,
-    pub dn_valid: Signal<In, Bit>,
-    pub dn_id: Signal<In, Bits<ID_BITS>>,
-    /// One of `BEAT_*`, and its data (see `load::beats`).
-    pub dn_kind: Signal<In, Bits<2>>,
-    pub dn_data: Signal<In, Bits<M>>,
-    pub dn_valid_o: Signal<Out, Bit>,
-    pub dn_id_o: Signal<Out, Bits<ID_BITS>>,
-    pub dn_kind_o: Signal<Out, Bits<2>>,
-    pub dn_data_o: Signal<Out, Bits<M>>,
-    /// The unit's load ports and start (`unit::Unit`).
-    pub load_rows: Signal<Out, Bit>,
-    pub load_cols: Signal<Out, Bit>,
-    pub shift: Signal<Out, Bit>,
-    pub load_data: Signal<Out, Bits<M>>,
-    pub start: Signal<Out, Bit>,
+    /// The beat in (see `load::beats`), and out to the next stage a cycle later.
+    pub dn: Beat<M>,
+    pub dn_o: BeatOut<M>,
+    /// The unit's loads and start.
+    pub load: LoadsOut<M>,
     /// The beat passing down the chain through this stage.
     beat_valid: DFF<Bit>,
     beat_id: DFF<Bits<ID_BITS>>,
@@ -44,19 +35,9 @@ impl<const M: usize> Default for Tap<M> {
         Self {
             clock: Default::default(),
             my_id: Default::default(),
-            dn_valid: Default::default(),
-            dn_id: Default::default(),
-            dn_kind: Default::default(),
-            dn_data: Default::default(),
-            dn_valid_o: Default::default(),
-            dn_id_o: Default::default(),
-            dn_kind_o: Default::default(),
-            dn_data_o: Default::default(),
-            load_rows: Default::default(),
-            load_cols: Default::default(),
-            shift: Default::default(),
-            load_data: Default::default(),
-            start: Default::default(),
+            dn: Default::default(),
+            dn_o: Default::default(),
+            load: Default::default(),
             beat_valid: Default::default(),
             beat_id: Default::default(),
             beat_kind: Default::default(),
@@ -76,20 +57,20 @@ impl<const M: usize> Logic for Tap<M> {
     fn update(&mut self) {
         dff_setup!(self, clock, beat_valid, beat_id, beat_kind, beat_data, mine, start_r);
         // Every beat passes on; the ones addressed here also load this unit.
-        self.beat_valid.d.next = self.dn_valid.val();
-        self.beat_id.d.next = self.dn_id.val();
-        self.beat_kind.d.next = self.dn_kind.val();
-        self.beat_data.d.next = self.dn_data.val();
-        self.mine.d.next = self.dn_valid.val() & (self.dn_id.val() == self.my_id.val());
-        self.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
-        self.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
-        self.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
-        self.load_data.next = self.beat_data.q.val();
+        self.beat_valid.d.next = self.dn.valid.val();
+        self.beat_id.d.next = self.dn.id.val();
+        self.beat_kind.d.next = self.dn.kind.val();
+        self.beat_data.d.next = self.dn.data.val();
+        self.mine.d.next = self.dn.valid.val() & (self.dn.id.val() == self.my_id.val());
+        self.load.rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
+        self.load.cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
+        self.load.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.load.data.next = self.beat_data.q.val();
         self.start_r.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
-        self.start.next = self.start_r.q.val();
-        self.dn_valid_o.next = self.beat_valid.q.val();
-        self.dn_id_o.next = self.beat_id.q.val();
-        self.dn_kind_o.next = self.beat_kind.q.val();
-        self.dn_data_o.next = self.beat_data.q.val();
+        self.load.start.next = self.start_r.q.val();
+        self.dn_o.valid.next = self.beat_valid.q.val();
+        self.dn_o.id.next = self.beat_id.q.val();
+        self.dn_o.kind.next = self.beat_kind.q.val();
+        self.dn_o.data.next = self.beat_data.q.val();
     }
 }
