@@ -231,7 +231,10 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
         assert_eq!(ids.len(), 2);
         let at = format!(".my_id(i[{id1}:0])");
         assert!(dut.contains(&at));
-        dut = dut.replace(&at, &format!(".my_id(i == 0 ? {ID_BITS}'d{} : {ID_BITS}'d{})", ids[0], ids[1]));
+        dut = dut.replace(
+            &at,
+            &format!(".my_id(i == 0 ? {ID_BITS}'d{} : {ID_BITS}'d{})", ids[0], ids[1]),
+        );
     }
     let mut tb = format!(
         "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [{id1}:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
