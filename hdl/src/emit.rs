@@ -2,6 +2,7 @@
 
 use crate::kind;
 use crate::solver::arbiter::ArbiterKind;
+use crate::solver::load::MAX_UNITS;
 use crate::solver::stage::COUNT_BITS;
 use queens_core::UnitKind;
 use rust_hdl::prelude::*;
@@ -102,10 +103,7 @@ pub const STAGE_MODULES: &str = "*_chain_stage";
 pub fn chain_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, k: usize, name: &str) -> String {
     let stage = format!("{name}_stage");
     let s = kind::of(unit).slot_bits();
-    assert!(
-        (1..=1 << crate::solver::stage::ID_BITS).contains(&k),
-        "1 to 1024 units"
-    );
+    assert!((1..=MAX_UNITS).contains(&k), "1 to {MAX_UNITS} units");
     let (id, w, k1) = (crate::solver::stage::ID_BITS, m, k + 1);
     let (id1, w1, s1, last) = (id - 1, w - 1, s - 1, k - 1);
     stage_verilog(unit, m, arbiter, &stage)
@@ -164,7 +162,7 @@ pub enum EmitError {
     Baud { clock_hz: u64, baud: u64 },
     #[error("board size {0}: circuits exist for N = {min}..={max}", min = queens_core::board::MIN_N, max = queens_core::board::MAX_N)]
     Size(usize),
-    #[error("{0} solver units: an array holds 1 to 1024")]
+    #[error("{0} solver units: an array holds 1 to {max}", max = MAX_UNITS)]
     Units(usize),
     #[error(transparent)]
     Kind(#[from] kind::KindError),
@@ -208,7 +206,7 @@ impl CoreConfig {
         if u32::try_from(n).map_or(true, |n| queens_core::BoardSize::new(n).is_err()) {
             return Err(EmitError::Size(n));
         }
-        if !(1..=1 << crate::solver::stage::ID_BITS).contains(&units) {
+        if !(1..=MAX_UNITS).contains(&units) {
             return Err(EmitError::Units(units));
         }
         kind::choose(Some(unit), n, with_cycles)?;

@@ -14,7 +14,18 @@ fn cycle<L: Block>(uut: &mut L, clock: impl Fn(&mut L, bool)) {
 
 #[test]
 fn the_queue_behaves_as_rust_hdls_synchronous_fifo() {
-    let mut ours = Queue::<Bits<8>, 3, 4>::default();
+    same_as_fifo(Queue::<Bits<8>, 3, 4>::default());
+}
+
+/// A queue of 8 entries on 5-bit addresses (as the id queues of a core of few units) is the
+/// same queue.
+#[test]
+fn a_queue_smaller_than_its_addresses_behaves_the_same() {
+    same_as_fifo(Queue::<Bits<8>, 5, 6>::holding(3));
+}
+
+/// Drives `ours` (8 entries) and rust-hdl's FIFO of 8 alike and compares them cycle by cycle.
+fn same_as_fifo<const N: usize, const NP1: usize>(mut ours: Queue<Bits<8>, N, NP1>) {
     let mut theirs = SynchronousFIFO::<Bits<8>, 3, 4, 1>::default();
     ours.connect_all();
     theirs.connect_all();

@@ -175,45 +175,73 @@ fn modules(v: &str) -> usize {
         .count()
 }
 
+/// 1,100 units: past the 1,024 that 10-bit ids held, with the front end's tables twice as large.
 #[test]
-fn design_of_8_and_360_units_for_n27_passes_yosys_with_the_same_modules() {
+fn design_of_8_360_and_1100_units_for_n27_passes_yosys_with_the_same_modules() {
     use queens_hdl::emit::{core_verilog, uart_top_verilog, CoreConfig};
     let top = |k| {
         let cfg = CoreConfig::new(27, k, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
         core_verilog(&cfg, "queens_core") + &uart_top_verilog(217, "queens_top", "queens_core")
     };
-    let (small, big) = (top(8), top(360));
-    assert_eq!(modules(&small), modules(&big));
-    assert!(
-        big.len() < small.len() + 200,
-        "the Verilog grows with the unit count: {} vs {}",
-        small.len(),
-        big.len()
-    );
+    let (small, big, past) = (top(8), top(360), top(1100));
+    for (v, k) in [(&big, 360), (&past, 1100)] {
+        assert_eq!(modules(&small), modules(v));
+        assert!(
+            v.len() < small.len() + 200,
+            "the Verilog grows with the unit count: {} vs {} at {k}",
+            small.len(),
+            v.len()
+        );
+    }
+    // The word table: 1,024 words up to 1,024 units, 2,048 past them.
+    assert!(big.contains("mem [0:1023]") && !big.contains("mem [0:2047]"));
+    assert!(past.contains("mem [0:2047]"));
     yosys_check(&small, "queens_top", "top8");
     yosys_check(&big, "queens_top", "top360");
+    yosys_check(&past, "queens_top", "top1100");
 }
 
 /// Both vendor-cell forms, each on its cell's model: a chain of three stages counts N = 8.
 #[test]
 fn emitted_chain_counts_like_software_in_iverilog() {
     for kind in [ArbiterKind::Carry4, ArbiterKind::Ccu2c] {
-        chain_in_iverilog(kind);
+        chain_in_iverilog(kind, 3, &[0, 1, 2], usize::MAX);
     }
 }
 
-fn chain_in_iverilog(kind: ArbiterKind) {
+/// Units 76 and 1,100 of a core (a chain of 1,100 stages takes iverilog too long: two stages
+/// given those ids): 10 bits would alias 1,100 to 76, 12 bits tell them apart.
+#[test]
+fn stages_whose_ids_differ_past_1023_answer_apart() {
+    chain_in_iverilog(ArbiterKind::Carry4, 2, &[1100, 76], 4);
+}
+
+/// `k` stages for N = 8 in iverilog, the first `count` subproblems sent in turn to the units
+/// `ids`, each answered (by its unit) before the next is sent. Stage i has id i, or with
+/// two stages `ids` themselves.
+fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
     use queens_core::{completions, enumerate::canonical, Blocking, BoardSize};
-    let (n, k) = (8u32, 3usize);
+    use queens_hdl::solver::load::ID_BITS;
+    let n = 8u32;
     let m = (n - 4) as usize;
-    let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).collect();
-    let dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
-    let mut tb = String::from(
-        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [9:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
-         wire up_valid; wire [9:0] up_id; wire [99:0] up_data;\n\
+    let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).take(count).collect();
+    let id1 = ID_BITS - 1;
+    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
+    if ids.iter().any(|&i| i >= k) {
+        assert_eq!(ids.len(), 2);
+        let at = format!(".my_id(i[{id1}:0])");
+        assert!(dut.contains(&at));
+        dut = dut.replace(
+            &at,
+            &format!(".my_id(i == 0 ? {ID_BITS}'d{} : {ID_BITS}'d{})", ids[0], ids[1]),
+        );
+    }
+    let mut tb = format!(
+        "module tb;\nreg clock = 0; always #1 clock = ~clock;\nreg dn_valid = 0; reg [1:0] dn_kind = 0; reg [{id1}:0] dn_id = 0; reg [3:0] dn_data = 0;\n\
+         wire up_valid; wire [{id1}:0] up_id; wire [99:0] up_data;\n\
          chain dut(.clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),\n\
-         .first_valid(1'b0), .first_id(10'd0), .first_data(100'd0), .up_valid(up_valid), .up_id(up_id), .up_data(up_data));\n\
-         task beat(input [9:0] id, input [1:0] kind, input [3:0] data); begin\n\
+         .first_valid(1'b0), .first_id({ID_BITS}'d0), .first_data(100'd0), .up_valid(up_valid), .up_id(up_id), .up_data(up_data));\n\
+         task beat(input [{id1}:0] id, input [1:0] kind, input [3:0] data); begin\n\
          @(negedge clock) dn_valid = 1; dn_id = id; dn_kind = kind; dn_data = data;\n\
          @(negedge clock) dn_valid = 0; end endtask\n\
          initial begin\n",
@@ -221,7 +249,7 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     let mut expect = String::new();
     for (j, sp) in subs.iter().enumerate() {
         let b = Blocking::new(&sp.pre);
-        let id = j % k;
+        let id = ids[j % ids.len()];
         for (kind, data) in queens_hdl::solver::load::beats(&b) {
             tb += &format!("beat({id}, {kind}, {data});\n");
         }
@@ -238,7 +266,7 @@ fn chain_in_iverilog(kind: ArbiterKind) {
     tb += "$finish;\nend\nendmodule\n";
     let cells = queens_hdl::emit::primitive_sim(kind).unwrap();
     let got = iverilog(
-        &format!("chain_{}", kind.name()),
+        &format!("chain_{}_{k}", kind.name()),
         &[("chain.v", &dut), ("chain_tb.v", &tb), ("cells.v", cells)],
     );
     assert_eq!(got, expect, "{kind:?}");

@@ -90,7 +90,7 @@ fn numeric_options_are_range_checked_and_named() {
         ),
         (
             &["run", "8", "--campaign", &c, "--link", "sim:4294967295"],
-            &["sim:4294967295", "1 to 1024"],
+            &["sim:4294967295", "1 to 4096"],
         ),
         (&["run", "40"], &["'40'", "6 <= N <= 32"]),
         // A vector of 2^64 columns.
@@ -166,7 +166,7 @@ fn run_with_no_units_is_refused_at_once() {
         .arg(&c)
         .output()
         .unwrap();
-    fails_with(&o, &["--solvers", "1..=1024"]);
+    fails_with(&o, &["--solvers", "1..=4096"]);
     assert!(start.elapsed().as_secs() < 10);
     assert!(!c.exists());
 }

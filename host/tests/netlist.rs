@@ -228,7 +228,7 @@ fn flip_count_lut(netlist: &str) -> Option<(String, String)> {
         .filter_map(|c| {
             let q = port(c.text, "Q")?;
             let bit: u32 = q
-                .split("unit[0].s.count_lo.q[")
+                .split("unit[0].s.count.lo.q[")
                 .nth(1)?
                 .split(']')
                 .next()?

@@ -22,4 +22,5 @@ mod postgres;
 mod record;
 mod run;
 mod serve;
+mod units;
 mod withdrawal;

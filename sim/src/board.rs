@@ -202,6 +202,8 @@ struct Running {
     /// A grouped board's answer: the group's records.
     records: Vec<GroupRecord>,
     due: Instant,
+    /// The unit id it runs on.
+    unit: usize,
 }
 
 /// The deframer of what a board of `cfg` takes: pre-placement frames, or group requests.
@@ -216,6 +218,11 @@ pub struct Board {
     /// Words waiting for a unit, each with when it arrived.
     queue: VecDeque<(u64, Instant)>,
     running: Vec<Running>,
+    /// Unit ids without work, in the order the core's free list hands them out: every id
+    /// once from 0 up, then each as its answer leaves.
+    free: VecDeque<usize>,
+    /// Answers each unit id has given.
+    unit_answers: Vec<u64>,
     /// When each unit falls idle (the clock's schedule).
     unit_free: Vec<Instant>,
     injector: Injector,
@@ -239,6 +246,8 @@ impl Board {
             deframer: request_deframer(&cfg),
             queue: VecDeque::new(),
             running: Vec::new(),
+            free: (0..cfg.units).collect(),
+            unit_answers: vec![0; cfg.units],
             unit_free: vec![now; cfg.units.max(1)],
             injector: Injector::new(cfg.faults, cfg.seed),
             next_reset: cfg.faults.reset.map(|r| now + r),
@@ -256,6 +265,11 @@ impl Board {
     pub fn with_ident(mut self, ident: Option<Ident>) -> Self {
         self.ident = ident;
         self
+    }
+
+    /// Answers each unit id has given (sent, or lost to a fault), by id.
+    pub fn unit_answers(&self) -> &[u64] {
+        &self.unit_answers
     }
 
     /// Bytes from the host.
@@ -291,8 +305,9 @@ impl Board {
     }
 
     fn start_queued(&mut self) {
-        while self.running.len() < self.cfg.units && !self.queue.is_empty() {
+        while !self.free.is_empty() && !self.queue.is_empty() {
             let (wire, arrived) = self.queue.pop_front().expect("not empty");
+            let unit = self.free.pop_front().expect("not empty");
             let mut records = Vec::new();
             // A word that is no pre-placement still runs in hardware; here it counts nothing.
             let run = if self.cfg.unit == UnitKind::Grouped {
@@ -314,9 +329,6 @@ impl Board {
             let due = match self.cfg.clock_hz {
                 None => now,
                 Some(hz) => {
-                    let unit = (0..self.unit_free.len())
-                        .min_by_key(|&u| self.unit_free[u])
-                        .expect("at least one unit");
                     // A queued word starts when its unit falls idle, as in hardware, not
                     // when this poll gets to it.
                     let begin = self.unit_free[unit].max(arrived);
@@ -331,6 +343,7 @@ impl Board {
                 cycles: run.cycles,
                 records,
                 due,
+                unit,
             });
         }
     }
@@ -358,6 +371,7 @@ impl Board {
                 self.queue.clear();
                 self.deframer = request_deframer(&self.cfg);
                 self.unit_free.iter_mut().for_each(|u| *u = now);
+                self.free = (0..self.cfg.units).collect();
                 self.next_reset = self.cfg.faults.reset.map(|d| now + d);
                 return out;
             }
@@ -365,6 +379,9 @@ impl Board {
         let (done, still): (Vec<_>, Vec<_>) = self.running.drain(..).partition(|r| r.due <= now);
         self.running = still;
         for r in done {
+            // The id is free again once its answer is framed, as in the core.
+            self.free.push_back(r.unit);
+            self.unit_answers[r.unit] += 1;
             if self.cfg.unit == UnitKind::Grouped {
                 // A lie is one south record's count one off, a misplace its place code one of
                 // no south side; each record is a frame of its own to the faults.

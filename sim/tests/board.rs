@@ -191,3 +191,32 @@ fn a_grouped_board_answers_each_group_with_its_records() {
     };
     assert_eq!(first, GroupRecord::south(wire, south, count + 1));
 }
+
+/// 1,100 units, past the 1,024 that 10-bit ids held: every id runs work and answers, those
+/// past 1,023 as the others, and the count stays exact.
+#[test]
+fn a_board_of_1100_units_gives_every_unit_id_work() {
+    let size = BoardSize::new(12).unwrap();
+    let mut b = Board::new(BoardConfig {
+        units: 1100,
+        ..config(12, "")
+    });
+    let subs: Vec<_> = canonical(size).collect();
+    assert!(subs.len() > 1100, "{} subproblems", subs.len());
+    let mut de = Deframer::new(ResultRecord::payload_len(size, true));
+    let mut results = 0;
+    // A unit's worth at a time: each poll answers them all (no clock), and frees every id.
+    for chunk in subs.chunks(1100) {
+        for sp in chunk {
+            let w = word::encode_wire(&sp.pre).unwrap();
+            b.receive(&frame::encode(&word::wire_to_bytes(size, w)));
+        }
+        de.push(&b.poll(Instant::now()), |d| {
+            results += matches!(d, Deframed::Frame(_)) as usize
+        });
+    }
+    assert_eq!((results, b.stats.no_room), (subs.len(), 0));
+    let answers = b.unit_answers();
+    assert_eq!(answers.len(), 1100);
+    assert!(answers.iter().all(|&a| a >= 1), "{answers:?}");
+}

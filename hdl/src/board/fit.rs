@@ -7,7 +7,9 @@
 
 use super::Board;
 use crate::emit::{front_verilog, stage_verilog, CoreConfig, EmitError};
+use crate::front::table_bits;
 use crate::report::{synthesize_for, Cost, SynthError};
+use crate::solver::load::MAX_UNITS;
 use crate::ArbiterKind;
 use queens_core::UnitKind;
 use queens_core::{BoardSize, ModelError};
@@ -42,13 +44,17 @@ pub struct Fit {
     pub lut_share: f64,
     pub ff_share: f64,
     pub ram_share: f64,
-    /// Units the device's resources would hold without the array's 1,024 unit ids.
+    /// Units the device's resources would hold without the array's 4,096 unit ids.
     pub units_by_resources: u64,
     /// The compute clock to ask for.
     pub clock_hz: u64,
 }
 
-/// The largest array within the board's fill factor (at least 1, at most 1024 units).
+/// What limits a fit that the device's resources do not: the ids a core addresses.
+pub const ID_LIMIT: &str = "the array's 4,096 unit ids";
+const _: () = assert!(MAX_UNITS == 4096, "ID_LIMIT names the count");
+
+/// The largest array within the board's fill factor (at least 1, at most 4,096 units).
 pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     let d = &b.device;
     let fill = b.defaults.fill;
@@ -75,18 +81,14 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     .into_iter()
     .min_by_key(|b| b.0)
     .expect("four budgets");
-    let units = n.clamp(1, 1 << crate::solver::stage::ID_BITS) as usize;
+    let units = n.clamp(1, MAX_UNITS as u64) as usize;
     let luts = front.lut_sites() + units as u64 * stage.lut_sites();
     let flip_flops = front.ff + units as u64 * stage.ff;
     let ram18 = front.ram18 + units as u64 * stage.ram18;
     let uram = front.uram + units as u64 * stage.uram;
     Fit {
         units,
-        limit: if n > 1 << crate::solver::stage::ID_BITS {
-            "the array's 1024 unit ids"
-        } else {
-            limit
-        },
+        limit: if n > MAX_UNITS as u64 { ID_LIMIT } else { limit },
         luts,
         flip_flops,
         ram18,
@@ -99,13 +101,21 @@ pub fn fit(b: &Board, stage: &Cost, front: &Cost) -> Fit {
     }
 }
 
+/// Units of the front end a fit measures first: the most whose tables are the smallest.
+const FIRST_FRONT: usize = 1024;
+
 /// The Verilog of one stage and of the front end of a core of 1,024 `unit` units for `n`, as
-/// a fit measures them: modules `queens_stage` and `queens_front`.
+/// a fit measures them first: modules `queens_stage` and `queens_front`.
 pub fn fit_verilog(n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Result<(String, String), FitError> {
     let m = BoardSize::new(n)?.inner() as usize;
-    let cfg = CoreConfig::new(n as usize, 1024, unit, arbiter, true)?;
     let stage = stage_verilog(unit, m, arbiter, "queens_stage");
-    Ok((stage, front_verilog(&cfg, "queens_front")))
+    Ok((stage, front_for(n, FIRST_FRONT, unit, arbiter)?))
+}
+
+/// The Verilog of the front end of a core of `units` units (module `queens_front`).
+fn front_for(n: u32, units: usize, unit: UnitKind, arbiter: ArbiterKind) -> Result<String, FitError> {
+    let cfg = CoreConfig::new(n as usize, units, unit, arbiter, true)?;
+    Ok(front_verilog(&cfg, "queens_front"))
 }
 
 /// The fit from yosys figures (`synth_xilinx` for the board's family) of one stage and of
@@ -122,8 +132,19 @@ pub fn synthesized(
             .map_err(|source| FitError::Synth { what, source })
     };
     let stage = synth("one solver stage", stage, "queens_stage")?;
-    let front = synth("the front end", front, "queens_front")?;
-    Ok((fit(b, &stage, &front), stage, front))
+    let mut front = synth("the front end", front, "queens_front")?;
+    let mut f = fit(b, &stage, &front);
+    // Past 1,024 units the front end's tables of ids grow: priced again at the count found,
+    // which a larger front end can only lower, so the count stays within what was priced.
+    if table_bits(f.units) > table_bits(FIRST_FRONT) {
+        front = synth(
+            "the front end",
+            front_for(n, f.units, unit, arbiter)?,
+            "queens_front",
+        )?;
+        f = fit(b, &stage, &front);
+    }
+    Ok((f, stage, front))
 }
 
 /// Where the fit of a board is cached: `$QUEENS_FIT_CACHE` or `<tmp>/queens-fit`, named by a
@@ -216,10 +237,12 @@ mod tests {
         };
         let f = fit(&b, &uram, &cost(2_000, 2_000));
         assert_eq!((f.units, f.limit, f.uram), (816, "UltraRAM", 816));
-        // A small stage: the device holds more than a core's 1,024 ids.
+        // (1,304,000 x 0.85 - 2,000) / 300 = 3,688 by LUTs: more than 1,024 units.
         let f = fit(&b, &cost(300, 300), &cost(2_000, 2_000));
-        assert_eq!((f.units, f.limit), (1024, "the array's 1024 unit ids"));
-        // (1,304,000 x 0.85 - 2,000) / 300 = 3,688 by LUTs.
-        assert_eq!(f.units_by_resources, 3_688);
+        assert_eq!((f.units, f.limit), (3_688, "LUTs"));
+        // A small stage: the device holds more than a core's 4,096 ids.
+        let f = fit(&b, &cost(100, 100), &cost(2_000, 2_000));
+        assert_eq!((f.units, f.limit), (4_096, ID_LIMIT));
+        assert_eq!(f.units_by_resources, 11_064);
     }
 }

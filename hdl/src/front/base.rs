@@ -42,7 +42,7 @@ impl<const M: usize, const D: usize, const W: usize, const E: usize> Base<M, D, 
             answers: Default::default(),
             intake: Intake::new(crc_xor),
             dispatch: Dispatch::new(units, decode_cycles, up_right),
-            collect: Collect::new(ident),
+            collect: Collect::new(units, ident),
         }
     }
 }

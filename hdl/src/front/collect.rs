@@ -91,7 +91,8 @@ pub struct Collect<const E: usize, const W: usize> {
 
 impl<const E: usize, const W: usize> Collect<E, W> {
     /// `ident`: what it answers an identification request with.
-    pub fn new(ident: &Ident) -> Self {
+    /// `units`: the ids the word table holds words for.
+    pub fn new(units: usize, ident: &Ident) -> Self {
         let answer = ident.payload();
         assert!(answer.len() * 8 <= PAYLOAD_BITS);
         Self {
@@ -108,7 +109,7 @@ impl<const E: usize, const W: usize> Collect<E, W> {
             tx_last: Default::default(),
             tx_ready: Default::default(),
             idle: Default::default(),
-            wordtab: Default::default(),
+            wordtab: Ram::with_bits(crate::front::table_bits(units)),
             tx: Default::default(),
             state: Default::default(),
             collect: Default::default(),

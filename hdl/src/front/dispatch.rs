@@ -7,7 +7,7 @@
 use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::solver::beat::BeatOut;
-use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS, MAX_UNITS, UNITS_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -62,12 +62,12 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     /// No unit holds work and no dispatch is under way.
     pub idle: Signal<Out, Bit>,
 
-    free: Queue<Bits<ID_BITS>, ID_BITS, 11>,
+    free: Queue<Bits<ID_BITS>, ID_BITS, UNITS_BITS>,
     /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
-    init: DFF<Bits<11>>,
+    init: DFF<Bits<UNITS_BITS>>,
     init_done: DFF<Bit>,
     /// Units holding work whose last answer has not reached the framer.
-    outstanding: DFF<Bits<11>>,
+    outstanding: DFF<Bits<UNITS_BITS>>,
     state: DFF<State>,
     /// A word and a free id are queued (registered: dispatch starts from flip-flops).
     can_dispatch: DFF<Bit>,
@@ -92,7 +92,7 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     beat_data: DFF<Bits<M>>,
     go: Signal<Local, Bit>,
 
-    units: Constant<Bits<11>>,
+    units: Constant<Bits<UNITS_BITS>>,
     decode_cycles: Constant<Bits<4>>,
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,
@@ -108,7 +108,7 @@ impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
     /// `units` on the chain (ids 0..units-1); `decode_cycles`: the kind's decoder's
     /// latency; `up_right`: the rotation of the rising diagonals into load order.
     pub fn new(units: usize, decode_cycles: usize, up_right: usize) -> Self {
-        assert!((1..=1 << ID_BITS).contains(&units), "1 to 1024 units");
+        assert!((1..=MAX_UNITS).contains(&units), "1 to {MAX_UNITS} units");
         Self {
             clock: Default::default(),
             queued: Default::default(),
@@ -122,7 +122,7 @@ impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
             back_id: Default::default(),
             dn: Default::default(),
             idle: Default::default(),
-            free: Default::default(),
+            free: Queue::holding(crate::front::table_bits(units)),
             init: Default::default(),
             init_done: Default::default(),
             outstanding: Default::default(),

@@ -28,7 +28,8 @@ use rust_hdl::prelude::*;
 const RECORD_BITS: usize = SLOT_BITS;
 /// Record queue entry: id and record.
 const ENTRY_BITS: usize = ID_BITS + RECORD_BITS;
-/// Address bits of the record queue: room for every slot of a chain of 1,024 stages and more.
+/// Address bits of the record queue at most: room for every slot of a chain of the most
+/// stages and more. It is built twice the size of the unit ids' tables ([`record_bits`]).
 const RECORD_QUEUE_BITS: usize = ID_BITS + 1;
 const RECORD_QUEUE_BITS1: usize = RECORD_QUEUE_BITS + 1;
 /// Records beyond the chain's slots that may still arrive once holds are sent: the hold's
@@ -74,7 +75,7 @@ pub struct GroupFront<const M: usize, const M1: usize, const D: usize, const W: 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront<M, M1, D, W> {
     /// Records the queue takes before holds go out, with `units` stages on the chain.
     pub fn room(units: usize) -> usize {
-        (1 << RECORD_QUEUE_BITS) - units - HOLD_SLACK
+        (1 << record_bits(units)) - units - HOLD_SLACK
     }
 
     /// `units`: grouped stages on the chain (ids 0..units-1); `ident`: what it answers an
@@ -99,7 +100,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront
             // The rising diagonals' rotation into load order: right by M + 1.
             base: Base::new(units, GROUP_CRC_XOR, LATENCY, M + 1, ident),
             dec: SouthDecoder::new(),
-            records: Default::default(),
+            records: Queue::holding(record_bits(units)),
             queued: Default::default(),
             hold_r: Default::default(),
             arrive: Default::default(),
@@ -118,6 +119,11 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront
             record_xor: Constant::new(GROUP_CRC_XOR.to_bits()),
         }
     }
+}
+
+/// Address bits of the record queue of a chain of `units` stages: twice the word table.
+fn record_bits(units: usize) -> usize {
+    crate::front::table_bits(units) + 1
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for GroupFront<M, M1, D, W> {

@@ -36,6 +36,7 @@ use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
 use crate::solver::decoder::{Decoder, LATENCY};
+use crate::solver::load::UNITS_BITS;
 use crate::solver::orient::{self, Orient};
 use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS, SLOT_BITS, SLOT_COUNT_AT};
@@ -55,6 +56,13 @@ const ENTRY_BITS: usize = ID_BITS + RECORD_BITS;
 /// Words the core queues beyond those its units hold: a host may send this many more than
 /// the units before a frame is dropped for lack of room.
 pub const WORD_QUEUE: usize = 1 << WORD_QUEUE_BITS;
+
+/// Address bits of the front end's tables of unit ids and answers (the free list, the word
+/// table, the answer queues): enough for `units`, and never below 10, a block RAM's 1,024
+/// words, so that a core of up to 1,024 units is built as before the ids widened.
+pub fn table_bits(units: usize) -> usize {
+    units.next_power_of_two().trailing_zeros().max(10) as usize
+}
 
 /// Subproblems a core of `units` units holds at once: one in each unit and the word queue.
 pub fn holds(units: usize) -> usize {
@@ -86,8 +94,8 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     base: Base<M, D, W, ENTRY_BITS>,
     dec: Decoder<M, D, W>,
     orient: Orient<M, D>,
-    results: Queue<Bits<ENTRY_BITS>, ID_BITS, 11>,
-    cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, 11>,
+    results: Queue<Bits<ENTRY_BITS>, ID_BITS, UNITS_BITS>,
+    cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, UNITS_BITS>,
     /// The cycle count of the result being framed.
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
     tail: Signal<Local, Bits<PAYLOAD_BITS>>,
@@ -125,8 +133,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             base: Base::new(units, 0, LATENCY + orient::LATENCY, M - 1, ident),
             dec: Decoder::new(),
             orient: Default::default(),
-            results: Default::default(),
-            cycles: Default::default(),
+            results: Queue::holding(table_bits(units)),
+            cycles: Queue::holding(table_bits(units)),
             entry_cycles: Default::default(),
             tail: Default::default(),
             with_cycles: Constant::new(with_cycles),

@@ -15,6 +15,10 @@
 //! register beside `wr`) and `rd`, so the RAM's write enable is one LUT after `write`. From
 //! the pointers' comparison, shared by synthesis with the read side's, to the block RAM's
 //! byte enable had been six LUT levels, the 32-unit top's critical path at one seed.
+//!
+//! A queue may hold fewer than 2^N entries ([`Queue::holding`]): the queues of unit ids are
+//! sized for the units there are. Only the pointers' low bits are read then, and synthesis
+//! drops the others.
 
 use crate::front::ram::Ram;
 use crate::solver::keep::Keep;
@@ -55,9 +59,10 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     take: Signal<Local, Bit>,
     put: Signal<Local, Bit>,
     level: Signal<Local, Bits<NP1>>,
-    /// The wrap bit alone, and the level of one free place.
+    /// The wrap bit alone, the level of one free place, and the pointers' bits in use.
     wrap: Constant<Bits<NP1>>,
     nearly: Constant<Bits<NP1>>,
+    used: Constant<Bits<NP1>>,
 }
 
 impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
@@ -79,7 +84,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
         self.wr_seen.d.next = self.wr.q.val();
         // A write alone fills the last place; a read, alone or with a write (which a full
         // queue refuses), leaves one free; neither leaves `full` as it is.
-        self.keep_fill.a.next = (self.wr1.q.val() ^ self.rd.q.val()) == self.wrap.val();
+        self.keep_fill.a.next = ((self.wr1.q.val() ^ self.rd.q.val()) & self.used.val()) == self.wrap.val();
         self.full_r.d.next = self.full_r.q.val();
         if self.take.val() {
             self.full_r.d.next = false;
@@ -89,13 +94,13 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
         self.full.next = self.full_r.q.val();
         // As `SynchronousFIFO` with a block of one: the level the read side sees, or the
         // whole queue when full.
-        self.level.next = self.wr_seen.q.val() - self.rd.q.val();
+        self.level.next = (self.wr_seen.q.val() - self.rd.q.val()) & self.used.val();
         self.almost_full.next = self.full_r.q.val() | (self.level.val() >= self.nearly.val());
 
         // Read side: the RAM reads the head, or the next entry when the head is taken.
         self.ram.read_address.next = self.rd.q.val().get_bits::<N>(0);
-        self.keep_stay.a.next = self.rd.q.val() != self.wr.q.val();
-        self.keep_take.a.next = self.rd1.q.val() != self.wr.q.val();
+        self.keep_stay.a.next = ((self.rd.q.val() ^ self.wr.q.val()) & self.used.val()) != 0;
+        self.keep_take.a.next = ((self.rd1.q.val() ^ self.wr.q.val()) & self.used.val()) != 0;
         self.filled.d.next = self.keep_stay.y.val();
         if self.take.val() {
             self.ram.read_address.next = self.rd1.q.val().get_bits::<N>(0);
@@ -110,7 +115,15 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
 
 impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
     fn default() -> Self {
+        Self::holding(N)
+    }
+}
+
+impl<D: Synth, const N: usize, const NP1: usize> Queue<D, N, NP1> {
+    /// A queue of 2^`bits` entries (`bits` at most N).
+    pub fn holding(bits: usize) -> Self {
         assert_eq!(NP1, N + 1);
+        assert!((1..=N).contains(&bits), "1 to {N} address bits");
         Self {
             clock: Default::default(),
             read: Default::default(),
@@ -120,7 +133,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
             data_in: Default::default(),
             full: Default::default(),
             almost_full: Default::default(),
-            ram: Default::default(),
+            ram: Ram::with_bits(bits),
             rd: Default::default(),
             rd1: DFFWithInit::new(1_u64.to_bits()),
             wr: Default::default(),
@@ -134,8 +147,9 @@ impl<D: Synth, const N: usize, const NP1: usize> Default for Queue<D, N, NP1> {
             take: Default::default(),
             put: Default::default(),
             level: Default::default(),
-            wrap: Constant::new((1_u64 << N).to_bits()),
-            nearly: Constant::new(((1_u64 << N) - 1).to_bits()),
+            wrap: Constant::new((1_u64 << bits).to_bits()),
+            nearly: Constant::new(((1_u64 << bits) - 1).to_bits()),
+            used: Constant::new(((2_u64 << bits) - 1).to_bits()),
         }
     }
 }

@@ -6,7 +6,7 @@
 //! records' number and the walk's cycles. A unit is free again once its end record leaves.
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::beat::{Beat, BeatOut, LoadsOut};
+use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
 use crate::solver::grouped::GroupedUnit;
 use crate::solver::slot::{Slot, SlotOut};
@@ -109,14 +109,18 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, 
         self.tap.my_id.next = self.my_id.val();
         Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
         BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        LoadsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
+        self.unit.load_rows.next = self.tap.load_rows.val();
+        self.unit.load_cols.next = self.tap.load_cols.val();
+        self.unit.shift.next = self.tap.shift.val();
+        self.unit.load_data.next = self.tap.load_data.val();
+        self.unit.start.next = self.tap.start.val();
 
         // The walk's cycles (the high half catches up a cycle later, long before the end
         // record can leave: the read-out takes hundreds).
         clock!(self, clock, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.load.start.val();
-        if self.tap.load.start.val() {
+        self.cycles.clear.next = self.tap.start.val();
+        if self.tap.start.val() {
             self.ended.d.next = false;
         }
 

@@ -6,8 +6,14 @@
 use queens_core::south::SouthWalk;
 use queens_core::Blocking;
 
-/// Width of a unit id on the chains (up to 1024 units).
-pub const ID_BITS: usize = 10;
+/// Width of a unit id on the chains: up to 4,096 units. The largest device of boards/ holds
+/// 1,613 (the U55C's LUTs at N = 28); two bits more than that needs cost each stage four
+/// flip-flops and a compare one LUT input wider, and leave room for larger devices.
+pub const ID_BITS: usize = 12;
+/// The most units a core addresses.
+pub const MAX_UNITS: usize = 1 << ID_BITS;
+/// Bits of a count of units, 0 to [`MAX_UNITS`].
+pub const UNITS_BITS: usize = ID_BITS + 1;
 
 /// Kinds of downstream beat: the unit's three loads ([`Load`]), then its start.
 pub const BEAT_ROWS: u64 = 0;

@@ -8,7 +8,7 @@
 //! a 40-bit register and its share of the collection chain in every stage.
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::beat::{Beat, BeatOut, LoadsOut};
+use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
 use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::tap::Tap;
@@ -118,14 +118,18 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.tap.my_id.next = self.my_id.val();
         Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
         BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        LoadsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
+        self.unit.load_rows.next = self.tap.load_rows.val();
+        self.unit.load_cols.next = self.tap.load_cols.val();
+        self.unit.shift.next = self.tap.shift.val();
+        self.unit.load_data.next = self.tap.load_data.val();
+        self.unit.start.next = self.tap.start.val();
 
         // The result record.
         clock!(self, clock, count, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.load.start.val();
+        self.cycles.clear.next = self.tap.start.val();
         self.count.inc.next = self.unit.sol.val();
-        self.count.clear.next = self.tap.load.start.val();
+        self.count.clear.next = self.tap.start.val();
         if self.unit.sol.val() {
             if self.m13.q.val() == 12 {
                 self.m13.d.next = 0.into();
@@ -138,7 +142,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
                 self.m15.d.next = self.m15.q.val() + 1;
             }
         }
-        if self.tap.load.start.val() {
+        if self.tap.start.val() {
             self.m13.d.next = 0.into();
             self.m15.d.next = 0.into();
         }

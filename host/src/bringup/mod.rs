@@ -259,7 +259,9 @@ pub fn check_saying(conn: Connection, o: &CheckOptions, say: &mut dyn FnMut(Stri
             .filter(|k| 3 * cost(k) <= 2 * cost(&dearest))
             .min_by_key(|k| cost(k).abs_diff(cost(&dearest) / 2))
             .copied();
-        let burst = room.unwrap_or(2 * units_hint + WORD_QUEUE).min(1024);
+        // At most what the largest core holds: enough to keep every unit of any of ours busy.
+        let most = queens_hdl::front::holds(queens_hdl::solver::load::MAX_UNITS);
+        let burst = room.unwrap_or(2 * units_hint + WORD_QUEUE).min(most);
         let plan = |span| probe::ProbePlan {
             burst,
             span,

@@ -35,10 +35,10 @@ pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
 // that makes sense before anything runs, and a bad one is named with its option by clap. A
 // board size is a `queens_core::BoardSize`, read by its own `FromStr`.
 
-/// Solver units of one board: an array holds 1 to 1024 (10-bit unit ids).
-pub const MAX_UNITS: u64 = 1 << 10;
+/// Solver units of one board: an array holds 1 to 4,096 (12-bit unit ids).
+pub const MAX_UNITS: u64 = queens_hdl::solver::load::MAX_UNITS as u64;
 
-/// `--solvers`: 1..=1024 units.
+/// `--solvers`: 1..=4096 units.
 pub fn units() -> RangedU64ValueParser<usize> {
     RangedU64ValueParser::new().range(1..=MAX_UNITS)
 }

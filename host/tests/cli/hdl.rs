@@ -357,7 +357,7 @@ fn report_pnr_refuses_what_it_cannot_route() {
             &["--target-mhz", "1000"],
             "--target-mhz 1000: an ECP5 clock is 10 to 400 MHz",
         ),
-        (&["--solvers", "8,0"], "a unit count 1..=1024, or fit"),
+        (&["--solvers", "8,0"], "a unit count 1..=4096, or fit"),
     ];
     for (extra, want) in cases {
         let out = report_pnr(&[extra]);

@@ -19,7 +19,7 @@ pub struct EmitArgs {
     /// Board size, 6..=32 (default: the board's, 27 for generic).
     #[arg(long)]
     n: Option<BoardSize>,
-    /// Solver units, 1..=1024 (default: as many as fit the board, 8 for generic).
+    /// Solver units, 1..=4096 (default: as many as fit the board, 8 for generic).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
     /// Arbiter implementation: adder, carry4, ccu2c or prefix (default: carry4 on Xilinx

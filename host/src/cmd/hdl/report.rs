@@ -63,8 +63,11 @@ fn parse_units(s: &str) -> Result<Units, String> {
     match s {
         "fit" => Ok(Units::Fit),
         _ => match s.parse::<usize>() {
-            Ok(k) if (1..=1024).contains(&k) => Ok(Units::Count(k)),
-            _ => Err(format!("{s:?}: a unit count 1..=1024, or fit")),
+            Ok(k) if (1..=crate::cmd::MAX_UNITS as usize).contains(&k) => Ok(Units::Count(k)),
+            _ => Err(format!(
+                "{s:?}: a unit count 1..={}, or fit",
+                crate::cmd::MAX_UNITS
+            )),
         },
     }
 }

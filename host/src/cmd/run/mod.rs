@@ -40,7 +40,7 @@ pub struct Args {
     /// renews every second); work of a host that stops returns to the others after this.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0, value_parser = super::parse_lease)]
     lease: f64,
-    /// Solver units per board, 1..=1024, for links that do not say (sim:K does).
+    /// Solver units per board, 1..=4096, for links that do not say (sim:K does).
     #[arg(long, default_value_t = 360, value_parser = super::units())]
     solvers: usize,
     /// Subproblems each board holds beyond its units (the core's word queue is 16), 0..=4096.

@@ -10,7 +10,7 @@ pub struct BoardArgs {
     /// Board size, 6..=32.
     #[arg(long)]
     n: BoardSize,
-    /// Solver units, 1..=1024 (default 360; a netlist: 2).
+    /// Solver units, 1..=4096 (default 360; a netlist: 2).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
     /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707.
