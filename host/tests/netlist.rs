@@ -1,7 +1,8 @@
 //! The netlist engine as a user runs it: a board top after synthesis or routing, simulated
 //! through its pins, counts every canonical subproblem exactly with the cycle model's cycles;
-//! a netlist broken by hand is caught and the subproblem named. Needs the open ECP5 tools
-//! and Verilator (scripts/test.sh installs them).
+//! a netlist broken by hand is caught and the subproblem named; the U55C's stream top,
+//! synthesized for UltraScale+, counts through its stream ports and under `queens run --link
+//! pcie:`. Needs the open ECP5 tools and Verilator (scripts/test.sh installs them).
 
 use crate::common;
 
@@ -176,6 +177,73 @@ fn the_kc705_xc7_grouped_netlist_counts_n8_exactly() {
         "sim", "check", "8", "--unit", "grouped", "--engine", "netlist", "--board", "kc705",
     ]);
     assert_exact(&v, 8, 92);
+}
+
+/// The U55C's PCIe build without the XDMA IP: its stream top (the core behind its
+/// AXI4-Stream ports) as yosys maps it for Virtex UltraScale+, driven through its stream ports
+/// by the harness's model of XDMA's streams (beats of 1 to 16 bytes, a ready that comes and
+/// goes, TLAST checked at every frame's end).
+#[test]
+fn the_u55c_xcup_netlist_counts_n10_exactly_through_its_stream_ports() {
+    let v = check_json(&[
+        "sim", "check", "10", "--unit", "plain", "--engine", "netlist", "--board", "u55c",
+    ]);
+    assert_exact(&v, 10, 724);
+    assert_eq!(v["engine"], "netlist (xcup, synth_xilinx, stream ports)");
+    let netlist = std::fs::read_to_string(v["netlist"].as_str().expect("its path")).unwrap();
+    // An UltraScale+ mapping: the block RAMs are the E2 cells (on our models), the LUT-RAMs
+    // RAM32M16; no I/O buffers (the stream top sits inside the PCIe top).
+    for cell in ["RAMB18E2 ", "RAM32M16 "] {
+        assert!(netlist.contains(cell), "no {cell}in the xcup netlist");
+    }
+    for cell in ["RAMB18E1 ", "RAMB36E1 ", "IBUF ", "OBUF "] {
+        assert!(!netlist.contains(cell), "{cell}in the xcup netlist");
+    }
+}
+
+#[test]
+fn the_u55c_xcup_grouped_netlist_counts_n10_exactly_through_its_stream_ports() {
+    let v = check_json(&[
+        "sim", "check", "10", "--unit", "grouped", "--engine", "netlist", "--board", "u55c",
+    ]);
+    assert_exact(&v, 10, 724);
+}
+
+/// `queens run --link pcie:...` against the U55C netlist: FIFOs stand in for XDMA's
+/// character devices, and behind them the netlist runs under Verilator with the harness
+/// playing XDMA's streams.
+#[test]
+fn queens_run_over_pcie_counts_n10_exactly_on_the_u55c_netlist() {
+    use queens_sim::netlist::{make, Flow, NetlistEngine};
+    let b = queens_hdl::board::Board::load("u55c").unwrap();
+    let net = make(&b, 10, 2, queens_core::UnitKind::Plain, Flow::XcupSynthesized, &|_| {})
+        .expect("the U55C netlist");
+    let design = NetlistEngine::new(net).verilated().expect("the netlist compiled");
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("xdma0");
+    let h2c = std::path::PathBuf::from(format!("{}_h2c_0", base.display()));
+    let c2h = std::path::PathBuf::from(format!("{}_c2h_0", base.display()));
+    for p in [&h2c, &c2h] {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string and mode.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+    std::thread::spawn(move || {
+        let input = std::fs::File::open(h2c).unwrap();
+        let mut output = std::fs::OpenOptions::new().write(true).open(c2h).unwrap();
+        let _ = queens_sim::board::serve_verilated(&design, Default::default(), 1, input, &mut output);
+    });
+    let out = common::queens()
+        .args(["run", "10", "--json", "--solvers", "2", "--link"])
+        .arg(format!("pcie:{}", base.display()))
+        .arg("--campaign")
+        .arg(dir.path().join("q10"))
+        .output()
+        .expect("queens runs");
+    let r: serde_json::Value = serde_json::from_str(&common::ok(&out)).expect("one JSON object");
+    assert_eq!(r["total"], 724, "{r}");
+    assert_eq!(r["complete"], true, "{r}");
+    assert_eq!(r["solved"], r["subproblems"], "{r}");
 }
 
 #[test]

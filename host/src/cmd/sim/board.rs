@@ -13,7 +13,7 @@ pub struct BoardArgs {
     /// Solver units, 1..=1024 (default 360; a netlist: 2).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
-    /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707.
+    /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707, u55c.
     #[arg(long, value_name = "B")]
     board: Option<String>,
     /// Listen on this TCP address (one host connection at a time).
