@@ -209,30 +209,32 @@ fn the_u55c_xcup_grouped_netlist_counts_n10_exactly_through_its_stream_ports() {
     assert_exact(&v, 10, 724);
 }
 
-/// `queens run --link pcie:...` against the U55C netlist: FIFOs stand in for XDMA's
-/// character devices, and behind them the netlist runs under Verilator with the harness
-/// playing XDMA's streams.
+/// `queens run --link pcie:...` against the U55C netlist: `queens sim board --xdma` serves
+/// it on FIFOs standing in for XDMA's character devices, the netlist under Verilator behind
+/// them with the harness playing XDMA's streams.
 #[test]
 fn queens_run_over_pcie_counts_n10_exactly_on_the_u55c_netlist() {
-    use queens_sim::netlist::{make, Flow, NetlistEngine};
-    let b = queens_hdl::board::Board::load("u55c").unwrap();
-    let net = make(&b, 10, 2, queens_core::UnitKind::Plain, Flow::XcupSynthesized, &|_| {})
-        .expect("the U55C netlist");
-    let design = NetlistEngine::new(net).verilated().expect("the netlist compiled");
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("xdma0");
-    let h2c = std::path::PathBuf::from(format!("{}_h2c_0", base.display()));
-    let c2h = std::path::PathBuf::from(format!("{}_c2h_0", base.display()));
-    for p in [&h2c, &c2h] {
-        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-        // SAFETY: a valid C string and mode.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mut board = common::queens()
+        .args([
+            "sim", "board", "--n", "10", "--unit", "plain", "--engine", "netlist",
+        ])
+        .args(["--board", "u55c", "--xdma"])
+        .arg(&base)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("queens sim board starts");
+    // The FIFOs appear once the netlist is made and compiled.
+    let c2h = dir.path().join("xdma0_c2h_0");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(900);
+    while !c2h.exists() {
+        if let Some(status) = board.try_wait().unwrap() {
+            panic!("queens sim board exited with {status}");
+        }
+        assert!(std::time::Instant::now() < deadline, "no FIFOs after 15 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    std::thread::spawn(move || {
-        let input = std::fs::File::open(h2c).unwrap();
-        let mut output = std::fs::OpenOptions::new().write(true).open(c2h).unwrap();
-        let _ = queens_sim::board::serve_verilated(&design, Default::default(), 1, input, &mut output);
-    });
     let out = common::queens()
         .args(["run", "10", "--json", "--solvers", "2", "--link"])
         .arg(format!("pcie:{}", base.display()))
@@ -240,6 +242,8 @@ fn queens_run_over_pcie_counts_n10_exactly_on_the_u55c_netlist() {
         .arg(dir.path().join("q10"))
         .output()
         .expect("queens runs");
+    let _ = board.kill();
+    let _ = board.wait();
     let r: serde_json::Value = serde_json::from_str(&common::ok(&out)).expect("one JSON object");
     assert_eq!(r["total"], 724, "{r}");
     assert_eq!(r["complete"], true, "{r}");

@@ -109,7 +109,11 @@ impl Verilated {
 
     /// Compiles a stream top's netlist (module `name`, the ports of the emitted stream top)
     /// with its cell models in `verilog`, the harness playing XDMA's streams on its ports.
-    pub fn build_stream_netlist(cfg: CoreConfig, name: &str, verilog: String) -> Result<Self, VerilatorError> {
+    pub fn build_stream_netlist(
+        cfg: CoreConfig,
+        name: &str,
+        verilog: String,
+    ) -> Result<Self, VerilatorError> {
         let size = queens_core::BoardSize::new(cfg.n as u32).expect("a checked size");
         // A core of grouped units answers group records, whose length differs from results.
         let frame = cfg.unit.answer_payload_len(size, cfg.with_cycles) + 2;
