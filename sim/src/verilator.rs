@@ -119,6 +119,7 @@ impl Verilated {
         let frame = cfg.unit.answer_payload_len(size, cfg.with_cycles) + 2;
         let defines = vec![
             "-DSTREAM_TOP".to_string(),
+            // The harness ignores it; it asks for a cell library's compile options below.
             "-DNETLIST".to_string(),
             format!("-DFRAME_BYTES={frame}"),
             format!("-DIDENT_BYTES={}", queens_core::ident::ANSWER_FRAME),

@@ -14,8 +14,10 @@
 //!
 //! [`NetlistEngine`] simulates it with yosys' own cell models (`cells_sim.v` of the same
 //! yosys), our models of the cells yosys leaves as black boxes (`netlist/ecp5.v`,
-//! `netlist/xc7.v`, `netlist/xcup.v`, the block RAMs of both in `netlist/xilinx_ramb.v`), and a bench module that drives the board top's pins: the reference
-//! clock, and the UART at the test baud rate, through the PLL's lock and the start-up gate.
+//! `netlist/xc7.v`, `netlist/xcup.v`, the Xilinx block RAMs in `netlist/xilinx_ramb.v`), and
+//! a bench module that drives the board top's pins: the reference clock, and the UART at the
+//! test baud rate, through the PLL's lock and the start-up gate (the stream top: the
+//! harness's stream ports instead).
 //! The frames are the host's own (`crate::wire`).
 //!
 //! Simulator: Verilator. The routed two-unit ULX3S netlist (about 4,400 cells) builds in
