@@ -53,8 +53,21 @@ module RAMB18E2(CASDOUTA, CASDOUTB, CASDOUTPA, CASDOUTPB, DOUTADOUT, DOUTBDOUT, 
     parameter [17:0] INIT_B = 18'h0;
     parameter [17:0] SRVAL_A = 18'h0;
     parameter [17:0] SRVAL_B = 18'h0;
-    parameter [255:0] INIT_00, INIT_01, INIT_02, INIT_03, INIT_04, INIT_05, INIT_06, INIT_07, INIT_08, INIT_09, INIT_0A, INIT_0B, INIT_0C, INIT_0D, INIT_0E, INIT_0F, INIT_10, INIT_11, INIT_12, INIT_13, INIT_14, INIT_15, INIT_16, INIT_17, INIT_18, INIT_19, INIT_1A, INIT_1B, INIT_1C, INIT_1D, INIT_1E, INIT_1F, INIT_20, INIT_21, INIT_22, INIT_23, INIT_24, INIT_25, INIT_26, INIT_27, INIT_28, INIT_29, INIT_2A, INIT_2B, INIT_2C, INIT_2D, INIT_2E, INIT_2F, INIT_30, INIT_31, INIT_32, INIT_33, INIT_34, INIT_35, INIT_36, INIT_37, INIT_38, INIT_39, INIT_3A, INIT_3B, INIT_3C, INIT_3D, INIT_3E, INIT_3F = 0;
-    parameter [255:0] INITP_00, INITP_01, INITP_02, INITP_03, INITP_04, INITP_05, INITP_06, INITP_07 = 0;
+    // Each its own default (a list with one "= 0" gives it to the last only).
+    parameter [255:0] INIT_00 = 0, INIT_01 = 0, INIT_02 = 0, INIT_03 = 0, INIT_04 = 0, INIT_05 = 0,
+        INIT_06 = 0, INIT_07 = 0, INIT_08 = 0, INIT_09 = 0, INIT_0A = 0, INIT_0B = 0,
+        INIT_0C = 0, INIT_0D = 0, INIT_0E = 0, INIT_0F = 0, INIT_10 = 0, INIT_11 = 0,
+        INIT_12 = 0, INIT_13 = 0, INIT_14 = 0, INIT_15 = 0, INIT_16 = 0, INIT_17 = 0,
+        INIT_18 = 0, INIT_19 = 0, INIT_1A = 0, INIT_1B = 0, INIT_1C = 0, INIT_1D = 0,
+        INIT_1E = 0, INIT_1F = 0, INIT_20 = 0, INIT_21 = 0, INIT_22 = 0, INIT_23 = 0,
+        INIT_24 = 0, INIT_25 = 0, INIT_26 = 0, INIT_27 = 0, INIT_28 = 0, INIT_29 = 0,
+        INIT_2A = 0, INIT_2B = 0, INIT_2C = 0, INIT_2D = 0, INIT_2E = 0, INIT_2F = 0,
+        INIT_30 = 0, INIT_31 = 0, INIT_32 = 0, INIT_33 = 0, INIT_34 = 0, INIT_35 = 0,
+        INIT_36 = 0, INIT_37 = 0, INIT_38 = 0, INIT_39 = 0, INIT_3A = 0, INIT_3B = 0,
+        INIT_3C = 0, INIT_3D = 0, INIT_3E = 0, INIT_3F = 0;
+    // Each its own default (a list with one "= 0" gives it to the last only).
+    parameter [255:0] INITP_00 = 0, INITP_01 = 0, INITP_02 = 0, INITP_03 = 0, INITP_04 = 0,
+        INITP_05 = 0, INITP_06 = 0, INITP_07 = 0;
     // Cascades, the address enables, sleep: not modelled. A netlist that uses them stops
     // here (yosys ties ADDRENA and ADDRENB high and SLEEP low, and sets none of them).
     initial
@@ -136,8 +149,34 @@ module RAMB36E2(CASDOUTA, CASDOUTB, CASDOUTPA, CASDOUTPB, CASOUTDBITERR, CASOUTS
     parameter [35:0] INIT_B = 36'h0;
     parameter [35:0] SRVAL_A = 36'h0;
     parameter [35:0] SRVAL_B = 36'h0;
-    parameter [255:0] INIT_00, INIT_01, INIT_02, INIT_03, INIT_04, INIT_05, INIT_06, INIT_07, INIT_08, INIT_09, INIT_0A, INIT_0B, INIT_0C, INIT_0D, INIT_0E, INIT_0F, INIT_10, INIT_11, INIT_12, INIT_13, INIT_14, INIT_15, INIT_16, INIT_17, INIT_18, INIT_19, INIT_1A, INIT_1B, INIT_1C, INIT_1D, INIT_1E, INIT_1F, INIT_20, INIT_21, INIT_22, INIT_23, INIT_24, INIT_25, INIT_26, INIT_27, INIT_28, INIT_29, INIT_2A, INIT_2B, INIT_2C, INIT_2D, INIT_2E, INIT_2F, INIT_30, INIT_31, INIT_32, INIT_33, INIT_34, INIT_35, INIT_36, INIT_37, INIT_38, INIT_39, INIT_3A, INIT_3B, INIT_3C, INIT_3D, INIT_3E, INIT_3F, INIT_40, INIT_41, INIT_42, INIT_43, INIT_44, INIT_45, INIT_46, INIT_47, INIT_48, INIT_49, INIT_4A, INIT_4B, INIT_4C, INIT_4D, INIT_4E, INIT_4F, INIT_50, INIT_51, INIT_52, INIT_53, INIT_54, INIT_55, INIT_56, INIT_57, INIT_58, INIT_59, INIT_5A, INIT_5B, INIT_5C, INIT_5D, INIT_5E, INIT_5F, INIT_60, INIT_61, INIT_62, INIT_63, INIT_64, INIT_65, INIT_66, INIT_67, INIT_68, INIT_69, INIT_6A, INIT_6B, INIT_6C, INIT_6D, INIT_6E, INIT_6F, INIT_70, INIT_71, INIT_72, INIT_73, INIT_74, INIT_75, INIT_76, INIT_77, INIT_78, INIT_79, INIT_7A, INIT_7B, INIT_7C, INIT_7D, INIT_7E, INIT_7F = 0;
-    parameter [255:0] INITP_00, INITP_01, INITP_02, INITP_03, INITP_04, INITP_05, INITP_06, INITP_07, INITP_08, INITP_09, INITP_0A, INITP_0B, INITP_0C, INITP_0D, INITP_0E, INITP_0F = 0;
+    // Each its own default (a list with one "= 0" gives it to the last only).
+    parameter [255:0] INIT_00 = 0, INIT_01 = 0, INIT_02 = 0, INIT_03 = 0, INIT_04 = 0, INIT_05 = 0,
+        INIT_06 = 0, INIT_07 = 0, INIT_08 = 0, INIT_09 = 0, INIT_0A = 0, INIT_0B = 0,
+        INIT_0C = 0, INIT_0D = 0, INIT_0E = 0, INIT_0F = 0, INIT_10 = 0, INIT_11 = 0,
+        INIT_12 = 0, INIT_13 = 0, INIT_14 = 0, INIT_15 = 0, INIT_16 = 0, INIT_17 = 0,
+        INIT_18 = 0, INIT_19 = 0, INIT_1A = 0, INIT_1B = 0, INIT_1C = 0, INIT_1D = 0,
+        INIT_1E = 0, INIT_1F = 0, INIT_20 = 0, INIT_21 = 0, INIT_22 = 0, INIT_23 = 0,
+        INIT_24 = 0, INIT_25 = 0, INIT_26 = 0, INIT_27 = 0, INIT_28 = 0, INIT_29 = 0,
+        INIT_2A = 0, INIT_2B = 0, INIT_2C = 0, INIT_2D = 0, INIT_2E = 0, INIT_2F = 0,
+        INIT_30 = 0, INIT_31 = 0, INIT_32 = 0, INIT_33 = 0, INIT_34 = 0, INIT_35 = 0,
+        INIT_36 = 0, INIT_37 = 0, INIT_38 = 0, INIT_39 = 0, INIT_3A = 0, INIT_3B = 0,
+        INIT_3C = 0, INIT_3D = 0, INIT_3E = 0, INIT_3F = 0, INIT_40 = 0, INIT_41 = 0,
+        INIT_42 = 0, INIT_43 = 0, INIT_44 = 0, INIT_45 = 0, INIT_46 = 0, INIT_47 = 0,
+        INIT_48 = 0, INIT_49 = 0, INIT_4A = 0, INIT_4B = 0, INIT_4C = 0, INIT_4D = 0,
+        INIT_4E = 0, INIT_4F = 0, INIT_50 = 0, INIT_51 = 0, INIT_52 = 0, INIT_53 = 0,
+        INIT_54 = 0, INIT_55 = 0, INIT_56 = 0, INIT_57 = 0, INIT_58 = 0, INIT_59 = 0,
+        INIT_5A = 0, INIT_5B = 0, INIT_5C = 0, INIT_5D = 0, INIT_5E = 0, INIT_5F = 0,
+        INIT_60 = 0, INIT_61 = 0, INIT_62 = 0, INIT_63 = 0, INIT_64 = 0, INIT_65 = 0,
+        INIT_66 = 0, INIT_67 = 0, INIT_68 = 0, INIT_69 = 0, INIT_6A = 0, INIT_6B = 0,
+        INIT_6C = 0, INIT_6D = 0, INIT_6E = 0, INIT_6F = 0, INIT_70 = 0, INIT_71 = 0,
+        INIT_72 = 0, INIT_73 = 0, INIT_74 = 0, INIT_75 = 0, INIT_76 = 0, INIT_77 = 0,
+        INIT_78 = 0, INIT_79 = 0, INIT_7A = 0, INIT_7B = 0, INIT_7C = 0, INIT_7D = 0,
+        INIT_7E = 0, INIT_7F = 0;
+    // Each its own default (a list with one "= 0" gives it to the last only).
+    parameter [255:0] INITP_00 = 0, INITP_01 = 0, INITP_02 = 0, INITP_03 = 0, INITP_04 = 0,
+        INITP_05 = 0, INITP_06 = 0, INITP_07 = 0, INITP_08 = 0, INITP_09 = 0,
+        INITP_0A = 0, INITP_0B = 0, INITP_0C = 0, INITP_0D = 0, INITP_0E = 0,
+        INITP_0F = 0;
     // Cascades, the address enables, sleep, ECC: not modelled. A netlist that uses them stops
     // here (yosys ties ADDRENA and ADDRENB high and SLEEP low, and sets none of them).
     initial
