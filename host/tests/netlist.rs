@@ -1,7 +1,8 @@
 //! The netlist engine as a user runs it: a board top after synthesis or routing, simulated
 //! through its pins, counts every canonical subproblem exactly with the cycle model's cycles;
-//! a netlist broken by hand is caught and the subproblem named. Needs the open ECP5 tools
-//! and Verilator (scripts/test.sh installs them).
+//! a netlist broken by hand is caught and the subproblem named; the U55C's stream top,
+//! synthesized for UltraScale+, counts through its stream ports and under `queens run --link
+//! pcie:`. Needs the open ECP5 tools and Verilator (scripts/test.sh installs them).
 
 use crate::common;
 
@@ -176,6 +177,77 @@ fn the_kc705_xc7_grouped_netlist_counts_n8_exactly() {
         "sim", "check", "8", "--unit", "grouped", "--engine", "netlist", "--board", "kc705",
     ]);
     assert_exact(&v, 8, 92);
+}
+
+/// The U55C's PCIe build without the XDMA IP: its stream top (the core behind its
+/// AXI4-Stream ports) as yosys maps it for Virtex UltraScale+, driven through its stream ports
+/// by the harness's model of XDMA's streams (beats of 1 to 16 bytes, a ready that comes and
+/// goes, TLAST checked at every frame's end).
+#[test]
+fn the_u55c_xcup_netlist_counts_n10_exactly_through_its_stream_ports() {
+    let v = check_json(&[
+        "sim", "check", "10", "--unit", "plain", "--engine", "netlist", "--board", "u55c",
+    ]);
+    assert_exact(&v, 10, 724);
+    assert_eq!(v["engine"], "netlist (xcup, synth_xilinx, stream ports)");
+    let netlist = std::fs::read_to_string(v["netlist"].as_str().expect("its path")).unwrap();
+    // An UltraScale+ mapping: the block RAMs are the E2 cells (on our models), the LUT-RAMs
+    // RAM32M16; no I/O buffers (the stream top sits inside the PCIe top).
+    for cell in ["RAMB18E2 ", "RAM32M16 "] {
+        assert!(netlist.contains(cell), "no {cell}in the xcup netlist");
+    }
+    for cell in ["RAMB18E1 ", "RAMB36E1 ", "IBUF ", "OBUF "] {
+        assert!(!netlist.contains(cell), "{cell}in the xcup netlist");
+    }
+}
+
+#[test]
+fn the_u55c_xcup_grouped_netlist_counts_n10_exactly_through_its_stream_ports() {
+    let v = check_json(&[
+        "sim", "check", "10", "--unit", "grouped", "--engine", "netlist", "--board", "u55c",
+    ]);
+    assert_exact(&v, 10, 724);
+}
+
+/// `queens run --link pcie:...` against the U55C netlist: `queens sim board --xdma` serves
+/// it on FIFOs standing in for XDMA's character devices, the netlist under Verilator behind
+/// them with the harness playing XDMA's streams.
+#[test]
+fn queens_run_over_pcie_counts_n10_exactly_on_the_u55c_netlist() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("xdma0");
+    let mut board = common::queens()
+        .args([
+            "sim", "board", "--n", "10", "--unit", "plain", "--engine", "netlist",
+        ])
+        .args(["--board", "u55c", "--xdma"])
+        .arg(&base)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("queens sim board starts");
+    // The FIFOs appear once the netlist is made and compiled.
+    let c2h = dir.path().join("xdma0_c2h_0");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(900);
+    while !c2h.exists() {
+        if let Some(status) = board.try_wait().unwrap() {
+            panic!("queens sim board exited with {status}");
+        }
+        assert!(std::time::Instant::now() < deadline, "no FIFOs after 15 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let out = common::queens()
+        .args(["run", "10", "--json", "--solvers", "2", "--link"])
+        .arg(format!("pcie:{}", base.display()))
+        .arg("--campaign")
+        .arg(dir.path().join("q10"))
+        .output()
+        .expect("queens runs");
+    let _ = board.kill();
+    let _ = board.wait();
+    let r: serde_json::Value = serde_json::from_str(&common::ok(&out)).expect("one JSON object");
+    assert_eq!(r["total"], 724, "{r}");
+    assert_eq!(r["complete"], true, "{r}");
+    assert_eq!(r["solved"], r["subproblems"], "{r}");
 }
 
 #[test]

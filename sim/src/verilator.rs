@@ -107,6 +107,26 @@ impl Verilated {
         Self::build_design(cfg, bench, verilog, defines, false)
     }
 
+    /// Compiles a stream top's netlist (module `name`, the ports of the emitted stream top)
+    /// with its cell models in `verilog`, the harness playing XDMA's streams on its ports.
+    pub fn build_stream_netlist(
+        cfg: CoreConfig,
+        name: &str,
+        verilog: String,
+    ) -> Result<Self, VerilatorError> {
+        let size = queens_core::BoardSize::new(cfg.n as u32).expect("a checked size");
+        // A core of grouped units answers group records, whose length differs from results.
+        let frame = cfg.unit.answer_payload_len(size, cfg.with_cycles) + 2;
+        let defines = vec![
+            "-DSTREAM_TOP".to_string(),
+            // The harness ignores it; it asks for a cell library's compile options below.
+            "-DNETLIST".to_string(),
+            format!("-DFRAME_BYTES={frame}"),
+            format!("-DIDENT_BYTES={}", queens_core::ident::ANSWER_FRAME),
+        ];
+        Self::build_design(cfg, name, verilog, defines, false)
+    }
+
     /// Compiles a given design (for instance an emitted one changed by hand) whose top
     /// module `name` has the ports of the emitted core or UART top.
     pub fn build_design(
@@ -171,7 +191,7 @@ impl Verilated {
         if trace {
             cmd.arg("--trace");
         }
-        if defines.iter().any(|d| d == "-DBOARD_TOP") {
+        if defines.iter().any(|d| d == "-DBOARD_TOP" || d == "-DNETLIST") {
             // Cell libraries carry specify blocks and delays, which a cycle simulation skips.
             cmd.args(["--no-timing", "-Wno-MULTIDRIVEN"]);
         }

@@ -194,14 +194,22 @@ fn pcie_checks(b: &Board) -> String {
          commands stubbed; every constrained port is a port of `queens_pcie`, with the pin and \
          I/O standard of the board file (`boards/{name}.toml`, which names the source of each \
          pin). The 128-bit stream top (this generator) counts exactly under Verilator with a \
-         model of XDMA's streams (`sim/tests/verilator.rs`, N = 10); this build's core and \
-         the width converters are not simulated here.\n\n\
+         model of XDMA's streams (`sim/tests/verilator.rs`, N = 10){netlist}; this build's \
+         core at its own N and units, and the width converters, are not simulated here.\n\n\
          Only Vivado and the card can check: that the IP configuration names \
          (`CONFIG.*`) and the IP's port names are Vivado's; that the IP's default PCIe block \
          and transceiver quads for `{part}` are the ones the edge connector is wired to (set \
-         them in the IP's customisation if not); that the design meets timing at 250 MHz and \
+         them in the IP's customisation if not); Vivado's own netlist (any simulated here is \
+         yosys' mapping); that the design meets timing at 250 MHz and \
          fits (`out/utilization.rpt`, `out/timing.rpt`); the bitstream on a card, the link \
          training at x{lanes} Gen{gen}, and the XDMA driver's devices.\n",
+        // The open flow that synthesizes this family's stream top (sim/src/netlist).
+        netlist = if b.family == super::Family::Virtexuplus {
+            ", and so does its netlist after yosys `synth_xilinx -family xcup` for two units \
+             (`host/tests/netlist.rs`, N = 10, also under `queens run --link pcie:`)"
+        } else {
+            ""
+        },
         gte = if b.family == super::Family::Virtexuplus {
             4
         } else {

@@ -12,9 +12,26 @@ fn channel(base: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(p)
 }
 
+/// The host-to-card and card-to-host devices of `base`.
+pub fn channels(base: &Path) -> (PathBuf, PathBuf) {
+    (channel(base, "_h2c_0"), channel(base, "_c2h_0"))
+}
+
+/// FIFOs standing in for the two devices of `base` (a simulated board serves on them), made
+/// where missing.
+pub fn make_fifos(base: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let (h2c, c2h) = channels(base);
+    for p in [&h2c, &c2h] {
+        if !p.exists() {
+            nix::unistd::mkfifo(p, nix::sys::stat::Mode::S_IRUSR | nix::sys::stat::Mode::S_IWUSR)
+                .map_err(|e| format!("making the FIFO {}: {e}", p.display()))?;
+        }
+    }
+    Ok((h2c, c2h))
+}
+
 pub fn open(base: &Path) -> Result<Connection, String> {
-    let h2c = channel(base, "_h2c_0");
-    let c2h = channel(base, "_c2h_0");
+    let (h2c, c2h) = channels(base);
     let why = |p: &Path, e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::NotFound {
             format!(

@@ -2,7 +2,7 @@
 
 use super::{BoardNetlist, TEST_CYCLES_PER_SAMPLE};
 use queens_core::UnitKind;
-use queens_hdl::board::build::{build_dir, BuildOptions};
+use queens_hdl::board::build::{build_dir, BuildOptions, PCIE_SOURCES};
 use queens_hdl::board::toolchain::trellis::{find_tool, pip_install, synth_script, REQUIREMENTS};
 use queens_hdl::board::toolchain::{SOURCES, TOP};
 use queens_hdl::board::{Board, Family, HostLink};
@@ -11,6 +11,13 @@ use queens_hdl::scratch::run_tool;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// The top module of the UltraScale+ netlist: the PCIe build's stream top.
+pub const STREAM_TOP: &str = "queens_stream";
+
+/// The UltraScale+ synthesis. The stream top sits inside the PCIe top, so no I/O buffers
+/// on its ports and no clock buffer (XDMA's user clock is global already).
+const XCUP_SYNTH: &str = "synth_xilinx -family xcup -flatten -noiopad -noclkbuf";
 
 /// Which netlist of a board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -21,6 +28,10 @@ pub enum Flow {
     Ecp5Routed,
     /// Xilinx 7-series, after yosys `synth_xilinx -family xc7`.
     Xc7Synthesized,
+    /// Xilinx Virtex UltraScale+, after yosys `synth_xilinx -family xcup`: the PCIe build's
+    /// stream top (the core behind its AXI4-Stream ports), without the XDMA IP, which only
+    /// Vivado makes.
+    XcupSynthesized,
 }
 
 impl Flow {
@@ -28,7 +39,14 @@ impl Flow {
     pub fn models(self) -> &'static str {
         match self {
             Flow::Ecp5Synthesized | Flow::Ecp5Routed => include_str!("../../netlist/ecp5.v"),
-            Flow::Xc7Synthesized => include_str!("../../netlist/xc7.v"),
+            Flow::Xc7Synthesized => concat!(
+                include_str!("../../netlist/xc7.v"),
+                include_str!("../../netlist/xilinx_ramb.v")
+            ),
+            Flow::XcupSynthesized => concat!(
+                include_str!("../../netlist/xcup.v"),
+                include_str!("../../netlist/xilinx_ramb.v")
+            ),
         }
     }
 
@@ -37,6 +55,7 @@ impl Flow {
             Flow::Ecp5Synthesized => "netlist (ECP5, synthesized)",
             Flow::Ecp5Routed => "netlist (ECP5, placed and routed)",
             Flow::Xc7Synthesized => "netlist (xc7, synth_xilinx)",
+            Flow::XcupSynthesized => "netlist (xcup, synth_xilinx, stream ports)",
         }
     }
 
@@ -47,6 +66,7 @@ impl Flow {
             Family::Ecp5 if synthesized => Ok(Flow::Ecp5Synthesized),
             Family::Ecp5 => Ok(Flow::Ecp5Routed),
             Family::Kintex7 | Family::Virtex7 => Ok(Flow::Xc7Synthesized),
+            Family::Virtexuplus => Ok(Flow::XcupSynthesized),
             _ => Err(NetlistError::Family {
                 board: b.name.clone(),
                 part: b.part.clone(),
@@ -58,7 +78,7 @@ impl Flow {
 #[derive(Debug, thiserror::Error)]
 pub enum NetlistError {
     #[error(
-        "{board} ({part}): no open flow makes its netlist here (ECP5 boards and Xilinx 7-series boards only)"
+        "{board} ({part}): no open flow makes its netlist here (ECP5, Xilinx 7-series and Virtex UltraScale+ boards only)"
     )]
     Family { board: String, part: String },
     #[error("{0}")]
@@ -97,13 +117,19 @@ pub fn make(
         .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;
     let fout = clock.output_hz(b.clock.hz as f64);
     let baud = (fout / (8.0 * TEST_CYCLES_PER_SAMPLE as f64)).round() as u64;
+    // The UltraScale+ board's host link is PCIe: its netlist is that build's stream top.
+    let link = if flow == Flow::XcupSynthesized {
+        HostLink::Pcie
+    } else {
+        HostLink::Uart
+    };
     let d = build_dir(
         b,
         &BuildOptions {
             core,
             clock,
             baud,
-            link: HostLink::Uart,
+            link,
         },
     )?;
     let yosys = find_tool("yosys").map_err(NetlistError::Tools)?;
@@ -112,6 +138,9 @@ pub fn make(
     let share = share_dir(&yosys)?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (&d.files, flow, REQUIREMENTS, &yosys).hash(&mut h);
+    if flow == Flow::XcupSynthesized {
+        XCUP_SYNTH.hash(&mut h);
+    }
     let root = std::env::var_os("QUEENS_NETLIST_CACHE")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("queens-netlist"));
@@ -166,6 +195,7 @@ fn flow_tag(flow: Flow) -> &'static str {
         Flow::Ecp5Synthesized => "synth",
         Flow::Ecp5Routed => "routed",
         Flow::Xc7Synthesized => "xc7",
+        Flow::XcupSynthesized => "xcup",
     }
 }
 
@@ -222,6 +252,20 @@ fn run_flow(dir: &Path, flow: Flow, yosys: &str, mhz: f64, phase: &dyn Fn(&str))
                 Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]),
             )
         }
+        Flow::XcupSynthesized => {
+            phase("synthesis (yosys synth_xilinx -family xcup, the stream top)");
+            // The core and its stream top; the PCIe top around them is the XDMA IP's.
+            let sources = PCIE_SOURCES[..2].join(" ");
+            let script = format!(
+                "read_verilog {sources}; {XCUP_SYNTH} -top {STREAM_TOP}; write_verilog -noattr netlist.v"
+            );
+            tool(
+                dir,
+                "yosys synth_xilinx",
+                "yosys.log",
+                Command::new(yosys).args(["-q", "-l", "yosys.log", "-p", &script]),
+            )
+        }
     }
 }
 
@@ -258,7 +302,7 @@ pub fn cell_models(flow: Flow) -> Result<String, NetlistError> {
 fn library(share: &Path, flow: Flow, ours: &str) -> Result<String, NetlistError> {
     let file = match flow {
         Flow::Ecp5Synthesized | Flow::Ecp5Routed => share.join("ecp5/cells_sim.v"),
-        Flow::Xc7Synthesized => share.join("xilinx/cells_sim.v"),
+        Flow::Xc7Synthesized | Flow::XcupSynthesized => share.join("xilinx/cells_sim.v"),
     };
     let lib = inline_includes(&file, &mut Default::default())?;
     let names: Vec<&str> = ours.lines().filter_map(module_name).collect();

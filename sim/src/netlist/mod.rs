@@ -8,11 +8,16 @@
 //!   netlist, which yosys reads back;
 //! - Xilinx 7-series: yosys `synth_xilinx -family xc7`, the nearest open stand-in for the
 //!   vendor's mapping, which cannot run here.
+//! - Virtex UltraScale+ (the U55C): yosys `synth_xilinx -family xcup` of the PCIe build's
+//!   stream top, the core behind its AXI4-Stream ports; the XDMA IP around it is Vivado's
+//!   alone. It runs behind the harness's model of XDMA's streams, not a bench of pins.
 //!
 //! [`NetlistEngine`] simulates it with yosys' own cell models (`cells_sim.v` of the same
 //! yosys), our models of the cells yosys leaves as black boxes (`netlist/ecp5.v`,
-//! `netlist/xc7.v`), and a bench module that drives the board top's pins: the reference
-//! clock, and the UART at the test baud rate, through the PLL's lock and the start-up gate.
+//! `netlist/xc7.v`, `netlist/xcup.v`, the Xilinx block RAMs in `netlist/xilinx_ramb.v`), and
+//! a bench module that drives the board top's pins: the reference clock, and the UART at the
+//! test baud rate, through the PLL's lock and the start-up gate (the stream top: the
+//! harness's stream ports instead).
 //! The frames are the host's own (`crate::wire`).
 //!
 //! Simulator: Verilator. The routed two-unit ULX3S netlist (about 4,400 cells) builds in
@@ -26,7 +31,7 @@ mod bench;
 mod flow;
 
 pub use bench::bench_verilog;
-pub use flow::{cell_models, make, Flow, NetlistError};
+pub use flow::{cell_models, make, Flow, NetlistError, STREAM_TOP};
 
 use crate::check::Engine;
 use crate::model::UnitRun;
@@ -52,7 +57,8 @@ pub struct BoardNetlist {
     pub core: CoreConfig,
     pub clock: Settings,
     pub cycles_per_sample: u32,
-    /// The netlist, top module [`queens_hdl::board::toolchain::TOP`].
+    /// The netlist, top module [`queens_hdl::board::toolchain::TOP`] (the stream top
+    /// [`STREAM_TOP`] for [`Flow::XcupSynthesized`]).
     pub verilog: String,
     /// yosys' cell models for the family, includes resolved.
     pub library: String,
@@ -62,7 +68,8 @@ pub struct BoardNetlist {
 
 impl BoardNetlist {
     /// The whole design the simulator compiles: the solver's settings for the clock
-    /// primitive's check, our models, yosys' library, the netlist and the bench.
+    /// primitive's check, our models, yosys' library, the netlist and the bench (no bench
+    /// and no settings for the stream top).
     pub fn simulation_sources(&self) -> String {
         let s = &self.clock;
         let defines = match self.flow {
@@ -74,6 +81,10 @@ impl BoardNetlist {
                 "`define EXPECT_DIVIDE {}\n`define EXPECT_MULTIPLY {}\n`define EXPECT_OUTPUT_DIVIDE {}\n",
                 s.divide, s.multiply, s.output_divide
             ),
+            // The stream top has no clock primitive and no pins: the harness drives its ports.
+            Flow::XcupSynthesized => {
+                return format!("{}\n{}\n{}", self.flow.models(), self.library, self.verilog);
+            }
         };
         let models = self.flow.models();
         format!(
@@ -114,12 +125,18 @@ impl NetlistEngine {
         let mut built = self.built.lock().unwrap_or_else(|e| e.into_inner());
         if built.is_none() {
             let start = Instant::now();
-            let v = Verilated::build_board(
-                self.netlist.core,
-                bench::BENCH,
-                self.netlist.simulation_sources(),
-                self.netlist.cycles_per_sample,
-            )
+            let sources = self.netlist.simulation_sources();
+            let v = match self.netlist.flow {
+                Flow::XcupSynthesized => {
+                    Verilated::build_stream_netlist(self.netlist.core, STREAM_TOP, sources)
+                }
+                _ => Verilated::build_board(
+                    self.netlist.core,
+                    bench::BENCH,
+                    sources,
+                    self.netlist.cycles_per_sample,
+                ),
+            }
             .map_err(|e| e.to_string())?;
             self.build_seconds
                 .store(start.elapsed().as_secs_f64().to_bits(), Relaxed);

@@ -13,7 +13,7 @@ pub struct BoardArgs {
     /// Solver units, 1..=4096 (default 360; a netlist: 2).
     #[arg(long, value_parser = crate::cmd::units())]
     solvers: Option<usize>,
-    /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707.
+    /// The board whose netlist plays the board (netlist engine): ulx3s, kc705, vc707, u55c.
     #[arg(long, value_name = "B")]
     board: Option<String>,
     /// Listen on this TCP address (one host connection at a time).
@@ -28,6 +28,10 @@ pub struct BoardArgs {
     /// Serve on a new pseudo-terminal instead (its path is printed), like a USB UART.
     #[arg(long)]
     pty: bool,
+    /// Serve on FIFOs standing in for the XDMA driver's devices instead, BASE_h2c_0 and
+    /// BASE_c2h_0 (made once the board is ready), for `queens run --link pcie:BASE`.
+    #[arg(long, value_name = "BASE", conflicts_with = "pty")]
+    xdma: Option<std::path::PathBuf>,
     /// Answer when hardware at this clock would, e.g. 250MHz (default: as fast as possible).
     #[arg(long, value_parser = parse_hz)]
     clock: Option<f64>,
@@ -210,6 +214,28 @@ fn serve_board(
         &mut dyn std::io::Write,
     ) -> anyhow::Result<queens_sim::board::BoardStats>,
 ) -> anyhow::Result<()> {
+    if let Some(base) = &a.xdma {
+        let (h2c, c2h) = queens_host::link::pcie::make_fifos(base).map_err(anyhow::Error::msg)?;
+        println!(
+            "simulated board N = {}, {} units, {what}: XDMA-style FIFOs {} and {}",
+            a.n,
+            units,
+            h2c.display(),
+            c2h.display()
+        );
+        // One host at a time, opening them as `pcie:` does: host-to-card first.
+        loop {
+            let input = std::fs::File::open(&h2c).with_context(|| format!("opening {}", h2c.display()))?;
+            let mut out = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&c2h)
+                .with_context(|| format!("opening {}", c2h.display()))?;
+            match serve(Box::new(input), &mut out) {
+                Ok(stats) => println!("host left: {}", said(&stats)),
+                Err(e) => tracing::warn!("connection lost: {e}"),
+            }
+        }
+    }
     if a.pty {
         let (port, path) = queens_sim::pty::open().context("opening a pseudo-terminal")?;
         println!(

@@ -40,7 +40,8 @@ pub struct CheckArgs {
     /// Solver units in the simulated array (verilator engine: default 16; netlist: 2).
     #[arg(long, value_name = "K", value_parser = crate::cmd::units())]
     solvers: Option<usize>,
-    /// The board whose netlist runs (netlist engine): ulx3s, kc705, vc707 or a board file.
+    /// The board whose netlist runs (netlist engine): ulx3s, kc705, vc707, u55c (its PCIe
+    /// stream top) or a board file.
     #[arg(long, value_name = "B")]
     board: Option<String>,
     /// The ECP5 netlist after synthesis rather than after place and route (netlist engine).
