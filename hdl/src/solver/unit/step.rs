@@ -270,13 +270,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // retreat it is exhausted. A search ends (`fin`)
         // where it does not advance at column 0, or at column 1 if B finds no row.
         self.keep_go_adv.a.next = self.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
-        self.keep_go_move.a.next = self.start.val()
-            | (self.act.q.val() & self.qvalid.q.val() & !self.at0.val() & !self.last.val());
+        self.keep_go_move.a.next =
+            self.start.val() | (self.act.q.val() & self.qvalid.q.val() & !self.at0.val() & !self.last.val());
         self.keep_act_adv.a.next = self.start.val() | self.act.q.val();
         self.keep_act_b0.a.next = self.start.val()
             | (self.act.q.val() & !(self.at0.val() | (self.at1.val() & !self.qvalid.q.val())));
-        self.keep_act_b1.a.next =
-            self.start.val() | (self.act.q.val() & !(self.at0.val() | self.at1.val()));
+        self.keep_act_b1.a.next = self.start.val() | (self.act.q.val() & !(self.at0.val() | self.at1.val()));
         if self.adv_c.val() {
             self.go.d.next = self.keep_go_adv.y.val();
             self.act.d.next = self.keep_act_adv.y.val();
