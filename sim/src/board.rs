@@ -149,6 +149,43 @@ pub struct BoardStats {
     pub resets: u64,
 }
 
+/// What a board did for a host, as its log says it: what it answered, the frames it ignored
+/// as the protocol asks, and the faults it was told to inject, when any.
+impl std::fmt::Display for BoardStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} subproblems received, {} answered",
+            self.received, self.answered
+        )?;
+        if self.bad_frames > 0 {
+            write!(
+                f,
+                "; {} frames with a bad CRC ignored (as the protocol asks; the identification requests for boards of other wire lengths that `queens board check` sends read so)",
+                self.bad_frames
+            )?;
+        }
+        if self.no_room > 0 {
+            write!(f, "; {} requests beyond its room dropped", self.no_room)?;
+        }
+        let faults = [
+            (self.corrupted, "corrupted"),
+            (self.dropped, "dropped"),
+            (self.duplicated, "sent twice"),
+            (self.resets, "resets"),
+        ];
+        let injected: Vec<String> = faults
+            .iter()
+            .filter(|(k, _)| *k > 0)
+            .map(|(k, what)| format!("{k} {what}"))
+            .collect();
+        if !injected.is_empty() {
+            write!(f, "; faults injected as asked: {}", injected.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
 /// Applies the faults to outgoing result frames.
 pub struct Injector {
     faults: Faults,

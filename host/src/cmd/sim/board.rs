@@ -231,7 +231,7 @@ fn serve_board(
                 .open(&c2h)
                 .with_context(|| format!("opening {}", c2h.display()))?;
             match serve(Box::new(input), &mut out) {
-                Ok(stats) => println!("host left: {}", said(&stats)),
+                Ok(stats) => println!("host left: {stats}"),
                 Err(e) => tracing::warn!("connection lost: {e}"),
             }
         }
@@ -261,7 +261,7 @@ fn serve_board(
         let _ = conn.set_nodelay(true);
         let mut out = conn.try_clone()?;
         match serve(Box::new(conn), &mut out) {
-            Ok(stats) => println!("host {peer} left: {}", said(&stats)),
+            Ok(stats) => println!("host {peer} left: {stats}"),
             Err(e) => tracing::warn!(%peer, "connection lost: {e}"),
         }
     }
@@ -276,34 +276,4 @@ fn parse_listen(s: &str) -> Result<String, String> {
             "expected HOST:PORT, e.g. 127.0.0.1:7027, localhost:7027 or 0.0.0.0:7027 (port 0: any free port), not {s:?}"
         )),
     }
-}
-
-/// What a board did for a host, as its log says it: what it answered, the frames it ignored
-/// as the protocol asks, and the faults it was told to inject, when any.
-fn said(s: &queens_sim::board::BoardStats) -> String {
-    let mut line = format!("{} subproblems received, {} answered", s.received, s.answered);
-    if s.bad_frames > 0 {
-        line += &format!(
-            "; {} frames with a bad CRC ignored (as the protocol asks; the identification requests for boards of other wire lengths that `queens board check` sends read so)",
-            s.bad_frames
-        );
-    }
-    if s.no_room > 0 {
-        line += &format!("; {} requests beyond its room dropped", s.no_room);
-    }
-    let faults = [
-        (s.corrupted, "corrupted"),
-        (s.dropped, "dropped"),
-        (s.duplicated, "sent twice"),
-        (s.resets, "resets"),
-    ];
-    let injected: Vec<String> = faults
-        .iter()
-        .filter(|(k, _)| *k > 0)
-        .map(|(k, what)| format!("{k} {what}"))
-        .collect();
-    if !injected.is_empty() {
-        line += &format!("; faults injected as asked: {}", injected.join(", "));
-    }
-    line
 }
