@@ -54,8 +54,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub start: Signal<In, Bit>,
     /// Load ports, used while the unit is idle: `load_data` is the ring's rows
     /// (`load_rows`) or its filled columns (`load_cols`); `shift` rotates one bit of each
-    /// diagonal register in, falling from `load_data` bit 0 and rising from bit 1. Plain
-    /// ports, not a bundle: the routed unit's figures depend on its port names.
+    /// diagonal register in, falling from `load_data` bit 0 and rising from bit 1.
     pub load_rows: Signal<In, Bit>,
     pub load_cols: Signal<In, Bit>,
     pub shift: Signal<In, Bit>,
