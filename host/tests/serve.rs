@@ -269,4 +269,11 @@ fn the_status_page_beyond_this_machine_needs_a_token() {
     assert!(get(&server.addr, "/").contains("a token is needed"));
     let page = get(&server.addr, "/?token=s3cret");
     assert!(page.contains("every subproblem solved"), "{page}");
+    // Every route asks for it, the JSON too.
+    assert!(get(&server.addr, "/status.json").contains("a token is needed"));
+    let json = get(&server.addr, "/status.json?token=s3cret");
+    assert!(
+        !json.contains("a token is needed") && json.contains('{'),
+        "{json}"
+    );
 }

@@ -89,6 +89,7 @@ pub fn serve(a: ServeArgs) -> anyhow::Result<()> {
         let app = axum::Router::new()
             .route("/", get(page))
             .route("/status.json", get(json))
+            .route_layer(axum::middleware::from_fn_with_state(state.clone(), require_token))
             .with_state(state);
         axum::serve(listener, app)
             .await
@@ -138,14 +139,21 @@ async fn status(s: &Arc<Served>) -> Result<Status, Response> {
     }
 }
 
-async fn page(
+/// Every route asks for the token, when one is set.
+async fn require_token(
     State(s): State<Arc<Served>>,
     Query(q): Query<HashMap<String, String>>,
     h: HeaderMap,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
 ) -> Response {
     if !allowed(&s, &q, &h) {
         return (StatusCode::UNAUTHORIZED, "a token is needed: ?token=…\n").into_response();
     }
+    next.run(request).await
+}
+
+async fn page(State(s): State<Arc<Served>>, Query(q): Query<HashMap<String, String>>) -> Response {
     let query = q
         .get("token")
         .map_or(String::new(), |t| format!("?token={}", url_escape(t)));
@@ -155,14 +163,7 @@ async fn page(
     }
 }
 
-async fn json(
-    State(s): State<Arc<Served>>,
-    Query(q): Query<HashMap<String, String>>,
-    h: HeaderMap,
-) -> Response {
-    if !allowed(&s, &q, &h) {
-        return (StatusCode::UNAUTHORIZED, "a token is needed: ?token=…\n").into_response();
-    }
+async fn json(State(s): State<Arc<Served>>) -> Response {
     match status(&s).await {
         Ok(st) => axum::Json(st).into_response(),
         Err(r) => r,
