@@ -345,7 +345,7 @@ pub fn cycles_per_sample(clock_hz: u64, baud: u64) -> Result<u32, EmitError> {
     };
     // 8N1 tolerates about 2% between the two ends; rounding the divisor must stay well inside.
     let actual = clock_hz as f64 / (8.0 * c.max(1) as f64);
-    if c == 0 || c > 1 << 16 || (actual - baud as f64).abs() / baud as f64 > 0.015 {
+    if !crate::link::DIVISORS.contains(&(c as u64)) || (actual - baud as f64).abs() / baud as f64 > 0.015 {
         return Err(EmitError::Baud { clock_hz, baud });
     }
     Ok(c as u32)

@@ -11,9 +11,11 @@ pub mod uart_tx;
 
 /// A UART's clock cycles per sample (8 samples a bit): 1 to 2^16, what the receiver's 16-bit
 /// divider counts (`emit::cycles_per_sample` refuses the rest with an error first).
+pub(crate) const DIVISORS: std::ops::RangeInclusive<u64> = 1..=1 << 16;
+
 pub(crate) fn check_divisor(cycles_per_sample: u32) {
     assert!(
-        (1..=1 << 16).contains(&cycles_per_sample),
+        DIVISORS.contains(&(cycles_per_sample as u64)),
         "baud divisor {cycles_per_sample}"
     );
 }
