@@ -226,9 +226,15 @@ fn a_lost_link_is_reopened() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    // Lost with work in flight: the whole run takes about 5 s on these boards.
+    // Lost with work in flight: the whole run takes about 5 s on these boards. Waiting for
+    // the first answers in the store (not a fixed time) keeps a slow machine from dropping
+    // the board before the host has sent it anything.
     first.wait_for_host();
-    std::thread::sleep(Duration::from_millis(500));
+    let campaign = dir.path().join("c");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while solved_now(&campaign) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     drop(first);
     std::thread::sleep(Duration::from_millis(500));
     let mut args = vec!["--n", "12", "--listen", addr.as_str()];
