@@ -2,11 +2,11 @@
 
 use queens_core::enumerate::canonical;
 use queens_core::{word, Blocking, BoardSize, Enumerator, Subproblem};
-use queens_hdl::solver::decoder::{Decoder, LATENCY};
+use queens_hdl::solver::decoder::{PlainDecoder, SouthDecoder, LATENCY};
 use rust_hdl::prelude::*;
 
 fn check<const M: usize, const D: usize, const W: usize>(subs: &[Subproblem]) {
-    let mut dec = Decoder::<M, D, W>::new();
+    let mut dec = PlainDecoder::<M, D, W>::plain();
     dec.connect_all();
     check_all(&dec).unwrap();
     for sp in subs {
@@ -72,12 +72,11 @@ fn decoder_matches_software_on_q27_samples() {
 /// the south fields zeroed, as a group request carries it).
 fn check_south<const M: usize, const D: usize, const W: usize>(n: u32) {
     use queens_core::south::SouthWalk;
-    use queens_hdl::solver::south_decoder::SouthDecoder;
     let size = BoardSize::new(n).unwrap();
     let table = queens_core::board::PairTable::new(size);
     let mut members: Vec<_> = canonical(size).map(|sp| sp.pre).collect();
     members.dedup_by_key(|p| p.side_indices(&table)[..3].to_vec());
-    let mut dec = SouthDecoder::<M, D, W>::new();
+    let mut dec = SouthDecoder::<M, D, W>::south();
     dec.connect_all();
     check_all(&dec).unwrap();
     for p in &members {
@@ -92,7 +91,7 @@ fn check_south<const M: usize, const D: usize, const W: usize>(n: u32) {
         let w = SouthWalk::new(p);
         let got = (
             dec.rows.val().to_u64() as u32,
-            dec.lines.val().to_u64() as u32,
+            dec.cols.val().to_u64() as u32,
             dec.down.val().to_u64(),
             dec.up.val().to_u64(),
         );

@@ -16,9 +16,9 @@ use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
+use crate::solver::decoder::{SouthDecoder, LATENCY};
 use crate::solver::grouped_stage::{BODY_BITS, HOLD, SLOT_BITS, SOUTH_BITS};
 use crate::solver::slot::{Slot, SlotOut};
-use crate::solver::south_decoder::{SouthDecoder, LATENCY};
 use crate::solver::stage::ID_BITS;
 use queens_core::group::{END, GROUP_CRC_XOR};
 use queens_core::ident::Ident;
@@ -99,7 +99,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront
             dn: Default::default(),
             // The rising diagonals' rotation into load order: right by M + 1.
             base: Base::new(units, GROUP_CRC_XOR, LATENCY, M + 1, ident),
-            dec: SouthDecoder::new(),
+            dec: SouthDecoder::south(),
             records: Queue::holding(record_bits(units)),
             queued: Default::default(),
             hold_r: Default::default(),
@@ -138,8 +138,8 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         // filled bits of lines M and M + 1.
         self.dec.word.next = self.base.dec.word.val();
         self.base.dec.rows.next = self.dec.rows.val();
-        self.base.dec.cols.next = self.dec.lines.val().get_bits::<M>(0);
-        self.base.dec.hi.next = self.dec.lines.val().get_bits::<2>(self.m_at.val().index());
+        self.base.dec.cols.next = self.dec.cols.val().get_bits::<M>(0);
+        self.base.dec.hi.next = self.dec.cols.val().get_bits::<2>(self.m_at.val().index());
         self.base.dec.down.next = self.dec.down.val();
         self.base.dec.up.next = self.dec.up.val();
 

@@ -35,7 +35,7 @@ use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
-use crate::solver::decoder::{Decoder, LATENCY};
+use crate::solver::decoder::{PlainDecoder, LATENCY};
 use crate::solver::load::UNITS_BITS;
 use crate::solver::orient::{self, Orient};
 use crate::solver::slot::{Slot, SlotOut};
@@ -92,7 +92,7 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     pub dn: BeatOut<M>,
 
     base: Base<M, D, W, ENTRY_BITS>,
-    dec: Decoder<M, D, W>,
+    dec: PlainDecoder<M, D, W>,
     orient: Orient<M, D>,
     results: Queue<Bits<ENTRY_BITS>, ID_BITS, UNITS_BITS>,
     cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, UNITS_BITS>,
@@ -131,7 +131,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             dn: Default::default(),
             // The rising diagonals' rotation into load order: right by M - 1.
             base: Base::new(units, 0, LATENCY + orient::LATENCY, M - 1, ident),
-            dec: Decoder::new(),
+            dec: PlainDecoder::plain(),
             orient: Default::default(),
             results: Queue::holding(table_bits(units)),
             cycles: Queue::holding(table_bits(units)),

@@ -6,8 +6,8 @@
 //! that holds a unit and its result record ([`stage`], its [`counter`]s) and stages in
 //! series ([`chain`]); for
 //! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
-//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]) and decoder
-//! ([`south_decoder`]); the downstream chain's
+//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]); the decoder's blocks
+//! ([`cell`], [`hot`]); the downstream chain's
 //! tap both kinds of stage share ([`tap`]), and the ports of a beat ([`beat`]) and of a slot
 //! ([`slot`]).
 
@@ -15,19 +15,20 @@ pub mod advance;
 pub mod arbiter;
 pub mod beat;
 pub mod bram;
+pub mod cell;
 pub mod chain;
 pub mod counter;
 pub mod decoder;
 pub mod enable;
 pub mod grouped;
 pub mod grouped_stage;
+pub mod hot;
 pub mod increment;
 pub mod keep;
 pub mod load;
 pub mod lutram;
 pub mod orient;
 pub mod slot;
-pub mod south_decoder;
 pub mod stage;
 pub mod tally;
 pub mod tap;
