@@ -17,18 +17,18 @@ use rust_hdl::prelude::*;
 macro_rules! load_and_start {
     ($rtl:expr, $loads:expr) => {{
         for (load, data) in $loads {
-            $rtl.uut.load_rows.next = load == Load::Rows;
-            $rtl.uut.load_cols.next = load == Load::Cols;
-            $rtl.uut.shift.next = load == Load::Diag;
-            $rtl.uut.load_data.next = data.to_bits();
+            $rtl.uut.load.rows.next = load == Load::Rows;
+            $rtl.uut.load.cols.next = load == Load::Cols;
+            $rtl.uut.load.shift.next = load == Load::Diag;
+            $rtl.uut.load.data.next = data.to_bits();
             $rtl.clock();
         }
-        $rtl.uut.load_rows.next = false;
-        $rtl.uut.load_cols.next = false;
-        $rtl.uut.shift.next = false;
-        $rtl.uut.start.next = true;
+        $rtl.uut.load.rows.next = false;
+        $rtl.uut.load.cols.next = false;
+        $rtl.uut.load.shift.next = false;
+        $rtl.uut.load.start.next = true;
         $rtl.clock();
-        $rtl.uut.start.next = false;
+        $rtl.uut.load.start.next = false;
     }};
 }
 

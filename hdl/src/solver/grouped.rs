@@ -4,6 +4,7 @@
 //! stage, the front end and the board are not built yet).
 
 use crate::solver::arbiter::ArbiterKind;
+use crate::solver::load_ports::LoadPorts;
 use crate::solver::tally::{ReadOut, Tally};
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
@@ -11,12 +12,8 @@ use rust_hdl::prelude::*;
 #[derive(LogicBlock)]
 pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// The unit's load ports and start (see [`Unit`]; loads by `south_load_sequence`).
-    pub start: Signal<In, Bit>,
-    pub load_rows: Signal<In, Bit>,
-    pub load_cols: Signal<In, Bit>,
-    pub shift: Signal<In, Bit>,
-    pub load_data: Signal<In, Bits<M>>,
+    /// The unit's load ports and start (see [`LoadPorts`]; loads by `south_load_sequence`).
+    pub load: LoadPorts<M>,
     /// Walking (the cycles a group is charged).
     pub busy: Signal<Out, Bit>,
     /// The tally's read-out (see [`ReadOut`]).
@@ -34,11 +31,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
         assert_eq!(D, 2 * M + 1, "a grouped unit walks M + 2 lines");
         Self {
             clock: Default::default(),
-            start: Default::default(),
-            load_rows: Default::default(),
-            load_cols: Default::default(),
-            shift: Default::default(),
-            load_data: Default::default(),
+            load: Default::default(),
             busy: Default::default(),
             read: Default::default(),
             unit: Unit::new(kind),
@@ -55,11 +48,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
         dff_setup!(self, clock, drain, drain2);
         self.unit.clock.next = self.clock.val();
         self.tally.clock.next = self.clock.val();
-        self.unit.start.next = self.start.val();
-        self.unit.load_rows.next = self.load_rows.val();
-        self.unit.load_cols.next = self.load_cols.val();
-        self.unit.shift.next = self.shift.val();
-        self.unit.load_data.next = self.load_data.val();
+        LoadPorts::<M>::link(&mut self.load, &mut self.unit.load);
         self.busy.next = self.unit.busy.val();
 
         self.tally.sol.next = self.unit.sol.val();
@@ -70,7 +59,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
             self.drain.d.next = true;
         }
         self.drain2.d.next = self.drain.q.val();
-        if self.start.val() {
+        if self.load.start.val() {
             self.drain.d.next = false;
             self.drain2.d.next = false;
         }

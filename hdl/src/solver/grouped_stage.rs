@@ -9,6 +9,8 @@ use crate::solver::arbiter::ArbiterKind;
 use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
 use crate::solver::grouped::GroupedUnit;
+use crate::solver::load_ports::LoadPortsOut;
+use crate::solver::pass::Pass;
 use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::stage::{CYCLE_BITS, ID_BITS};
 use crate::solver::tally::{CODE_BITS, COUNT_BITS, RECORD_BITS};
@@ -40,12 +42,11 @@ pub struct GroupedStage<const M: usize, const M1: usize, const D: usize> {
     pub up_o: SlotOut<SLOT_BITS>,
 
     tap: Tap<M>,
+    pass: Pass<SLOT_BITS>,
     unit: GroupedUnit<M, M1, D>,
-    /// The record slot passing up the chain through this stage.
-    result_valid: DFF<Bit>,
-    result_id: DFF<Bits<ID_BITS>>,
-    result_south: DFF<Bits<SOUTH_BITS>>,
-    result_body: DFF<Bits<BODY_BITS>>,
+    /// The record offered: a south record's or the end record's fields.
+    south: Signal<Local, Bits<SOUTH_BITS>>,
+    body: Signal<Local, Bits<BODY_BITS>>,
     /// The walk's cycles, as a plain stage counts them.
     cycles: SplitCounter<CYCLE_BITS, CYCLE_HALF>,
     /// The end record has left (cleared by a start).
@@ -72,11 +73,10 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
             up: Default::default(),
             up_o: Default::default(),
             tap: Default::default(),
+            pass: Default::default(),
             unit: GroupedUnit::new(kind),
-            result_valid: Default::default(),
-            result_id: Default::default(),
-            result_south: Default::default(),
-            result_body: Default::default(),
+            south: Default::default(),
+            body: Default::default(),
             cycles: Default::default(),
             ended: Default::default(),
             end_due: Default::default(),
@@ -95,71 +95,46 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            result_valid,
-            result_id,
-            result_south,
-            result_body,
-            ended
-        );
+        dff_setup!(self, clock, ended);
         self.unit.clock.next = self.clock.val();
-        self.tap.clock.next = self.clock.val();
+        clock!(self, clock, tap, pass);
         self.tap.my_id.next = self.my_id.val();
+        self.pass.my_id.next = self.my_id.val();
         Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
         BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        self.unit.load_rows.next = self.tap.load_rows.val();
-        self.unit.load_cols.next = self.tap.load_cols.val();
-        self.unit.shift.next = self.tap.shift.val();
-        self.unit.load_data.next = self.tap.load_data.val();
-        self.unit.start.next = self.tap.start.val();
+        Slot::<SLOT_BITS>::link(&mut self.up, &mut self.pass.up);
+        SlotOut::<SLOT_BITS>::link(&mut self.up_o, &mut self.pass.up_o);
+        LoadPortsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
 
         // The walk's cycles (the high half catches up a cycle later, long before the end
         // record can leave: the read-out takes hundreds).
         clock!(self, clock, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.start.val();
-        if self.tap.start.val() {
+        self.cycles.clear.next = self.tap.load.start.val();
+        if self.tap.load.start.val() {
             self.ended.d.next = false;
         }
 
-        // Upstream: pass a record that arrives, or drop ours into an empty slot: the tally's
-        // record offered, else the end record once the tally is through.
+        // Upstream: into an empty slot, the tally's record offered, else the end record once
+        // the tally is through.
         self.end_due.next = self.unit.read.drained.val() & !self.ended.q.val();
         self.unit.read.take.next = self.unit.read.offer.val() & !self.up.valid.val();
-        self.result_valid.d.next = self.up.valid.val() | self.unit.read.offer.val() | self.end_due.val();
-        if self.up.valid.val() {
-            self.result_id.d.next = self.up.id.val();
-            self.result_south.d.next = self
-                .up
-                .data
-                .val()
-                .get_bits::<SOUTH_BITS>(self.south_at.val().index());
-            self.result_body.d.next = self.up.data.val().get_bits::<BODY_BITS>(0);
+        self.pass.offer.next = self.unit.read.offer.val() | self.end_due.val();
+        if self.unit.read.offer.val() {
+            self.south.next = self.unit.read.code.val();
+            self.body.next = (bit_cast::<BODY_BITS, 4>(self.unit.read.m13.val()) << self.m13_at.val())
+                | (bit_cast::<BODY_BITS, 4>(self.unit.read.m15.val()) << self.m15_at.val())
+                | (bit_cast::<BODY_BITS, COUNT_BITS>(self.unit.read.count.val()) << self.count_at.val());
         } else {
-            self.result_id.d.next = self.my_id.val();
-            if self.unit.read.offer.val() {
-                self.result_south.d.next = self.unit.read.code.val();
-                self.result_body.d.next = (bit_cast::<BODY_BITS, 4>(self.unit.read.m13.val())
-                    << self.m13_at.val())
-                    | (bit_cast::<BODY_BITS, 4>(self.unit.read.m15.val()) << self.m15_at.val())
-                    | (bit_cast::<BODY_BITS, COUNT_BITS>(self.unit.read.count.val()) << self.count_at.val());
-            } else {
-                self.result_south.d.next = self.end_code.val();
-                self.result_body.d.next = (bit_cast::<BODY_BITS, RECORD_BITS>(self.unit.read.records.val())
-                    << self.records_at.val())
-                    | bit_cast::<BODY_BITS, CYCLE_BITS>(self.cycles.value.val());
-                if self.end_due.val() {
-                    self.ended.d.next = true;
-                }
-            }
+            self.south.next = self.end_code.val();
+            self.body.next = (bit_cast::<BODY_BITS, RECORD_BITS>(self.unit.read.records.val())
+                << self.records_at.val())
+                | bit_cast::<BODY_BITS, CYCLE_BITS>(self.cycles.value.val());
         }
-
-        self.up_o.valid.next = self.result_valid.q.val();
-        self.up_o.id.next = self.result_id.q.val();
-        self.up_o.data.next = (bit_cast::<SLOT_BITS, SOUTH_BITS>(self.result_south.q.val())
-            << self.south_at.val())
-            | bit_cast::<SLOT_BITS, BODY_BITS>(self.result_body.q.val());
+        if self.end_due.val() & !self.unit.read.offer.val() & !self.up.valid.val() {
+            self.ended.d.next = true;
+        }
+        self.pass.record.next = (bit_cast::<SLOT_BITS, SOUTH_BITS>(self.south.val()) << self.south_at.val())
+            | bit_cast::<SLOT_BITS, BODY_BITS>(self.body.val());
     }
 }

@@ -10,6 +10,8 @@
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
+use crate::solver::load_ports::LoadPortsOut;
+use crate::solver::pass::Pass;
 use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::tap::Tap;
 use crate::solver::unit::Unit;
@@ -45,14 +47,8 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pub up_o: SlotOut<SLOT_BITS>,
 
     tap: Tap<M>,
+    pass: Pass<SLOT_BITS>,
     unit: Unit<M, M1, D>,
-    /// The result slot passing up the chain through this stage.
-    result_valid: DFF<Bit>,
-    result_id: DFF<Bits<ID_BITS>>,
-    result_m13: DFF<Bits<4>>,
-    result_m15: DFF<Bits<4>>,
-    result_count: DFF<Bits<COUNT_BITS>>,
-    result_cycles: DFF<Bits<CYCLE_BITS>>,
     /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles.
     count: SplitCounter<COUNT_BITS, COUNT_HALF>,
     m13: DFF<Bits<4>>,
@@ -77,13 +73,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             up: Default::default(),
             up_o: Default::default(),
             tap: Default::default(),
+            pass: Default::default(),
             unit: Unit::new(kind),
-            result_valid: Default::default(),
-            result_id: Default::default(),
-            result_m13: Default::default(),
-            result_m15: Default::default(),
-            result_count: Default::default(),
-            result_cycles: Default::default(),
             count: Default::default(),
             m13: Default::default(),
             m15: Default::default(),
@@ -99,37 +90,23 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            result_valid,
-            result_id,
-            result_m13,
-            result_m15,
-            result_count,
-            result_cycles,
-            m13,
-            m15,
-            pending
-        );
+        dff_setup!(self, clock, m13, m15, pending);
         self.unit.clock.next = self.clock.val();
-
-        self.tap.clock.next = self.clock.val();
+        clock!(self, clock, tap, pass);
         self.tap.my_id.next = self.my_id.val();
+        self.pass.my_id.next = self.my_id.val();
         Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
         BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        self.unit.load_rows.next = self.tap.load_rows.val();
-        self.unit.load_cols.next = self.tap.load_cols.val();
-        self.unit.shift.next = self.tap.shift.val();
-        self.unit.load_data.next = self.tap.load_data.val();
-        self.unit.start.next = self.tap.start.val();
+        Slot::<SLOT_BITS>::link(&mut self.up, &mut self.pass.up);
+        SlotOut::<SLOT_BITS>::link(&mut self.up_o, &mut self.pass.up_o);
+        LoadPortsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
 
         // The result record.
         clock!(self, clock, count, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.start.val();
+        self.cycles.clear.next = self.tap.load.start.val();
         self.count.inc.next = self.unit.sol.val();
-        self.count.clear.next = self.tap.start.val();
+        self.count.clear.next = self.tap.load.start.val();
         if self.unit.sol.val() {
             if self.m13.q.val() == 12 {
                 self.m13.d.next = 0.into();
@@ -142,7 +119,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
                 self.m15.d.next = self.m15.q.val() + 1;
             }
         }
-        if self.tap.start.val() {
+        if self.tap.load.start.val() {
             self.m13.d.next = 0.into();
             self.m15.d.next = 0.into();
         }
@@ -153,33 +130,11 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         self.pending.d.next =
             (self.unit.done.val() | self.pending.q.val()) & (self.up.valid.val() | !self.pending.q.val());
 
-        // Upstream: pass a result that arrives, or drop ours into an empty slot. The slot's
-        // own valid bit picks the record, so that one LUT follows the register of the stage
-        // before (an empty slot carries our record whether or not it is pending).
-        self.result_valid.d.next = self.up.valid.val() | self.pending.q.val();
-        if self.up.valid.val() {
-            self.result_id.d.next = self.up.id.val();
-            self.result_m13.d.next = self.up.data.val().get_bits::<4>(self.m13_at.val().index());
-            self.result_m15.d.next = self.up.data.val().get_bits::<4>(self.m15_at.val().index());
-            self.result_count.d.next = self
-                .up
-                .data
-                .val()
-                .get_bits::<COUNT_BITS>(self.count_at.val().index());
-            self.result_cycles.d.next = self.up.data.val().get_bits::<CYCLE_BITS>(0);
-        } else {
-            self.result_id.d.next = self.my_id.val();
-            self.result_m13.d.next = self.m13.q.val();
-            self.result_m15.d.next = self.m15.q.val();
-            self.result_count.d.next = self.count.value.val();
-            self.result_cycles.d.next = self.cycles.value.val();
-        }
-
-        self.up_o.valid.next = self.result_valid.q.val();
-        self.up_o.id.next = self.result_id.q.val();
-        self.up_o.data.next = (bit_cast::<SLOT_BITS, 4>(self.result_m13.q.val()) << self.m13_at.val())
-            | (bit_cast::<SLOT_BITS, 4>(self.result_m15.q.val()) << self.m15_at.val())
-            | (bit_cast::<SLOT_BITS, COUNT_BITS>(self.result_count.q.val()) << self.count_at.val())
-            | bit_cast::<SLOT_BITS, CYCLE_BITS>(self.result_cycles.q.val());
+        // Upstream: our result into an empty slot.
+        self.pass.offer.next = self.pending.q.val();
+        self.pass.record.next = (bit_cast::<SLOT_BITS, 4>(self.m13.q.val()) << self.m13_at.val())
+            | (bit_cast::<SLOT_BITS, 4>(self.m15.q.val()) << self.m15_at.val())
+            | (bit_cast::<SLOT_BITS, COUNT_BITS>(self.count.value.val()) << self.count_at.val())
+            | bit_cast::<SLOT_BITS, CYCLE_BITS>(self.cycles.value.val());
     }
 }

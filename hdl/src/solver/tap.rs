@@ -4,6 +4,7 @@
 
 use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use crate::solver::load_ports::LoadPortsOut;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -13,12 +14,8 @@ pub struct Tap<const M: usize> {
     /// The beat in (see `load::beats`), and out to the next stage a cycle later.
     pub dn: Beat<M>,
     pub dn_o: BeatOut<M>,
-    /// The unit's load ports and start (`unit::Unit`).
-    pub load_rows: Signal<Out, Bit>,
-    pub load_cols: Signal<Out, Bit>,
-    pub shift: Signal<Out, Bit>,
-    pub load_data: Signal<Out, Bits<M>>,
-    pub start: Signal<Out, Bit>,
+    /// The unit's load ports and start.
+    pub load: LoadPortsOut<M>,
     /// The beat passing down the chain through this stage.
     beat_valid: DFF<Bit>,
     beat_id: DFF<Bits<ID_BITS>>,
@@ -41,11 +38,7 @@ impl<const M: usize> Default for Tap<M> {
             my_id: Default::default(),
             dn: Default::default(),
             dn_o: Default::default(),
-            load_rows: Default::default(),
-            load_cols: Default::default(),
-            shift: Default::default(),
-            load_data: Default::default(),
-            start: Default::default(),
+            load: Default::default(),
             beat_valid: Default::default(),
             beat_id: Default::default(),
             beat_kind: Default::default(),
@@ -70,12 +63,12 @@ impl<const M: usize> Logic for Tap<M> {
         self.beat_kind.d.next = self.dn.kind.val();
         self.beat_data.d.next = self.dn.data.val();
         self.mine.d.next = self.dn.valid.val() & (self.dn.id.val() == self.my_id.val());
-        self.load_rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
-        self.load_cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
-        self.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
-        self.load_data.next = self.beat_data.q.val();
+        self.load.rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
+        self.load.cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
+        self.load.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.load.data.next = self.beat_data.q.val();
         self.start_r.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
-        self.start.next = self.start_r.q.val();
+        self.load.start.next = self.start_r.q.val();
         self.dn_o.valid.next = self.beat_valid.q.val();
         self.dn_o.id.next = self.beat_id.q.val();
         self.dn_o.kind.next = self.beat_kind.q.val();

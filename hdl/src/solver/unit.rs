@@ -39,6 +39,7 @@ use crate::solver::advance::Advance;
 use crate::solver::arbiter::{Arbiter, ArbiterKind, Entry};
 use crate::solver::enable::Enable;
 use crate::solver::keep::{Keep, KeepBits};
+use crate::solver::load_ports::LoadPorts;
 use crate::solver::lutram::LutRam;
 use rust_hdl::prelude::*;
 
@@ -50,15 +51,8 @@ mod step;
 #[derive(LogicBlock)]
 pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    /// Begin a search (the ring's blocking must be loaded: see [`load_sequence`](crate::solver::load::load_sequence)).
-    pub start: Signal<In, Bit>,
-    /// Load ports, used while the unit is idle: `load_data` is the ring's rows
-    /// (`load_rows`) or its filled columns (`load_cols`); `shift` rotates one bit of each
-    /// diagonal register in, falling from `load_data` bit 0 and rising from bit 1.
-    pub load_rows: Signal<In, Bit>,
-    pub load_cols: Signal<In, Bit>,
-    pub shift: Signal<In, Bit>,
-    pub load_data: Signal<In, Bits<M>>,
+    /// The load ports and start (see [`LoadPorts`]).
+    pub load: LoadPorts<M>,
     /// Searching (one cycle per step while high).
     pub busy: Signal<Out, Bit>,
     /// Registered strobe: the previous step found a solution.
@@ -202,7 +196,7 @@ pub struct Unit<const M: usize, const M1: usize, const D: usize> {
     at_prev: DFF<Bits<M>>,
     at_last: DFF<Bits<M>>,
     at_held: DFF<Bit>,
-    /// `load_data` from bit 2: the high filled-line bits of a diagonal beat.
+    /// `load.data` from bit 2: the high filled-line bits of a diagonal beat.
     load_hi: Signal<Local, Bits<32>>,
     /// D - 1 and D - 2: where rotation wraps.
     dtop: Constant<Bits<8>>,
@@ -218,11 +212,7 @@ impl<const M: usize, const M1: usize, const D: usize> Unit<M, M1, D> {
         let lut4 = kind == ArbiterKind::Ccu2c;
         Self {
             clock: Default::default(),
-            start: Default::default(),
-            load_rows: Default::default(),
-            load_cols: Default::default(),
-            shift: Default::default(),
-            load_data: Default::default(),
+            load: Default::default(),
             busy: Default::default(),
             sol: Default::default(),
             done: Default::default(),

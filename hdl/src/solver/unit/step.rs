@@ -13,8 +13,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         );
 
         // The ring's filled columns: loaded while idle, constant during a search.
-        if self.load_cols.val() {
-            self.cols.d.next = self.load_data.val();
+        if self.load.cols.val() {
+            self.cols.d.next = self.load.data.val();
         }
         self.cols_w.next = bit_cast::<32, M>(self.cols.q.val());
         if self.grouped.val() {
@@ -81,12 +81,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.keep_b.a.next = self.qvalid.q.val() & !self.arb_b.tout.val();
         self.b_ok.next = self.keep_b.y.val();
         self.sol_r.d.next = self.act.q.val()
-            & !self.start.val()
+            & !self.load.start.val()
             & !self.exh.q.val()
             & self.last.val()
             & (self.filled.q.val() | !self.arb_a.tout.val());
-        self.keep_end0.a.next = self.act.q.val() & !self.start.val() & self.at0.val();
-        self.keep_end1.a.next = self.act.q.val() & !self.start.val() & self.at1.val();
+        self.keep_end0.a.next = self.act.q.val() & !self.load.start.val() & self.at0.val();
+        self.keep_end1.a.next = self.act.q.val() & !self.load.start.val() & self.at1.val();
         self.fin.next =
             !self.adv_c.val() & (self.keep_end0.y.val() | (self.keep_end1.y.val() & !self.b_ok.val()));
         self.done_r.d.next = self.fin.val();
@@ -113,12 +113,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.step_arow.next = self.go.q.val() | (self.act.q.val() & !self.qvalid.q.val());
         self.step_anone.next =
             (self.go.q.val() & self.filled.q.val()) | (self.act.q.val() & !self.qvalid.q.val());
-        self.keep_diag_bnone.a.next = self.step_bnone.val() | self.shift.val();
-        self.keep_diag_arow.a.next = self.step_arow.val() | self.shift.val();
-        self.keep_diag_anone.a.next = self.step_anone.val() | self.shift.val();
-        self.keep_rows_bnone.a.next = self.step_bnone.val() | self.load_rows.val();
-        self.keep_rows_arow.a.next = self.step_arow.val() | self.load_rows.val();
-        self.keep_rows_anone.a.next = self.step_anone.val() | self.load_rows.val();
+        self.keep_diag_bnone.a.next = self.step_bnone.val() | self.load.shift.val();
+        self.keep_diag_arow.a.next = self.step_arow.val() | self.load.shift.val();
+        self.keep_diag_anone.a.next = self.step_anone.val() | self.load.shift.val();
+        self.keep_rows_bnone.a.next = self.step_bnone.val() | self.load.rows.val();
+        self.keep_rows_arow.a.next = self.step_arow.val() | self.load.rows.val();
+        self.keep_rows_anone.a.next = self.step_anone.val() | self.load.rows.val();
         self.en_rows.b_tout.next = self.arb_b.tout.val();
         self.en_rows.a_tout.next = self.arb_a.tout.val();
         self.en_rows.bnone.next = self.keep_rows_bnone.y.val();
@@ -134,17 +134,17 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         self.en_rising.bnone.next = self.keep_diag_bnone.y.val();
         self.en_rising.anone.next = self.keep_diag_anone.y.val();
         self.en_rising.arow.next = self.keep_diag_arow.y.val();
-        if self.load_rows.val() {
-            self.keep_bh_back.a.next = self.load_data.val();
+        if self.load.rows.val() {
+            self.keep_bh_back.a.next = self.load.data.val();
         } else {
             self.keep_bh_back.a.next = self.bh.q.val() & !self.pop_q.val();
         }
-        if self.shift.val() {
+        if self.load.shift.val() {
             // Loading: the retreat's rotation, a new bit where the wrapped one was.
             self.keep_bd_back.a.next =
-                (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load_data.val().get_bit(0).into());
+                (self.bd.q.val() << 1) | bit_cast::<D, 1>(self.load.data.val().get_bit(0).into());
             self.keep_bu_back.a.next = (self.bu.q.val() >> 1)
-                | (bit_cast::<D, 1>(self.load_data.val().get_bit(1).into()) << self.dtop.val());
+                | (bit_cast::<D, 1>(self.load.data.val().get_bit(1).into()) << self.dtop.val());
         } else {
             self.keep_bd_back.a.next = (self.bd_ret.val() << 1)
                 | bit_cast::<D, 1>(self.bd_ret.val().get_bit(self.dtop.val().index()).into());
@@ -179,8 +179,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // moves the queen of c-1: its clock enable, like the blocking registers', is a
         // multiplexer after the carry chains, and its next value needs no `b_ok`. Idle, the
         // position does not matter (a start sets all of it).
-        self.keep_walk_arow.a.next = self.step_arow.val() | self.start.val();
-        self.keep_walk_anone.a.next = self.step_anone.val() | self.start.val();
+        self.keep_walk_arow.a.next = self.step_arow.val() | self.load.start.val();
+        self.keep_walk_anone.a.next = self.step_anone.val() | self.load.start.val();
         if self.arb_b.tout.val() {
             self.keep_walk.a.next = true;
         } else if self.arb_a.tout.val() {
@@ -202,7 +202,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
             self.back_q.next = self.pop_q.val();
         }
         if self.keep_walk.y.val() {
-            if self.start.val() {
+            if self.load.start.val() {
                 self.filled.d.next = self.cols.q.val().get_bit(0);
             } else if self.adv.val() {
                 self.c.d.next = self.cp1.q.val();
@@ -227,7 +227,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // chains (a full-device critical path). So they are zeros where they can be (a set
         // against a flip-flop's initial 0 goes into its D logic): c-1 and c-2 of columns 0
         // and 1 are never read, as the search ends where it would retreat from them.
-        if self.start.val() {
+        if self.load.start.val() {
             self.c.d.next = 0.into();
             self.cp1.d.next = 1.into();
             self.cm1.d.next = 0.into();
@@ -242,7 +242,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // the search ends or the unit is idle, where it does not matter; a start clears it).
         // Written from the carry outs directly, not from `adv` and `b_ok`: the choices known at
         // the start of the cycle come first, so that two levels of logic follow the chains.
-        if self.start.val() | (self.go.q.val() & self.filled.q.val()) {
+        if self.load.start.val() | (self.go.q.val() & self.filled.q.val()) {
             self.qtop.d.next = 0.into();
         } else if self.go.q.val() & !self.arb_a.tout.val() {
             self.qtop.d.next = self.arb_a.grant.val();
@@ -259,7 +259,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         if self.done_r.q.val() {
             self.run.d.next = false;
         }
-        if self.start.val() {
+        if self.load.start.val() {
             self.exh.d.next = false;
             self.run.d.next = true;
         }
@@ -269,30 +269,31 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Unit<M, M1, D> {
         // search ends at column 0; after the uncle step always (c-1 is not the last); after a
         // retreat it is exhausted. A search ends (`fin`)
         // where it does not advance at column 0, or at column 1 if B finds no row.
-        self.keep_go_adv.a.next = self.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
-        self.keep_go_move.a.next =
-            self.start.val() | (self.act.q.val() & self.qvalid.q.val() & !self.at0.val() & !self.last.val());
-        self.keep_act_adv.a.next = self.start.val() | self.act.q.val();
-        self.keep_act_b0.a.next = self.start.val()
+        self.keep_go_adv.a.next = self.load.start.val() | (self.act.q.val() & !self.keep_last1.y.val());
+        self.keep_go_move.a.next = self.load.start.val()
+            | (self.act.q.val() & self.qvalid.q.val() & !self.at0.val() & !self.last.val());
+        self.keep_act_adv.a.next = self.load.start.val() | self.act.q.val();
+        self.keep_act_b0.a.next = self.load.start.val()
             | (self.act.q.val() & !(self.at0.val() | (self.at1.val() & !self.qvalid.q.val())));
-        self.keep_act_b1.a.next = self.start.val() | (self.act.q.val() & !(self.at0.val() | self.at1.val()));
+        self.keep_act_b1.a.next =
+            self.load.start.val() | (self.act.q.val() & !(self.at0.val() | self.at1.val()));
         if self.adv_c.val() {
             self.go.d.next = self.keep_go_adv.y.val();
             self.act.d.next = self.keep_act_adv.y.val();
         } else if self.arb_b.tout.val() {
-            self.go.d.next = self.start.val() | self.uncle_ok.val();
+            self.go.d.next = self.load.start.val() | self.uncle_ok.val();
             self.act.d.next = self.keep_act_b1.y.val();
         } else if self.qvalid.q.val() {
             self.go.d.next = self.keep_go_move.y.val();
             self.act.d.next = self.keep_act_b0.y.val();
         } else {
-            self.go.d.next = self.start.val() | self.uncle_ok.val();
+            self.go.d.next = self.load.start.val() | self.uncle_ok.val();
             self.act.d.next = self.keep_act_b0.y.val();
         }
         // A south group's high filled lines, from the diagonal beats. (Verilog selects bits
         // of names only: the shifted copy has a name.)
-        self.load_hi.next = bit_cast::<32, M>(self.load_data.val()) >> 2;
-        if self.shift.val() & self.grouped.val() {
+        self.load_hi.next = bit_cast::<32, M>(self.load.data.val()) >> 2;
+        if self.load.shift.val() & self.grouped.val() {
             self.cols_hi.d.next = self.load_hi.val().get_bits::<2>(0);
         }
         // A south group's solution: A's row in the last line (if not filled) and the queen
