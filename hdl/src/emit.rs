@@ -141,11 +141,11 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_data, first_valid, first_id, f
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
             {stage} s(
-                .clock(clock), .my_id(i[{id1}:0]),
-                .dn$valid(dn_valid_at[i]), .dn$id(dn_id_at[{id}*i +: {id}]), .dn$kind(dn_kind_at[2*i +: 2]), .dn$data(dn_data_at[{w}*i +: {w}]),
-                .dn_o$valid(dn_valid_at[i+1]), .dn_o$id(dn_id_at[{id}*(i+1) +: {id}]), .dn_o$kind(dn_kind_at[2*(i+1) +: 2]), .dn_o$data(dn_data_at[{w}*(i+1) +: {w}]),
-                .up$valid(up_valid_at[i]), .up$id(up_id_at[{id}*i +: {id}]), .up$data(up_data_at[{s}*i +: {s}]),
-                .up_o$valid(up_valid_at[i+1]), .up_o$id(up_id_at[{id}*(i+1) +: {id}]), .up_o$data(up_data_at[{s}*(i+1) +: {s}]));
+                .clock(clock), .links$my_id(i[{id1}:0]),
+                .links$dn$valid(dn_valid_at[i]), .links$dn$id(dn_id_at[{id}*i +: {id}]), .links$dn$kind(dn_kind_at[2*i +: 2]), .links$dn$data(dn_data_at[{w}*i +: {w}]),
+                .links$dn_o$valid(dn_valid_at[i+1]), .links$dn_o$id(dn_id_at[{id}*(i+1) +: {id}]), .links$dn_o$kind(dn_kind_at[2*(i+1) +: 2]), .links$dn_o$data(dn_data_at[{w}*(i+1) +: {w}]),
+                .links$up$valid(up_valid_at[i]), .links$up$id(up_id_at[{id}*i +: {id}]), .links$up$data(up_data_at[{s}*i +: {s}]),
+                .links$up_o$valid(up_valid_at[i+1]), .links$up_o$id(up_id_at[{id}*(i+1) +: {id}]), .links$up_o$data(up_data_at[{s}*(i+1) +: {s}]));
         end
     endgenerate
     assign up_valid = up_valid_at[{k}];
@@ -282,7 +282,7 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
 }
 
 /// The core module joining `<name>_front` and `<name>_chain`: the beat, the first slot and
-/// the last (the front end's are bundles of ports, `dn$valid` ...; the chain's plain ports).
+/// the last (the front end's are a bundle of ports, `chain$dn$valid` ...; the chain's plain ports).
 fn core_module(cfg: &CoreConfig, name: &str) -> String {
     let m = cfg.n - 4;
     let id = crate::solver::stage::ID_BITS;
@@ -308,9 +308,9 @@ module {name}(clock, rx_data, rx_valid, rx_ready, tx_data, tx_valid, tx_last, tx
     {name}_front front(
         .clock(clock), .link$rx_data(rx_data), .link$rx_valid(rx_valid), .link$rx_ready(rx_ready),
         .link$tx_data(tx_data), .link$tx_valid(tx_valid), .link$tx_last(tx_last), .link$tx_ready(tx_ready), .idle(idle),
-        .dn$valid(dn_valid), .dn$id(dn_id), .dn$kind(dn_kind), .dn$data(dn_data),
-        .first$valid(first_valid), .first$id(first_id), .first$data(first_data),
-        .up$valid(up_valid), .up$id(up_id), .up$data(up_data));
+        .chain$dn$valid(dn_valid), .chain$dn$id(dn_id), .chain$dn$kind(dn_kind), .chain$dn$data(dn_data),
+        .chain$first$valid(first_valid), .chain$first$id(first_id), .chain$first$data(first_data),
+        .chain$up$valid(up_valid), .chain$up$id(up_id), .chain$up$data(up_data));
     {name}_chain chain(
         .clock(clock), .dn_valid(dn_valid), .dn_id(dn_id), .dn_kind(dn_kind), .dn_data(dn_data),
         .first_valid(first_valid), .first_id(first_id), .first_data(first_data),

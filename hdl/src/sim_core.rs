@@ -35,9 +35,9 @@ macro_rules! core {
                 self.chain.clock.next = self.clock.val();
                 Bytes::link(&mut self.link, &mut self.front.link);
                 self.idle.next = self.front.idle.val();
-                BeatOut::<M>::join(&mut self.front.dn, &mut self.chain.dn);
-                SlotOut::<{ $bits }>::join(&mut self.front.first, &mut self.chain.first);
-                SlotOut::<{ $bits }>::join(&mut self.chain.up, &mut self.front.up);
+                BeatOut::<M>::join(&mut self.front.chain.dn, &mut self.chain.dn);
+                SlotOut::<{ $bits }>::join(&mut self.front.chain.first, &mut self.chain.first);
+                SlotOut::<{ $bits }>::join(&mut self.chain.up, &mut self.front.chain.up);
             }
         }
     };

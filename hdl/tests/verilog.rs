@@ -229,11 +229,14 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
     let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
     if ids.iter().any(|&i| i >= k) {
         assert_eq!(ids.len(), 2);
-        let at = format!(".my_id(i[{id1}:0])");
+        let at = format!(".links$my_id(i[{id1}:0])");
         assert!(dut.contains(&at));
         dut = dut.replace(
             &at,
-            &format!(".my_id(i == 0 ? {ID_BITS}'d{} : {ID_BITS}'d{})", ids[0], ids[1]),
+            &format!(
+                ".links$my_id(i == 0 ? {ID_BITS}'d{} : {ID_BITS}'d{})",
+                ids[0], ids[1]
+            ),
         );
     }
     let mut tb = format!(

@@ -17,7 +17,8 @@ pub struct Base<const M: usize, const D: usize, const W: usize, const E: usize> 
     pub clock: Signal<In, Clock>,
     pub link: Bytes,
     pub dn: BeatOut<M>,
-    /// Nothing being received, queued, dispatched or sent (the kind adds its own tests).
+    /// Nothing being received, queued, dispatched or sent (the kind adds its own tests; the
+    /// word queue shows a word a cycle or two after it is written).
     pub idle: Signal<Out, Bit>,
     /// The kind's decoder (see [`Dispatch`]) and answers (see [`Collect`]).
     pub dec: Decoding<M, D, W>,

@@ -12,13 +12,13 @@
 
 use crate::front::base::Base;
 use crate::front::bytes::Bytes;
+use crate::front::chain_end::ChainEnd;
 use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
 use crate::solver::decoder::{SouthDecoder, LATENCY};
 use crate::solver::grouped_stage::{BODY_BITS, HOLD, SLOT_BITS, SOUTH_BITS};
-use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::stage::ID_BITS;
 use queens_core::group::{END, GROUP_CRC_XOR};
 use queens_core::ident::Ident;
@@ -44,10 +44,8 @@ pub struct GroupFront<const M: usize, const M1: usize, const D: usize, const W: 
     /// Nothing being received, queued, walked or sent.
     pub idle: Signal<Out, Bit>,
 
-    /// The chain's slots: the first, a hold (south field `HOLD`) or empty, and the last.
-    pub first: SlotOut<SLOT_BITS>,
-    pub up: Slot<SLOT_BITS>,
-    pub dn: BeatOut<M>,
+    /// The chain's end; its first slot a hold (south field `HOLD`) or empty.
+    pub chain: ChainEnd<M, SLOT_BITS>,
 
     base: Base<M, D, W, ENTRY_BITS>,
     dec: SouthDecoder<M, D, W>,
@@ -94,9 +92,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront
             clock: Default::default(),
             link: Default::default(),
             idle: Default::default(),
-            first: Default::default(),
-            up: Default::default(),
-            dn: Default::default(),
+            chain: Default::default(),
             // The rising diagonals' rotation into load order: right by M + 1.
             base: Base::new(units, GROUP_CRC_XOR, LATENCY, M + 1, ident),
             dec: SouthDecoder::south(),
@@ -132,7 +128,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         dff_setup!(self, clock, queued, hold_r);
         clock!(self, clock, base, dec, records);
         Bytes::link(&mut self.link, &mut self.base.link);
-        BeatOut::<M>::link(&mut self.dn, &mut self.base.dn);
+        BeatOut::<M>::link(&mut self.chain.dn, &mut self.base.dn);
 
         // Dispatch's word through the south decoder: every diagonal beat also carries the
         // filled bits of lines M and M + 1.
@@ -145,16 +141,18 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
 
         // Records in: every record but a returning hold; holds go out while the queue could
         // not take every slot the chain may still fill.
-        self.arrive.next = self.up.valid.val()
+        self.arrive.next = self.chain.up.valid.val()
             & (self
+                .chain
                 .up
                 .data
                 .val()
                 .get_bits::<SOUTH_BITS>(self.south_at.val().index())
                 != self.hold_code.val());
         self.records.write.next = self.arrive.val();
-        self.records.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up.id.val()) << self.id_at.val())
-            | bit_cast::<ENTRY_BITS, RECORD_BITS>(self.up.data.val());
+        self.records.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.chain.up.id.val())
+            << self.id_at.val())
+            | bit_cast::<ENTRY_BITS, RECORD_BITS>(self.chain.up.data.val());
         self.leave.next = self.base.answers.read.val();
         if self.arrive.val() & !self.leave.val() {
             self.queued.d.next = self.queued.q.val() + 1;
@@ -163,9 +161,10 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
             self.queued.d.next = self.queued.q.val() - 1;
         }
         self.hold_r.d.next = self.queued.q.val() >= self.hold_at.val();
-        self.first.valid.next = self.hold_r.q.val();
-        self.first.id.next = 0.into();
-        self.first.data.next = bit_cast::<SLOT_BITS, SOUTH_BITS>(self.hold_code.val()) << self.south_at.val();
+        self.chain.first.valid.next = self.hold_r.q.val();
+        self.chain.first.id.next = 0.into();
+        self.chain.first.data.next =
+            bit_cast::<SLOT_BITS, SOUTH_BITS>(self.hold_code.val()) << self.south_at.val();
 
         // Out: each record with its group's word; an end record frees its unit.
         self.records.read.next = self.base.answers.read.val();

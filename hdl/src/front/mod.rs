@@ -21,6 +21,7 @@
 //! cycles per subproblem in the front end, none in the units.
 pub mod base;
 pub mod bytes;
+pub mod chain_end;
 pub mod collect;
 pub mod constant;
 pub mod dispatch;
@@ -31,6 +32,7 @@ pub mod ram;
 
 use crate::front::base::Base;
 use crate::front::bytes::Bytes;
+use crate::front::chain_end::ChainEnd;
 use crate::front::constant::c;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
@@ -38,7 +40,6 @@ use crate::solver::beat::BeatOut;
 use crate::solver::decoder::{PlainDecoder, LATENCY};
 use crate::solver::load::UNITS_BITS;
 use crate::solver::orient::{self, Orient};
-use crate::solver::slot::{Slot, SlotOut};
 use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, ID_BITS, SLOT_BITS, SLOT_COUNT_AT};
 use queens_core::ident::Ident;
 use rust_hdl::prelude::*;
@@ -82,14 +83,11 @@ pub fn dispatch_cycles(m: usize) -> usize {
 pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     pub link: Bytes,
-    /// Nothing being received, queued, running or sent (the queue shows a word a cycle or
-    /// two after it is written).
+    /// Nothing being received, queued, running or sent (see [`Base`]).
     pub idle: Signal<Out, Bit>,
 
-    /// The chain's slots: the first, always empty, and the last.
-    pub first: SlotOut<SLOT_BITS>,
-    pub up: Slot<SLOT_BITS>,
-    pub dn: BeatOut<M>,
+    /// The chain's end; its first slot always empty.
+    pub chain: ChainEnd<M, SLOT_BITS>,
 
     base: Base<M, D, W, ENTRY_BITS>,
     dec: PlainDecoder<M, D, W>,
@@ -126,9 +124,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
             clock: Default::default(),
             link: Default::default(),
             idle: Default::default(),
-            first: Default::default(),
-            up: Default::default(),
-            dn: Default::default(),
+            chain: Default::default(),
             // The rising diagonals' rotation into load order: right by M - 1.
             base: Base::new(units, 0, LATENCY + orient::LATENCY, M - 1, ident),
             dec: PlainDecoder::plain(),
@@ -155,7 +151,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         dff_setup!(self, clock, entry_cycles);
         clock!(self, clock, base, dec, orient, results, cycles);
         Bytes::link(&mut self.link, &mut self.base.link);
-        BeatOut::<M>::link(&mut self.dn, &mut self.base.dn);
+        BeatOut::<M>::link(&mut self.chain.dn, &mut self.base.dn);
 
         // Dispatch's word through the decoder and the orientation.
         self.dec.word.next = self.base.dec.word.val();
@@ -169,21 +165,23 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.base.dec.up.next = self.orient.up_o.val();
         self.base.dec.hi.next = 0.into();
 
-        self.first.valid.next = false;
-        self.first.id.next = 0.into();
-        self.first.data.next = 0.into();
+        self.chain.first.valid.next = false;
+        self.chain.first.id.next = 0.into();
+        self.chain.first.data.next = 0.into();
 
         // Results in: every result finds room (at most one per unit id is ever in flight).
-        self.results.write.next = self.up.valid.val();
-        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.up.id.val()) << self.id_at.val())
+        self.results.write.next = self.chain.up.valid.val();
+        self.results.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.chain.up.id.val())
+            << self.id_at.val())
             | bit_cast::<ENTRY_BITS, RECORD_BITS>(
-                self.up
+                self.chain
+                    .up
                     .data
                     .val()
                     .get_bits::<RECORD_BITS>(self.slot_record_at.val().index()),
             );
-        self.cycles.write.next = self.up.valid.val();
-        self.cycles.data_in.next = self.up.data.val().get_bits::<CYCLE_BITS>(0);
+        self.cycles.write.next = self.chain.up.valid.val();
+        self.cycles.data_in.next = self.chain.up.data.val().get_bits::<CYCLE_BITS>(0);
 
         // Out: each result with its word and cycles; its unit is free once it is framed.
         self.results.read.next = self.base.answers.read.val();

@@ -44,23 +44,23 @@ macro_rules! chain {
                 // Beats and records both travel from stage 0 to stage K-1.
                 for i in 0..K {
                     self.stages[i].clock.next = self.clock.val();
-                    self.stages[i].my_id.next = self.ids[i].val();
+                    self.stages[i].links.my_id.next = self.ids[i].val();
                 }
-                Beat::<M>::link(&mut self.dn, &mut self.stages[0].dn);
-                Slot::<{ $bits }>::link(&mut self.first, &mut self.stages[0].up);
+                Beat::<M>::link(&mut self.dn, &mut self.stages[0].links.dn);
+                Slot::<{ $bits }>::link(&mut self.first, &mut self.stages[0].links.up);
                 for i in 1..K {
-                    self.stages[i].dn.valid.next = self.stages[i - 1].dn_o.valid.val();
-                    self.stages[i].dn.id.next = self.stages[i - 1].dn_o.id.val();
-                    self.stages[i].dn.kind.next = self.stages[i - 1].dn_o.kind.val();
-                    self.stages[i].dn.data.next = self.stages[i - 1].dn_o.data.val();
-                    self.stages[i].up.valid.next = self.stages[i - 1].up_o.valid.val();
-                    self.stages[i].up.id.next = self.stages[i - 1].up_o.id.val();
-                    self.stages[i].up.data.next = self.stages[i - 1].up_o.data.val();
+                    self.stages[i].links.dn.valid.next = self.stages[i - 1].links.dn_o.valid.val();
+                    self.stages[i].links.dn.id.next = self.stages[i - 1].links.dn_o.id.val();
+                    self.stages[i].links.dn.kind.next = self.stages[i - 1].links.dn_o.kind.val();
+                    self.stages[i].links.dn.data.next = self.stages[i - 1].links.dn_o.data.val();
+                    self.stages[i].links.up.valid.next = self.stages[i - 1].links.up_o.valid.val();
+                    self.stages[i].links.up.id.next = self.stages[i - 1].links.up_o.id.val();
+                    self.stages[i].links.up.data.next = self.stages[i - 1].links.up_o.data.val();
                 }
                 // The last assignment stands: the outputs of stage K-1 (K itself must not
                 // appear in an expression, or it leaks into the Verilog).
                 for i in 0..K {
-                    SlotOut::<{ $bits }>::link(&mut self.up, &mut self.stages[i].up_o);
+                    SlotOut::<{ $bits }>::link(&mut self.up, &mut self.stages[i].links.up_o);
                 }
             }
         }

@@ -6,15 +6,12 @@
 //! records' number and the walk's cycles. A unit is free again once its end record leaves.
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
 use crate::solver::grouped::GroupedUnit;
 use crate::solver::load_ports::LoadPortsOut;
-use crate::solver::pass::Pass;
-use crate::solver::slot::{Slot, SlotOut};
-use crate::solver::stage::{CYCLE_BITS, ID_BITS};
+use crate::solver::place::{Links, Place};
+use crate::solver::stage::CYCLE_BITS;
 use crate::solver::tally::{CODE_BITS, COUNT_BITS, RECORD_BITS};
-use crate::solver::tap::Tap;
 use queens_core::group::{BODY_BITS as BODY_BITS_U32, END};
 use rust_hdl::prelude::*;
 
@@ -31,18 +28,9 @@ pub const HOLD: u64 = 31 << queens_core::south::PLACE_BITS;
 #[derive(LogicBlock)]
 pub struct GroupedStage<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    pub my_id: Signal<In, Bits<ID_BITS>>,
-
-    /// The downstream chain through this stage (see [`Tap`]).
-    pub dn: Beat<M>,
-    pub dn_o: BeatOut<M>,
-
-    /// The upstream slot into this stage, and out of it a cycle later.
-    pub up: Slot<SLOT_BITS>,
-    pub up_o: SlotOut<SLOT_BITS>,
-
-    tap: Tap<M>,
-    pass: Pass<SLOT_BITS>,
+    /// The stage's ports on the chains (see [`Place`]).
+    pub links: Links<M, SLOT_BITS>,
+    place: Place<M, SLOT_BITS>,
     unit: GroupedUnit<M, M1, D>,
     /// The record offered: a south record's or the end record's fields.
     south: Signal<Local, Bits<SOUTH_BITS>>,
@@ -67,13 +55,8 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
         let c = |v: usize| Constant::new((v as u64).to_bits());
         Self {
             clock: Default::default(),
-            my_id: Default::default(),
-            dn: Default::default(),
-            dn_o: Default::default(),
-            up: Default::default(),
-            up_o: Default::default(),
-            tap: Default::default(),
-            pass: Default::default(),
+            links: Default::default(),
+            place: Default::default(),
             unit: GroupedUnit::new(kind),
             south: Default::default(),
             body: Default::default(),
@@ -97,29 +80,24 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, 
     fn update(&mut self) {
         dff_setup!(self, clock, ended);
         self.unit.clock.next = self.clock.val();
-        clock!(self, clock, tap, pass);
-        self.tap.my_id.next = self.my_id.val();
-        self.pass.my_id.next = self.my_id.val();
-        Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
-        BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        Slot::<SLOT_BITS>::link(&mut self.up, &mut self.pass.up);
-        SlotOut::<SLOT_BITS>::link(&mut self.up_o, &mut self.pass.up_o);
-        LoadPortsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
+        self.place.clock.next = self.clock.val();
+        Links::<M, SLOT_BITS>::link(&mut self.links, &mut self.place.links);
+        LoadPortsOut::<M>::join(&mut self.place.load, &mut self.unit.load);
 
         // The walk's cycles (the high half catches up a cycle later, long before the end
         // record can leave: the read-out takes hundreds).
         clock!(self, clock, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.load.start.val();
-        if self.tap.load.start.val() {
+        self.cycles.clear.next = self.place.load.start.val();
+        if self.place.load.start.val() {
             self.ended.d.next = false;
         }
 
         // Upstream: into an empty slot, the tally's record offered, else the end record once
         // the tally is through.
         self.end_due.next = self.unit.read.drained.val() & !self.ended.q.val();
-        self.unit.read.take.next = self.unit.read.offer.val() & !self.up.valid.val();
-        self.pass.offer.next = self.unit.read.offer.val() | self.end_due.val();
+        self.unit.read.take.next = self.unit.read.offer.val() & !self.links.up.valid.val();
+        self.place.offer.next = self.unit.read.offer.val() | self.end_due.val();
         if self.unit.read.offer.val() {
             self.south.next = self.unit.read.code.val();
             self.body.next = (bit_cast::<BODY_BITS, 4>(self.unit.read.m13.val()) << self.m13_at.val())
@@ -131,10 +109,10 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, 
                 << self.records_at.val())
                 | bit_cast::<BODY_BITS, CYCLE_BITS>(self.cycles.value.val());
         }
-        if self.end_due.val() & !self.unit.read.offer.val() & !self.up.valid.val() {
+        if self.end_due.val() & !self.unit.read.offer.val() & !self.links.up.valid.val() {
             self.ended.d.next = true;
         }
-        self.pass.record.next = (bit_cast::<SLOT_BITS, SOUTH_BITS>(self.south.val()) << self.south_at.val())
+        self.place.record.next = (bit_cast::<SLOT_BITS, SOUTH_BITS>(self.south.val()) << self.south_at.val())
             | bit_cast::<SLOT_BITS, BODY_BITS>(self.body.val());
     }
 }

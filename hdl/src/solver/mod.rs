@@ -30,6 +30,7 @@ pub mod load_ports;
 pub mod lutram;
 pub mod orient;
 pub mod pass;
+pub mod place;
 pub mod slot;
 pub mod stage;
 pub mod tally;

@@ -1,7 +1,7 @@
 //! A stage's place on the upstream chain: the slot passing through, registered. A record
-//! that arrives passes on; into a slot that arrives empty (`free`) the stage drops its own
-//! record, if it offers one. Shared by both kinds of stage ([`crate::solver::stage`],
-//! [`crate::solver::grouped_stage`]), as [`crate::solver::tap::Tap`] is downstream.
+//! that arrives passes on; into a slot that arrives empty the stage drops its own record,
+//! if it offers one. Part of a stage's [`crate::solver::place::Place`], as
+//! [`crate::solver::tap::Tap`] is downstream.
 //!
 //! The slot's own valid bit picks the record, so that one LUT follows the register of the
 //! stage before (an empty slot carries the offered record whether or not it is offered).

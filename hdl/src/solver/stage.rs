@@ -1,19 +1,16 @@
-//! A solver stage: one unit, its result record, and its place in the array's two chains.
+//! A solver stage: one unit, its result record, and its place in the array's two chains
+//! ([`Place`]).
 //!
 //! Downstream chain (distribution): beats addressed to a unit by id load the ring's blocking
 //! into it and then start it. Upstream chain (collection): a finished unit drops its result
-//! into the first empty slot that passes it. Both chains are one register per stage, so no
-//! path crosses more than one stage, and a stage's logic does not depend on how many there
-//! are. The echoed word is not kept here: the array keeps one copy per unit id, which saves
-//! a 40-bit register and its share of the collection chain in every stage.
+//! into the first empty slot that passes it. The echoed word is not kept here: the array
+//! keeps one copy per unit id, which saves a 40-bit register and its share of the
+//! collection chain in every stage.
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::counter::SplitCounter;
 use crate::solver::load_ports::LoadPortsOut;
-use crate::solver::pass::Pass;
-use crate::solver::slot::{Slot, SlotOut};
-use crate::solver::tap::Tap;
+use crate::solver::place::{Links, Place};
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
@@ -36,18 +33,9 @@ pub const SLOT_COUNT_AT: usize = CYCLE_BITS;
 #[derive(LogicBlock)]
 pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     pub clock: Signal<In, Clock>,
-    pub my_id: Signal<In, Bits<ID_BITS>>,
-
-    /// The downstream chain through this stage (see [`Tap`]).
-    pub dn: Beat<M>,
-    pub dn_o: BeatOut<M>,
-
-    /// The upstream slot into this stage, and out of it a cycle later.
-    pub up: Slot<SLOT_BITS>,
-    pub up_o: SlotOut<SLOT_BITS>,
-
-    tap: Tap<M>,
-    pass: Pass<SLOT_BITS>,
+    /// The stage's ports on the chains (see [`Place`]).
+    pub links: Links<M, SLOT_BITS>,
+    place: Place<M, SLOT_BITS>,
     unit: Unit<M, M1, D>,
     /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles.
     count: SplitCounter<COUNT_BITS, COUNT_HALF>,
@@ -67,13 +55,8 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
     pub fn new(kind: ArbiterKind) -> Self {
         Self {
             clock: Default::default(),
-            my_id: Default::default(),
-            dn: Default::default(),
-            dn_o: Default::default(),
-            up: Default::default(),
-            up_o: Default::default(),
-            tap: Default::default(),
-            pass: Default::default(),
+            links: Default::default(),
+            place: Default::default(),
             unit: Unit::new(kind),
             count: Default::default(),
             m13: Default::default(),
@@ -92,21 +75,16 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
     fn update(&mut self) {
         dff_setup!(self, clock, m13, m15, pending);
         self.unit.clock.next = self.clock.val();
-        clock!(self, clock, tap, pass);
-        self.tap.my_id.next = self.my_id.val();
-        self.pass.my_id.next = self.my_id.val();
-        Beat::<M>::link(&mut self.dn, &mut self.tap.dn);
-        BeatOut::<M>::link(&mut self.dn_o, &mut self.tap.dn_o);
-        Slot::<SLOT_BITS>::link(&mut self.up, &mut self.pass.up);
-        SlotOut::<SLOT_BITS>::link(&mut self.up_o, &mut self.pass.up_o);
-        LoadPortsOut::<M>::join(&mut self.tap.load, &mut self.unit.load);
+        self.place.clock.next = self.clock.val();
+        Links::<M, SLOT_BITS>::link(&mut self.links, &mut self.place.links);
+        LoadPortsOut::<M>::join(&mut self.place.load, &mut self.unit.load);
 
         // The result record.
         clock!(self, clock, count, cycles);
         self.cycles.inc.next = self.unit.busy.val();
-        self.cycles.clear.next = self.tap.load.start.val();
+        self.cycles.clear.next = self.place.load.start.val();
         self.count.inc.next = self.unit.sol.val();
-        self.count.clear.next = self.tap.load.start.val();
+        self.count.clear.next = self.place.load.start.val();
         if self.unit.sol.val() {
             if self.m13.q.val() == 12 {
                 self.m13.d.next = 0.into();
@@ -119,7 +97,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
                 self.m15.d.next = self.m15.q.val() + 1;
             }
         }
-        if self.tap.load.start.val() {
+        if self.place.load.start.val() {
             self.m13.d.next = 0.into();
             self.m15.d.next = 0.into();
         }
@@ -127,12 +105,12 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
         // shared with the record's choice below: one that cleared the flag and drove the
         // record's hundred multiplexers at once was placed among them, and stretched the
         // flag's path across the device (the full ULX3S's longest path).
-        self.pending.d.next =
-            (self.unit.done.val() | self.pending.q.val()) & (self.up.valid.val() | !self.pending.q.val());
+        self.pending.d.next = (self.unit.done.val() | self.pending.q.val())
+            & (self.links.up.valid.val() | !self.pending.q.val());
 
         // Upstream: our result into an empty slot.
-        self.pass.offer.next = self.pending.q.val();
-        self.pass.record.next = (bit_cast::<SLOT_BITS, 4>(self.m13.q.val()) << self.m13_at.val())
+        self.place.offer.next = self.pending.q.val();
+        self.place.record.next = (bit_cast::<SLOT_BITS, 4>(self.m13.q.val()) << self.m13_at.val())
             | (bit_cast::<SLOT_BITS, 4>(self.m15.q.val()) << self.m15_at.val())
             | (bit_cast::<SLOT_BITS, COUNT_BITS>(self.count.value.val()) << self.count_at.val())
             | bit_cast::<SLOT_BITS, CYCLE_BITS>(self.cycles.value.val());

@@ -1,6 +1,6 @@
 //! A stage's place on the downstream chain: the beat passing through, registered, and the
-//! load and start strobes of the beats addressed to this stage's unit. Shared by both kinds
-//! of stage ([`crate::solver::stage`], [`crate::solver::grouped_stage`]).
+//! load and start strobes of the beats addressed to this stage's unit. Part of a stage's
+//! [`crate::solver::place::Place`], as [`crate::solver::pass::Pass`] is upstream.
 
 use crate::solver::beat::{Beat, BeatOut};
 use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
