@@ -2,6 +2,7 @@
 
 use crate::kind;
 use crate::solver::arbiter::ArbiterKind;
+use crate::solver::bram::Memory;
 use crate::solver::load::MAX_UNITS;
 use crate::solver::stage::COUNT_BITS;
 use queens_core::UnitKind;
@@ -36,7 +37,19 @@ pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String 
 /// The Verilog of one solver stage of kind `unit` (the unit, its record, its place on the
 /// chains) for inner width m.
 pub fn stage_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, name: &str) -> String {
-    rename_top(&kind::of(unit).stage(m, arbiter), name)
+    stage_verilog_in(unit, m, arbiter, Memory::Block, name)
+}
+
+/// [`stage_verilog`] with the tally in `memory` (a kind with a tally; a plain stage is the
+/// same in either).
+pub fn stage_verilog_in(
+    unit: UnitKind,
+    m: usize,
+    arbiter: ArbiterKind,
+    memory: Memory,
+    name: &str,
+) -> String {
+    rename_top(&kind::of(unit).stage(m, arbiter, memory), name)
 }
 
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
@@ -92,21 +105,65 @@ pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
 }
 
 /// The stage modules of every chain [`chain_verilog`] writes (`<chain>_stage`) inside a core
-/// (`<core>_chain`), as a yosys selection.
+/// (`<core>_chain`), as a yosys selection (the stages with their tally in block RAM; those in
+/// UltraRAM are `<chain>_stage_ultra`, on UltraScale+ only).
 pub const STAGE_MODULES: &str = "*_chain_stage";
 
 /// K solver stages of kind `unit` in series: the stage module once, instantiated by a
 /// generate loop, so the Verilog does not grow with K. Ports as
 /// [`crate::solver::chain::Chain`], each bundle's fields as `<bundle>_<field>`: the beat in
 /// (`dn_*`), the slot into stage 0 (`first_*`: empty, or a hold) and the slot out (`up_*`);
-/// stage i has id i.
-pub fn chain_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, k: usize, name: &str) -> String {
+/// stage i has id i. The first `ultra` stages keep their tally in UltraRAM (module
+/// `<name>_stage_ultra`, [`Memory::Ultra`]), the rest in block RAM (`<name>_stage`); with
+/// `ultra` 0 the chain is one stage module, as on every board without UltraRAM.
+pub fn chain_verilog(
+    unit: UnitKind,
+    m: usize,
+    arbiter: ArbiterKind,
+    k: usize,
+    ultra: usize,
+    name: &str,
+) -> String {
     let stage = format!("{name}_stage");
     let s = kind::of(unit).slot_bits();
     assert!((1..=MAX_UNITS).contains(&k), "1 to {MAX_UNITS} units");
+    assert!(ultra <= k, "{ultra} of {k} stages in UltraRAM");
     let (id, w, k1) = (crate::solver::stage::ID_BITS, m, k + 1);
     let (id1, w1, s1, last) = (id - 1, w - 1, s - 1, k - 1);
-    stage_verilog(unit, m, arbiter, &stage)
+    let instance = |module: &str, indent: &str| {
+        format!(
+            "{indent}{module} s(
+{indent}    .clock(clock), .links$my_id(i[{id1}:0]),
+{indent}    .links$dn$valid(dn_valid_at[i]), .links$dn$id(dn_id_at[{id}*i +: {id}]), .links$dn$kind(dn_kind_at[2*i +: 2]), .links$dn$data(dn_data_at[{w}*i +: {w}]),
+{indent}    .links$dn_o$valid(dn_valid_at[i+1]), .links$dn_o$id(dn_id_at[{id}*(i+1) +: {id}]), .links$dn_o$kind(dn_kind_at[2*(i+1) +: 2]), .links$dn_o$data(dn_data_at[{w}*(i+1) +: {w}]),
+{indent}    .links$up$valid(up_valid_at[i]), .links$up$id(up_id_at[{id}*i +: {id}]), .links$up$data(up_data_at[{s}*i +: {s}]),
+{indent}    .links$up_o$valid(up_valid_at[i+1]), .links$up_o$id(up_id_at[{id}*(i+1) +: {id}]), .links$up_o$data(up_data_at[{s}*(i+1) +: {s}]));
+"
+        )
+    };
+    let (modules, body) = if ultra == 0 {
+        (
+            stage_verilog(unit, m, arbiter, &stage),
+            instance(&stage, "            "),
+        )
+    } else {
+        let ultra_stage = format!("{stage}_ultra");
+        (
+            stage_verilog_in(unit, m, arbiter, Memory::Ultra, &ultra_stage)
+                + &stage_verilog(unit, m, arbiter, &stage),
+            format!(
+                "            // Stages 0 to {u1}: the tally in UltraRAM; the rest in block RAM.
+            if (i < {ultra}) begin : ultra
+{}            end else begin : block
+{}            end
+",
+                instance(&ultra_stage, "                "),
+                instance(&stage, "                "),
+                u1 = ultra - 1,
+            ),
+        )
+    };
+    modules
         + &format!(
             "
 // {k} solver stages in series; beats and records both travel from stage 0 to stage {last}.
@@ -140,13 +197,7 @@ module {name}(clock, dn_valid, dn_id, dn_kind, dn_data, first_valid, first_id, f
     genvar i;
     generate
         for (i = 0; i < {k}; i = i + 1) begin : unit
-            {stage} s(
-                .clock(clock), .links$my_id(i[{id1}:0]),
-                .links$dn$valid(dn_valid_at[i]), .links$dn$id(dn_id_at[{id}*i +: {id}]), .links$dn$kind(dn_kind_at[2*i +: 2]), .links$dn$data(dn_data_at[{w}*i +: {w}]),
-                .links$dn_o$valid(dn_valid_at[i+1]), .links$dn_o$id(dn_id_at[{id}*(i+1) +: {id}]), .links$dn_o$kind(dn_kind_at[2*(i+1) +: 2]), .links$dn_o$data(dn_data_at[{w}*(i+1) +: {w}]),
-                .links$up$valid(up_valid_at[i]), .links$up$id(up_id_at[{id}*i +: {id}]), .links$up$data(up_data_at[{s}*i +: {s}]),
-                .links$up_o$valid(up_valid_at[i+1]), .links$up_o$id(up_id_at[{id}*(i+1) +: {id}]), .links$up_o$data(up_data_at[{s}*(i+1) +: {s}]));
-        end
+{body}        end
     endgenerate
     assign up_valid = up_valid_at[{k}];
     assign up_id = up_id_at[{id}*{k} +: {id}];
@@ -166,6 +217,12 @@ pub enum EmitError {
     Units(usize),
     #[error(transparent)]
     Kind(#[from] kind::KindError),
+    #[error("{ultra} stages with the tally in UltraRAM: a core of {units} {unit} units has no more (plain units have no tally)")]
+    Ultra {
+        ultra: usize,
+        units: usize,
+        unit: UnitKind,
+    },
 }
 
 /// What a core is built for.
@@ -182,6 +239,8 @@ pub struct CoreConfig {
     pub with_cycles: bool,
     /// The board build the core is part of, if any ([`CoreConfig::built`]).
     pub build: Option<Build>,
+    /// Stages whose tally is in UltraRAM, the first of the chain ([`CoreConfig::with_ultra`]).
+    pub ultra: usize,
 }
 
 /// What a board build adds to a core's identity.
@@ -217,7 +276,23 @@ impl CoreConfig {
             arbiter,
             with_cycles,
             build: None,
+            ultra: 0,
         })
+    }
+
+    /// The core with the tally of its first `ultra` stages in UltraRAM (UltraScale+ only; the
+    /// count is the board's, `board::fit::ultra_stages`). The memory changes no behaviour,
+    /// so it is not part of the identity.
+    pub fn with_ultra(mut self, ultra: usize) -> Result<Self, EmitError> {
+        if ultra > 0 && !kind::of(self.unit).has_tally() || ultra > self.units {
+            return Err(EmitError::Ultra {
+                ultra,
+                units: self.units,
+                unit: self.unit,
+            });
+        }
+        self.ultra = ultra;
+        Ok(self)
     }
 
     /// The core as part of a board build: `board` names the board-level choices (board,
@@ -276,6 +351,7 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
         cfg.n - 4,
         cfg.arbiter,
         cfg.units,
+        cfg.ultra,
         &format!("{name}_chain"),
     );
     v + &core_module(cfg, name)

@@ -3,6 +3,7 @@
 //! and the board sizes its circuits are built for. Emission, fits and routing take a
 //! [`Circuits`] from [`of`] and never ask which kind they have.
 
+use crate::solver::bram::Memory;
 use crate::ArbiterKind;
 use queens_core::ident::Ident;
 use queens_core::UnitKind;
@@ -12,8 +13,11 @@ use rust_hdl::prelude::*;
 pub trait Circuits: Sync {
     /// The bare unit for inner width m (a grouped unit with its tally).
     fn unit(&self, m: usize, arbiter: ArbiterKind) -> String;
-    /// One stage: the unit, its record, its place on the chains.
-    fn stage(&self, m: usize, arbiter: ArbiterKind) -> String;
+    /// One stage: the unit, its record, its place on the chains; its tally in `memory`, for
+    /// a kind with one ([`Circuits::has_tally`]; a plain stage has no RAM and ignores it).
+    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory) -> String;
+    /// Whether its stage keeps a tally in a RAM of its own (which may be UltraRAM).
+    fn has_tally(&self) -> bool;
     /// The front end of a core of board size n and `units` units, answering an
     /// identification request with `ident`.
     fn front(&self, n: usize, units: usize, with_cycles: bool, ident: &Ident) -> String;
@@ -47,7 +51,7 @@ impl Circuits for Plain {
         })
     }
 
-    fn stage(&self, m: usize, arbiter: ArbiterKind) -> String {
+    fn stage(&self, m: usize, arbiter: ArbiterKind, _memory: Memory) -> String {
         crate::with_width!(m, |M, M1, D| {
             let mut st = crate::solver::stage::Stage::<M, M1, D>::new(arbiter);
             st.connect_all();
@@ -61,6 +65,10 @@ impl Circuits for Plain {
             f.connect_all();
             generate_verilog(&f)
         })
+    }
+
+    fn has_tally(&self) -> bool {
+        false
     }
 
     fn slot_bits(&self) -> usize {
@@ -89,9 +97,10 @@ impl Circuits for Grouped {
         })
     }
 
-    fn stage(&self, m: usize, arbiter: ArbiterKind) -> String {
+    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory) -> String {
         crate::with_grouped_width!(m, |M, M1, D| {
             let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(arbiter);
+            st.set_memory(memory);
             st.connect_all();
             generate_verilog(&st)
         })
@@ -105,6 +114,10 @@ impl Circuits for Grouped {
             f.connect_all();
             generate_verilog(&f)
         })
+    }
+
+    fn has_tally(&self) -> bool {
+        true
     }
 
     fn slot_bits(&self) -> usize {

@@ -81,14 +81,26 @@ pub fn synthesize(verilog: &str, top: &str) -> Result<Cost, SynthError> {
 
 /// Synthesizes `verilog` (top module `top`) for `family` and measures it.
 pub fn synthesize_for(verilog: &str, top: &str, family: SynthFamily) -> Result<Cost, SynthError> {
+    synthesize_with(verilog, top, family, false)
+}
+
+/// [`synthesize_for`], with `-uram` when `uram` (UltraScale+: yosys may then map memories onto
+/// URAM288; one marked `(* ram_style = "ultra" *)` it maps there in any case).
+pub fn synthesize_with(
+    verilog: &str,
+    top: &str,
+    family: SynthFamily,
+    uram: bool,
+) -> Result<Cost, SynthError> {
     let dir = Scratch::new("queens-yosys").map_err(output)?;
     let src = dir.path().join("design.v");
     let json = dir.path().join("netlist.json");
     let log = dir.path().join("yosys.log");
     dir.write("design.v", verilog).map_err(output)?;
     let script = format!(
-        "read_verilog {src}\nsynth_xilinx -family {family} -flatten -top {top}\nwrite_json {json}\n",
+        "read_verilog {src}\nsynth_xilinx -family {family}{uram} -flatten -top {top}\nwrite_json {json}\n",
         family = family.name(),
+        uram = if uram { " -uram" } else { "" },
         src = src.display(),
         json = json.display()
     );

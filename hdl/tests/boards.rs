@@ -199,6 +199,64 @@ fn pcie_tops_pass_yosys() {
     assert!(e.contains("ml605 has no Pcie link"), "{e}");
 }
 
+/// The U55C of grouped units with the tally of its first stages in UltraRAM (issue 59), as
+/// `hdl emit` builds it (`board::fit::ultra_stages`): both links' Verilog passes yosys, with
+/// both stage modules in the chain.
+#[test]
+fn u55c_with_ultraram_tallies_passes_yosys() {
+    let b = Board::load("u55c").unwrap();
+    let ultra = queens_hdl::board::fit::ultra_stages(&b, UnitKind::Grouped, 3);
+    assert_eq!(ultra, 3, "fewer units than UltraRAM holds: all in it");
+    for (link, files) in [
+        (HostLink::Uart, "queens_core.v queens_top.v queens_board.v"),
+        (HostLink::Pcie, "queens_core.v queens_stream.v queens_pcie.v"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let core = CoreConfig::new(28, 3, UnitKind::Grouped, ArbiterKind::Carry4, true)
+            .and_then(|c| c.with_ultra(2))
+            .unwrap();
+        let clock = b.clock_for(b.defaults.clock_hz).unwrap();
+        let d = build_dir(
+            &b,
+            &BuildOptions {
+                core,
+                clock,
+                baud: 115_200,
+                link,
+            },
+        )
+        .unwrap();
+        for (f, text) in &d.files {
+            std::fs::write(dir.path().join(f), text).unwrap();
+        }
+        let p = b.pcie.as_ref().unwrap();
+        let bytes = queens_hdl::board::top::pcie_stream_bytes(&b);
+        std::fs::write(dir.path().join("xdma_bb.v"), xdma_bb(p.lanes, bytes, true)).unwrap();
+        let readme = std::fs::read_to_string(dir.path().join("README.md")).unwrap();
+        assert!(
+            readme.contains("the tally of the first 2 units in UltraRAM"),
+            "{readme}"
+        );
+        let top = files.rsplit(' ').next().unwrap().trim_end_matches(".v");
+        let script = format!(
+            "read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v xdma_bb.v; \
+             read_verilog {files}; hierarchy -check -top {top}; proc; check -assert; \
+             select -assert-count 2 */t:queens_core_chain_stage_ultra; \
+             select -assert-count 1 */t:queens_core_chain_stage"
+        );
+        let out = Command::new("yosys")
+            .args(["-q", "-p", &script])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{link:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn scripts_and_constraints_parse_as_tcl() {
     let builds = BUILTIN

@@ -169,6 +169,37 @@ fn iverilog(tag: &str, files: &[(&str, &str)]) -> String {
 }
 
 /// Module definitions in a Verilog text.
+/// On UltraScale+ the first stages keep their tally in UltraRAM (issue 59): a second stage
+/// module, chosen by index in the generate loop, whose memory alone carries the attribute;
+/// yosys maps each such tally onto one URAM288 and the others onto block RAM.
+#[test]
+fn chain_with_ultraram_stages_maps_their_tallies_to_uram288_in_yosys() {
+    use queens_hdl::emit::{chain_verilog, core_verilog, CoreConfig, EmitError};
+    use queens_hdl::report::{synthesize_with, SynthFamily};
+    let cfg = CoreConfig::new(10, 3, UnitKind::Grouped, ArbiterKind::Carry4, true).unwrap();
+    let block = core_verilog(&cfg, "queens_core");
+    assert!(!block.contains("ultra"), "no UltraRAM unless asked");
+    let v = core_verilog(&cfg.with_ultra(2).unwrap(), "queens_core");
+    assert_eq!(v.matches("(* ram_style = \"ultra\" *)").count(), 1);
+    // The stage's modules once more, under the UltraRAM stage's name.
+    let stage = |v: &str, name: &str| v.lines().filter(|l| l.starts_with(name)).count();
+    let per_stage = stage(&block, "module queens_core_chain_stage");
+    assert_eq!(stage(&v, "module queens_core_chain_stage_ultra"), per_stage);
+    assert_eq!(modules(&v), modules(&block) + per_stage);
+    yosys_check(&v, "queens_core", "grouped_core_10_ultra");
+    let chain = chain_verilog(UnitKind::Grouped, 6, ArbiterKind::Carry4, 3, 2, "chain");
+    let c = synthesize_with(&chain, "chain", SynthFamily::Xcup, false).unwrap();
+    assert_eq!(
+        (c.uram, c.ram18),
+        (2, 3),
+        "two tallies in URAM288, one in three RAMB18"
+    );
+    // Only a kind with a tally, and no more stages than the core has.
+    assert!(matches!(cfg.with_ultra(4), Err(EmitError::Ultra { .. })));
+    let plain = CoreConfig::new(10, 3, UnitKind::Plain, ArbiterKind::Carry4, true).unwrap();
+    assert!(plain.with_ultra(1).is_err() && plain.with_ultra(0).is_ok());
+}
+
 fn modules(v: &str) -> usize {
     v.lines()
         .filter(|l| l.trim_start().starts_with("module "))
@@ -226,7 +257,7 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).take(count).collect();
     let id1 = ID_BITS - 1;
-    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, "chain");
+    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, 0, "chain");
     if ids.iter().any(|&i| i >= k) {
         assert_eq!(ids.len(), 2);
         let at = format!(".links$my_id(i[{id1}:0])");

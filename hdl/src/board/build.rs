@@ -103,7 +103,7 @@ pub fn build_dir(b: &Board, o: &BuildOptions) -> Result<BuildDir, BuildError> {
             o.clock.multiply,
             o.clock.output_divide,
             o.baud,
-            cycles_note(&core)
+            cycles_note(&core).to_string() + &ultra_note(&core)
         ),
         &b.part,
         &tc,
@@ -154,7 +154,7 @@ fn pcie_dir(b: &Board, o: &BuildOptions) -> BuildDir {
             core.n,
             core.units,
             core.arbiter.name(),
-            cycles_note(&core)
+            cycles_note(&core).to_string() + &ultra_note(&core)
         ),
         &format!("{}; generates the XDMA IP first", b.part),
         &tc,
@@ -206,7 +206,8 @@ fn pcie_checks(b: &Board) -> String {
         // The open flow that synthesizes this family's stream top (sim/src/netlist).
         netlist = if b.family == super::Family::Virtexuplus {
             ", and so does its netlist after yosys `synth_xilinx -family xcup` for two units \
-             (`host/tests/netlist.rs`, N = 10, also under `queens run --link pcie:`)"
+             (`host/tests/netlist.rs`, N = 10, also under `queens run --link pcie:`; grouped \
+             units' tallies there in block RAM: yosys has no simulation model of URAM288)"
         } else {
             ""
         },
@@ -221,6 +222,17 @@ fn pcie_checks(b: &Board) -> String {
         name = b.name,
         part = b.part,
     )
+}
+
+/// Where the tallies are, when some are in UltraRAM.
+fn ultra_note(core: &CoreConfig) -> String {
+    match core.ultra {
+        0 => String::new(),
+        u => format!(
+            "; the tally of the first {u} units in UltraRAM (`(* ram_style = \"ultra\" *)`), of the other {} in block RAM",
+            core.units - u
+        ),
+    }
 }
 
 fn cycles_note(core: &CoreConfig) -> &'static str {

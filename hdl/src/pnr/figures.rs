@@ -96,7 +96,7 @@ pub fn fit_ecp5(
     let stage_job = jobs::stage(unit, m, arbiter, &device, target);
     let stage = route_shown("one stage", &stage_job, show)?;
     let front = route_shown("the front end", &jobs::front(&cfg, &device, target), show)?;
-    Ok((fit(b, &cost(&stage), &cost(&front)), stage, front))
+    Ok((fit(b, &cost(&stage), None, &cost(&front)), stage, front))
 }
 
 /// A design synthesized once and routed with several placer seeds: the first seed's figures

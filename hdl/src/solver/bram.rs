@@ -4,11 +4,28 @@
 //! Altera); it starts all zeros. A word read in the cycle it is written reads undefined on
 //! some of them (`no_rw_check` tells yosys so, which then adds no bypass): its users never
 //! use such a read (the tally forwards the written word instead).
+//!
+//! On UltraScale+ the same template can go to UltraRAM instead ([`Memory::Ultra`]): the
+//! memory then carries `(* ram_style = "ultra" *)`, which Vivado reads and yosys' `synth_xilinx
+//! -family xcup -uram` maps onto one URAM288 (1,024 words of up to 72 bits); it has no initial
+//! block, as UltraRAM has no INIT and powers up at zero (UG901, "Differences between UltraRAM
+//! and Block RAM").
 
 use rust_hdl::prelude::*;
 
 /// Address bits: 1,024 words.
 pub const BRAM_ADDR_BITS: usize = 10;
+
+/// Which of the device's RAMs the template asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Memory {
+    /// Block RAM, as every vendor's synthesis infers it (no attribute).
+    #[default]
+    Block,
+    /// UltraRAM (UltraScale+): `(* ram_style = "ultra" *)`, no initial contents.
+    Ultra,
+}
 
 #[derive(LogicBlock)]
 pub struct BlockRam<const W: usize> {
@@ -21,6 +38,14 @@ pub struct BlockRam<const W: usize> {
     pub rdata: Signal<Out, Bits<W>>,
     _mem: Vec<Bits<W>>,
     _out: Bits<W>,
+    _memory: Memory,
+}
+
+impl<const W: usize> BlockRam<W> {
+    /// The RAM in `memory` (block RAM by default): only its Verilog differs.
+    pub fn set_memory(&mut self, memory: Memory) {
+        self._memory = memory;
+    }
 }
 
 impl<const W: usize> Default for BlockRam<W> {
@@ -34,6 +59,7 @@ impl<const W: usize> Default for BlockRam<W> {
             rdata: Default::default(),
             _mem: vec![Bits::<W>::default(); 1 << BRAM_ADDR_BITS],
             _out: Default::default(),
+            _memory: Memory::Block,
         }
     }
 }
@@ -55,16 +81,28 @@ impl<const W: usize> Logic for BlockRam<W> {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "\
-(* no_rw_check *)
-reg [{msb}:0] mem [0:{top}];
+        let (style, init) = match self._memory {
+            Memory::Block => (
+                "",
+                format!(
+                    "\
 integer i;
 initial begin
     for (i = 0; i <= {top}; i = i + 1) mem[i] = 0;
     rdata = 0;
 end
-always @(posedge clock) begin
+",
+                    top = (1 << BRAM_ADDR_BITS) - 1
+                ),
+            ),
+            // UltraRAM has no INIT: it powers up at zero.
+            Memory::Ultra => ("(* ram_style = \"ultra\" *)\n", String::new()),
+        };
+        Verilog::Custom(format!(
+            "\
+{style}(* no_rw_check *)
+reg [{msb}:0] mem [0:{top}];
+{init}always @(posedge clock) begin
     rdata <= mem[raddr];
     if (we) mem[waddr] <= wdata;
 end

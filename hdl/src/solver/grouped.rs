@@ -42,6 +42,13 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
     }
 }
 
+impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
+    /// Keeps the tally in `memory` (block RAM unless told; [`crate::solver::bram::Memory`]).
+    pub fn set_memory(&mut self, memory: crate::solver::bram::Memory) {
+        self.tally.set_memory(memory);
+    }
+}
+
 impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {

@@ -13,7 +13,7 @@
 //! the next group.
 
 use crate::solver::arbiter::ArbiterKind;
-use crate::solver::bram::BlockRam;
+use crate::solver::bram::{BlockRam, Memory};
 use crate::solver::increment::Increment;
 use queens_core::south::{HELD, PLACE_BITS};
 use rust_hdl::prelude::*;
@@ -181,6 +181,13 @@ impl<const M: usize> Tally<M> {
             count_bits: Constant::new((COUNT_BITS as u64).to_bits()),
             m15_at: Constant::new(((COUNT_BITS + 4) as u64).to_bits()),
         }
+    }
+}
+
+impl<const M: usize> Tally<M> {
+    /// Keeps the counters in `memory` (block RAM unless told; [`Memory`]).
+    pub fn set_memory(&mut self, memory: Memory) {
+        self.ram.set_memory(memory);
     }
 }
 

@@ -42,6 +42,26 @@ fn emit_for_a_board_writes_a_complete_build_directory() {
     );
 }
 
+/// On the U55C the first 816 grouped units (960 URAM288 at the fill of 0.85) keep their
+/// tally in UltraRAM, the rest in block RAM; plain units have no tally.
+#[test]
+fn emit_for_the_u55c_puts_the_first_tallies_in_ultraram() {
+    let (dir, d) = emitted(&["--board", "u55c", "--n", "28", "--solvers", "900"]);
+    assert_eq!(
+        (d["solvers"].as_u64(), d["ultra_units"].as_u64()),
+        (Some(900), Some(816)),
+        "{d}"
+    );
+    let core = std::fs::read_to_string(dir.path().join("queens_core.v")).unwrap();
+    assert!(
+        core.contains("if (i < 816) begin : ultra"),
+        "the generate loop chooses by index"
+    );
+    assert_eq!(core.matches("(* ram_style = \"ultra\" *)").count(), 1);
+    let (_, d) = emitted(&["--board", "u55c", "--solvers", "4", "--unit", "plain"]);
+    assert!(d.get("ultra_units").is_none(), "{d}");
+}
+
 /// The unit a board is built of: its file's where it names one (the ULX3S: plain), the
 /// default elsewhere, the one named over both; a kind with no circuit for N is refused.
 #[test]

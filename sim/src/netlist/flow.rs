@@ -110,6 +110,8 @@ pub fn make(
     flow: Flow,
     phase: &dyn Fn(&str),
 ) -> Result<BoardNetlist, NetlistError> {
+    // Every tally in block RAM, on the U55C too (where `hdl emit` puts the first in UltraRAM):
+    // yosys has no simulation model of URAM288.
     let core = CoreConfig::new(n, units, unit, b.default_arbiter(), true)
         .map_err(|e| NetlistError::Build(e.into()))?;
     let clock = b

@@ -10,7 +10,9 @@
 //!   vendor's mapping, which cannot run here.
 //! - Virtex UltraScale+ (the U55C): yosys `synth_xilinx -family xcup` of the PCIe build's
 //!   stream top, the core behind its AXI4-Stream ports; the XDMA IP around it is Vivado's
-//!   alone. It runs behind the harness's model of XDMA's streams, not a bench of pins.
+//!   alone. It runs behind the harness's model of XDMA's streams, not a bench of pins. Its
+//!   grouped units keep their tallies in block RAM, where a build for the card puts the
+//!   first in UltraRAM: yosys has no simulation model of URAM288.
 //!
 //! [`NetlistEngine`] simulates it with yosys' own cell models (`cells_sim.v` of the same
 //! yosys), our models of the cells yosys leaves as black boxes (`netlist/ecp5.v`,

@@ -65,6 +65,9 @@ struct DesignJson<'a> {
     board: &'a str,
     n: u32,
     solvers: usize,
+    /// Of them, the first whose tally is in UltraRAM (UltraScale+ boards).
+    #[serde(skip_serializing_if = "is_zero")]
+    ultra_units: usize,
     arbiter: &'static str,
     clock_hz: u64,
     baud: u64,
@@ -98,7 +101,8 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
             units
         }
     };
-    let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?;
+    let ultra = queens_hdl::board::fit::ultra_stages(&b, unit, units);
+    let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?.with_ultra(ultra)?;
     let dir = build_dir(
         &b,
         &BuildOptions {
@@ -112,6 +116,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         board: &b.name,
         n,
         solvers: units,
+        ultra_units: ultra,
         arbiter: arbiter.name(),
         clock_hz: dir.compute_hz.round() as u64,
         baud: a.baud,
@@ -139,7 +144,17 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         a.out.display(),
         dir.command
     );
+    if ultra > 0 {
+        println!(
+            "  the tally of the first {ultra} units in UltraRAM, of the other {} in block RAM",
+            units - ultra
+        );
+    }
     Ok(())
+}
+
+fn is_zero(k: &usize) -> bool {
+    *k == 0
 }
 
 fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
@@ -161,6 +176,7 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
         board: &a.board,
         n,
         solvers,
+        ultra_units: 0,
         arbiter: arbiter.name(),
         clock_hz,
         baud: a.baud,

@@ -3,10 +3,9 @@
 use super::{parse_kind, CostJson};
 use crate::progress::Steps;
 use queens_core::UnitKind;
-use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit};
+use queens_hdl::board::fit::{cache_path, read_cached, synthesized, write_cached, Fit, Priced};
 use queens_hdl::board::{Board, Family};
 use queens_hdl::pnr::figures as pnr;
-use queens_hdl::report::Cost;
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
 use std::time::Instant;
@@ -22,7 +21,7 @@ pub struct FitArgs {
     /// Arbiter (default: carry4 on Xilinx, ccu2c on the ECP5, adder on Altera).
     #[arg(long, value_parser = parse_kind)]
     arbiter: Option<ArbiterKind>,
-    /// (A grouped unit's tally takes block RAM.)
+    /// (A grouped unit's tally takes block RAM, or on UltraScale+ UltraRAM.)
     #[command(flatten)]
     unit: crate::cmd::UnitArg,
     #[arg(long)]
@@ -36,10 +35,18 @@ pub(in crate::cmd) fn fit_board(
     n: u32,
     unit: UnitKind,
     arbiter: ArbiterKind,
-) -> anyhow::Result<(Fit, Cost, Cost)> {
+) -> anyhow::Result<(Fit, Priced)> {
     if b.family == Family::Ecp5 {
         let (f, stage, front) = pnr::fit_ecp5(b, n, unit, arbiter, &Steps::default())?;
-        return Ok((f, pnr::cost(&stage), pnr::cost(&front)));
+        let (stage, front) = (pnr::cost(&stage), pnr::cost(&front));
+        return Ok((
+            f,
+            Priced {
+                stage,
+                ultra: None,
+                front,
+            },
+        ));
     }
     Ok(synthesized(b, n, unit, arbiter)?)
 }
@@ -63,6 +70,8 @@ struct FitJson<'a> {
     #[serde(flatten)]
     fit: Fit,
     stage: CostJson,
+    /// The stage with its tally in UltraRAM, where the board has such stages.
+    ultra_stage: Option<CostJson>,
     front: CostJson,
     device_luts: u64,
     device_flip_flops: u64,
@@ -82,7 +91,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
     let unit = a.unit.on_board(&b, queens_core::BoardSize::new(n)?, true)?;
-    let (f, stage, front) = fit_board(&b, n, unit, arbiter)?;
+    let (f, Priced { stage, ultra, front }) = fit_board(&b, n, unit, arbiter)?;
     let clock = b.clock_for(f.clock_hz)?;
     if a.json {
         let j = FitJson {
@@ -93,6 +102,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             unit_kind: unit,
             fit: f,
             stage: (&stage).into(),
+            ultra_stage: ultra.as_ref().map(Into::into),
             front: (&front).into(),
             device_luts: b.device.luts,
             device_flip_flops: b.device.flip_flops,
@@ -140,10 +150,17 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             f.ram_share * 100.0
         );
     }
-    if f.uram > 0 {
+    if let Some(u) = ultra.as_ref().filter(|_| f.uram > 0) {
         println!(
-            "  UltraRAM: stage {}, front end {} (URAM288): {} of {}",
-            stage.uram, front.uram, f.uram, b.device.uram288
+            "  UltraRAM: the tally of the first {} units (stage {} LUT / {} FF, {} URAM288; the other {} in block RAM): {} of {} URAM288 ({:.0}%)",
+            f.ultra_units,
+            u.lut_sites(),
+            u.ff,
+            u.uram,
+            f.units - f.ultra_units,
+            f.uram,
+            b.device.uram288,
+            f.uram_share * 100.0
         );
     }
     if f.units_by_resources > f.units as u64 {
@@ -264,7 +281,7 @@ fn fit_cached(
     arbiter: ArbiterKind,
     cache: Option<&std::path::Path>,
 ) -> anyhow::Result<Fit> {
-    let (f, _, _) = fit_board(b, n, unit, arbiter)?;
+    let (f, _) = fit_board(b, n, unit, arbiter)?;
     if let Some(p) = cache {
         if let Err(e) = write_cached(p, &f) {
             tracing::warn!("could not cache the fit in {}: {e}", p.display());
