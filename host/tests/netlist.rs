@@ -298,14 +298,15 @@ fn flip_count_lut(netlist: &str) -> Option<(String, String)> {
         .iter()
         .filter(|c| c.text.starts_with("  QUEENS_FF"))
         .filter_map(|c| {
+            // A flip-flop of the count's low half, by its instance name (its output's name is
+            // whichever alias yosys kept: the count's, or the record's it feeds); the lowest
+            // bit by that name's index.
+            let name = c.text.lines().find(|l| l.trim_start().starts_with(')'))?;
+            if !name.contains("unit[0].s.count.lo.q") {
+                return None;
+            }
             let q = port(c.text, "Q")?;
-            let bit: u32 = q
-                .split("unit[0].s.count.lo.q[")
-                .nth(1)?
-                .split(']')
-                .next()?
-                .parse()
-                .ok()?;
+            let bit: u32 = q.rsplit('[').next()?.split(']').next()?.parse().ok()?;
             let from = if c.text.contains(".SD(\"1\")") { "DI" } else { "M" };
             Some((bit, port(c.text, from)?))
         })
