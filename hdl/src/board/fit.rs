@@ -166,7 +166,7 @@ pub fn ultra_verilog(
     unit: UnitKind,
     arbiter: ArbiterKind,
 ) -> Result<Option<String>, FitError> {
-    if b.device.uram288 == 0 || ultra_stages(b, unit, 1) == 0 {
+    if ultra_stages(b, unit, 1) == 0 {
         return Ok(None);
     }
     let m = BoardSize::new(n)?.inner() as usize;

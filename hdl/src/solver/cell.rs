@@ -5,32 +5,27 @@
 //! bit above it is the parity): wa, wb, na, nb, ea, eb, sa, sb. Each names a queen of the
 //! two outer rings at a cell whose x and y are each a fixed value, c, or N - 1 - c.
 
+use crate::solver::hot::Sign;
 use rust_hdl::prelude::*;
 
 /// The side queens of a word, in its order.
 pub const SIDES: usize = 8;
 
-/// One coordinate of a side queen's cell: fixed, the coordinate, or counted from the far
-/// edge (N - 1 - c).
-#[derive(Clone, Copy)]
-enum Term {
-    Fixed(usize),
-    Coord,
-    Back,
-}
-
-/// The cell of the queen at `side` (0 = wa ... 7 = sb), on a board of N = `n`.
-fn terms(side: usize, n: usize) -> (Term, Term) {
-    use Term::*;
+/// The cell of the queen at `side` (0 = wa ... 7 = sb), on a board of N = `n`: x and y,
+/// each a base and the coordinate's sign (fixed: `(v, Zero)`; the coordinate: `(0, Plus)`;
+/// counted from the far edge: `(N - 1, Minus)`).
+fn terms(side: usize, n: usize) -> ((usize, Sign), (usize, Sign)) {
+    use Sign::*;
+    let (coord, back) = ((0, Plus), (n - 1, Minus));
     match side {
-        0 => (Fixed(0), Coord),
-        1 => (Fixed(1), Coord),
-        2 => (Coord, Fixed(n - 1)),
-        3 => (Coord, Fixed(n - 2)),
-        4 => (Fixed(n - 1), Back),
-        5 => (Fixed(n - 2), Back),
-        6 => (Back, Fixed(0)),
-        7 => (Back, Fixed(1)),
+        0 => ((0, Zero), coord),
+        1 => ((1, Zero), coord),
+        2 => (coord, (n - 1, Zero)),
+        3 => (coord, (n - 2, Zero)),
+        4 => ((n - 1, Zero), back),
+        5 => ((n - 2, Zero), back),
+        6 => (back, (0, Zero)),
+        7 => (back, (1, Zero)),
         _ => panic!("a word has {SIDES} side queens, not {}", side + 1),
     }
 }
@@ -63,14 +58,7 @@ impl<const W: usize> Cell<W> {
     pub fn new(side: usize, n: usize) -> Self {
         let mc = W / 8;
         let c = |v: usize| Constant::new((v as u64).to_bits());
-        // (base, take, neg) of one term.
-        let term = |t: Term| match t {
-            Term::Fixed(v) => (v, 0, false),
-            Term::Coord => (0, 0xFF, false),
-            Term::Back => (n - 1, 0xFF, true),
-        };
-        let (x, y) = terms(side, n);
-        let ((xb, xt, xn), (yb, yt, yn)) = (term(x), term(y));
+        let ((xb, xs), (yb, ys)) = terms(side, n);
         Self {
             clock: Default::default(),
             word: Default::default(),
@@ -89,11 +77,11 @@ impl<const W: usize> Cell<W> {
             // Field i (0 = wa) sits (7 - i) * mc bits above the bottom.
             offset: c((SIDES - 1 - side) * mc),
             x_base: c(xb),
-            x_take: c(xt),
-            x_neg: Constant::new(xn),
+            x_take: xs.take(),
+            x_neg: xs.negative(),
             y_base: c(yb),
-            y_take: c(yt),
-            y_neg: Constant::new(yn),
+            y_take: ys.take(),
+            y_neg: ys.negative(),
         }
     }
 }

@@ -40,9 +40,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
             drain2: Default::default(),
         }
     }
-}
 
-impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
     /// Keeps the tally in `memory` (block RAM unless told; [`crate::solver::bram::Memory`]).
     pub fn set_memory(&mut self, memory: crate::solver::bram::Memory) {
         self.tally.set_memory(memory);

@@ -73,9 +73,7 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
             south_at: c(BODY_BITS),
         }
     }
-}
 
-impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
     /// Keeps the unit's tally in `memory` (block RAM unless told; [`crate::solver::bram::Memory`]).
     pub fn set_memory(&mut self, memory: crate::solver::bram::Memory) {
         self.unit.set_memory(memory);

@@ -13,6 +13,19 @@ pub enum Sign {
     Plus,
 }
 
+impl Sign {
+    /// The coefficient as a mask (0 or all ones) and a sign, constants that fold away in
+    /// synthesis: the term is base + (v & take), or base - (v & take) where `negative`.
+    pub fn take(self) -> Constant<Bits<8>> {
+        let mask: u64 = if matches!(self, Sign::Zero) { 0 } else { 0xFF };
+        Constant::new(mask.to_bits())
+    }
+
+    pub fn negative(self) -> Constant<Bit> {
+        Constant::new(matches!(self, Sign::Minus))
+    }
+}
+
 /// The bit index base + sx x + sy y, and the index of the vector's bit 0.
 #[derive(Clone, Copy)]
 pub struct Index {
@@ -55,8 +68,6 @@ pub struct Hot<const K: usize, const V: usize> {
 impl<const K: usize, const V: usize> Hot<K, V> {
     pub fn new(index: Index) -> Self {
         let c = |v: usize| Constant::new((v as u64).to_bits());
-        let take = |s: Sign| c(if matches!(s, Sign::Zero) { 0 } else { 0xFF });
-        let neg = |s: Sign| Constant::new(matches!(s, Sign::Minus));
         Self {
             clock: Default::default(),
             x: std::array::from_fn(|_| Default::default()),
@@ -68,10 +79,10 @@ impl<const K: usize, const V: usize> Hot<K, V> {
             shifted: Default::default(),
             vec_r: Default::default(),
             base: c(index.base),
-            x_take: take(index.x),
-            x_neg: neg(index.x),
-            y_take: take(index.y),
-            y_neg: neg(index.y),
+            x_take: index.x.take(),
+            x_neg: index.x.negative(),
+            y_take: index.y.take(),
+            y_neg: index.y.negative(),
             from: c(index.from),
         }
     }

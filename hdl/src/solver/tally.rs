@@ -182,9 +182,7 @@ impl<const M: usize> Tally<M> {
             m15_at: Constant::new(((COUNT_BITS + 4) as u64).to_bits()),
         }
     }
-}
 
-impl<const M: usize> Tally<M> {
     /// Keeps the counters in `memory` (block RAM unless told; [`Memory`]).
     pub fn set_memory(&mut self, memory: Memory) {
         self.ram.set_memory(memory);
