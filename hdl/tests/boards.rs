@@ -93,9 +93,15 @@ fn emit_link(name: &str, dir: &Path, link: HostLink) -> (Board, Vec<String>) {
         ArbiterKind::Adder
     };
     let core = CoreConfig::new(27, 8, UnitKind::Plain, arbiter, true).unwrap();
+    let files = emit_core(&b, dir, core, link);
+    (b, files)
+}
+
+/// Writes board `b`'s build of `core` over `link` into `dir`: its files' names.
+fn emit_core(b: &Board, dir: &Path, core: CoreConfig, link: HostLink) -> Vec<String> {
     let clock = b.clock_for(b.defaults.clock_hz).unwrap();
     let d = build_dir(
-        &b,
+        b,
         &BuildOptions {
             core,
             clock,
@@ -107,7 +113,7 @@ fn emit_link(name: &str, dir: &Path, link: HostLink) -> (Board, Vec<String>) {
     for (f, text) in &d.files {
         std::fs::write(dir.join(f), text).unwrap();
     }
-    (b, d.files.iter().map(|f| f.0.clone()).collect())
+    d.files.iter().map(|f| f.0.clone()).collect()
 }
 
 #[test]
@@ -215,20 +221,7 @@ fn u55c_with_ultraram_tallies_passes_yosys() {
         let core = CoreConfig::new(28, 3, UnitKind::Grouped, ArbiterKind::Carry4, true)
             .and_then(|c| c.with_ultra(2))
             .unwrap();
-        let clock = b.clock_for(b.defaults.clock_hz).unwrap();
-        let d = build_dir(
-            &b,
-            &BuildOptions {
-                core,
-                clock,
-                baud: 115_200,
-                link,
-            },
-        )
-        .unwrap();
-        for (f, text) in &d.files {
-            std::fs::write(dir.path().join(f), text).unwrap();
-        }
+        emit_core(&b, dir.path(), core, link);
         let p = b.pcie.as_ref().unwrap();
         let bytes = queens_hdl::board::top::pcie_stream_bytes(&b);
         std::fs::write(dir.path().join("xdma_bb.v"), xdma_bb(p.lanes, bytes, true)).unwrap();

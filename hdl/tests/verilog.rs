@@ -168,7 +168,6 @@ fn iverilog(tag: &str, files: &[(&str, &str)]) -> String {
         .collect()
 }
 
-/// Module definitions in a Verilog text.
 /// On UltraScale+ the first stages keep their tally in UltraRAM (issue 59): a second stage
 /// module, chosen by index in the generate loop, whose memory alone carries the attribute;
 /// yosys maps each such tally onto one URAM288 and the others onto block RAM.
@@ -200,6 +199,7 @@ fn chain_with_ultraram_stages_maps_their_tallies_to_uram288_in_yosys() {
     assert!(plain.with_ultra(1).is_err() && plain.with_ultra(0).is_ok());
 }
 
+/// Module definitions in a Verilog text.
 fn modules(v: &str) -> usize {
     v.lines()
         .filter(|l| l.trim_start().starts_with("module "))
