@@ -4,7 +4,7 @@
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::grouped::GroupedUnit;
 use crate::solver::grouped_stage::{BODY_BITS, SOUTH_BITS};
-use crate::solver::load::{load_sequence, south_load_sequence, Load};
+use crate::solver::load::{load_sequence, south_load_sequence, BeatKind, Load};
 use crate::solver::stage::{COUNT_BITS, CYCLE_BITS, SLOT_COUNT_AT, SLOT_M13_AT, SLOT_M15_AT};
 use crate::solver::unit::Unit;
 use queens_core::group::{Body, GroupRecord};
@@ -39,7 +39,7 @@ macro_rules! drive_beat {
             Some((id, kind, data)) => {
                 $rtl.uut.dn.valid.next = true;
                 $rtl.uut.dn.id.next = (id as u64).to_bits();
-                $rtl.uut.dn.kind.next = kind.to_bits();
+                $rtl.uut.dn.kind.next = kind;
                 $rtl.uut.dn.data.next = data.to_bits();
             }
             None => $rtl.uut.dn.valid.next = false,
@@ -225,7 +225,7 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlChain<M
 struct Feeder {
     free: std::collections::VecDeque<usize>,
     running: Vec<Option<usize>>,
-    beats: std::collections::VecDeque<(usize, u64, u64)>,
+    beats: std::collections::VecDeque<(usize, BeatKind, u64)>,
     next: usize,
     done: usize,
 }
@@ -246,8 +246,8 @@ impl Feeder {
     fn beat(
         &mut self,
         jobs: usize,
-        beats_of: impl Fn(usize) -> Vec<(u64, u64)>,
-    ) -> Option<(usize, u64, u64)> {
+        beats_of: impl Fn(usize) -> Vec<(BeatKind, u64)>,
+    ) -> Option<(usize, BeatKind, u64)> {
         if self.beats.is_empty() && self.next < jobs {
             if let Some(id) = self.free.pop_front() {
                 self.running[id] = Some(self.next);

@@ -285,7 +285,7 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
         let b = Blocking::new(&sp.pre);
         let id = ids[j % ids.len()];
         for (kind, data) in queens_hdl::solver::load::beats(&b) {
-            tb += &format!("beat({id}, {kind}, {data});\n");
+            tb += &format!("beat({id}, {}, {data});\n", kind as u64);
         }
         // The plain slot's record (`stage::SLOT_BITS`): mod 13, mod 15, count, cycles.
         tb += "@(posedge up_valid) $display(\"%0d %0d %0d %0d %0d\", up_id, up_data[91:48], up_data[99:96], up_data[95:92], up_data[47:0]);\n";

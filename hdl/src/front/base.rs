@@ -1,11 +1,12 @@
 //! What the two kinds' front ends share, wired once: frames in ([`Intake`]), the free list
 //! and the beats ([`Dispatch`]), collection and the framer ([`Collect`]). A kind's front end
 //! adds its decoder (fed `word`, feeding `rows` ... `hi`) and its answers (queued into
-//! `head`, framed from `entry` into `payload`).
+//! `head`, framed as its [`Layout`] says).
 
 use crate::front::bytes::Bytes;
 use crate::front::collect::{Answers, Collect};
 use crate::front::dispatch::{Decoding, Dispatch};
+use crate::front::frame::Layout;
 use crate::front::intake::Intake;
 use crate::solver::beat::BeatOut;
 use queens_core::ident::Ident;
@@ -30,10 +31,10 @@ pub struct Base<const M: usize, const D: usize, const W: usize, const E: usize> 
 }
 
 impl<const M: usize, const D: usize, const W: usize, const E: usize> Base<M, D, W, E> {
-    /// `units` on the chain; requests whose CRC is their payload's XOR `crc_xor`; the
-    /// decoder's latency and the rising diagonals' rotation (see [`Dispatch::new`]); `ident`:
-    /// what it answers an identification request with.
-    pub fn new(units: usize, crc_xor: u8, decode_cycles: usize, up_right: usize, ident: &Ident) -> Self {
+    /// `units` on the chain; `layout`: the kind's answer frames, whose CRC XOR its requests
+    /// carry too; the decoder's latency and the rising diagonals' rotation (see
+    /// [`Dispatch::new`]); `ident`: what it answers an identification request with.
+    pub fn new(units: usize, layout: Layout, decode_cycles: usize, up_right: usize, ident: &Ident) -> Self {
         Self {
             clock: Default::default(),
             link: Default::default(),
@@ -41,9 +42,9 @@ impl<const M: usize, const D: usize, const W: usize, const E: usize> Base<M, D, 
             idle: Default::default(),
             dec: Default::default(),
             answers: Default::default(),
-            intake: Intake::new(crc_xor),
+            intake: Intake::new(layout.crc_xor),
             dispatch: Dispatch::new(units, decode_cycles, up_right),
-            collect: Collect::new(units, ident),
+            collect: Collect::new(units, layout, ident),
         }
     }
 }

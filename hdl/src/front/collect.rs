@@ -5,6 +5,7 @@
 //! the next cycle on).
 
 use crate::front::constant::c;
+use crate::front::frame::{Frame, Layout};
 use crate::front::ram::Ram;
 use crate::link::frame_tx::{FrameTx, PAYLOAD_BITS};
 use crate::solver::stage::ID_BITS;
@@ -33,14 +34,10 @@ pub struct Answers<const E: usize, const W: usize> {
     pub read: Signal<Out, Bit>,
     /// Heads are taken into registers now: a kind's own queues capture beside `entry`.
     pub capture: Signal<Out, Bit>,
-    /// The answer being framed, and its unit's word: the kind frames them into `payload`.
+    /// The answer being framed; the kind's bits above its word in the frame (see [`Frame`]),
+    /// and whether it is the unit's last answer, which frees the unit.
     pub entry: Signal<Out, Bits<E>>,
-    pub entry_word: Signal<Out, Bits<W>>,
-    /// The kind's frame of `entry`: payload (left-aligned), bytes and its CRC's XOR; and
-    /// whether it is the unit's last answer, which frees the unit.
-    pub payload: Signal<In, Bits<PAYLOAD_BITS>>,
-    pub nbytes: Signal<In, Bits<5>>,
-    pub crc_xor: Signal<In, Bits<8>>,
+    pub above: Signal<In, Bits<PAYLOAD_BITS>>,
     pub last: Signal<In, Bit>,
 }
 
@@ -67,6 +64,7 @@ pub struct Collect<const E: usize, const W: usize> {
     pub idle: Signal<Out, Bit>,
 
     wordtab: Ram<Bits<W>, ID_BITS>,
+    frame: Frame<E, W>,
     tx: FrameTx,
     state: DFF<State>,
     /// Take the next answer: a flip-flop, decided a cycle ahead (one was queued, the framer
@@ -90,9 +88,9 @@ pub struct Collect<const E: usize, const W: usize> {
 }
 
 impl<const E: usize, const W: usize> Collect<E, W> {
+    /// `units`: the ids the word table holds words for; `layout`: the kind's answer frames;
     /// `ident`: what it answers an identification request with.
-    /// `units`: the ids the word table holds words for.
-    pub fn new(units: usize, ident: &Ident) -> Self {
+    pub fn new(units: usize, layout: Layout, ident: &Ident) -> Self {
         let answer = ident.payload();
         assert!(answer.len() * 8 <= PAYLOAD_BITS);
         Self {
@@ -110,6 +108,7 @@ impl<const E: usize, const W: usize> Collect<E, W> {
             tx_ready: Default::default(),
             idle: Default::default(),
             wordtab: Ram::with_bits(crate::front::table_bits(units)),
+            frame: Frame::new(layout),
             tx: Default::default(),
             state: Default::default(),
             collect: Default::default(),
@@ -195,10 +194,12 @@ impl<const E: usize, const W: usize> Logic for Collect<E, W> {
             _ => {}
         }
         self.answers.entry.next = self.entry_r.q.val();
-        self.answers.entry_word.next = self.entry_word_r.q.val();
-        self.tx.payload.next = self.answers.payload.val();
-        self.tx.nbytes.next = self.answers.nbytes.val();
-        self.tx.crc_xor.next = self.answers.crc_xor.val();
+        self.frame.entry.next = self.entry_r.q.val();
+        self.frame.word.next = self.entry_word_r.q.val();
+        self.frame.above.next = self.answers.above.val();
+        self.tx.payload.next = self.frame.payload.val();
+        self.tx.nbytes.next = self.frame.nbytes.val();
+        self.tx.crc_xor.next = self.frame.crc_xor.val();
         if self.answer.q.val() {
             self.tx.payload.next = self.answer_payload.val();
             self.tx.nbytes.next = self.answer_bytes.val();

@@ -5,9 +5,10 @@
 //! long before the next dispatch.
 
 use crate::front::constant::c;
-use crate::front::queue::Queue;
+use crate::front::free_list::FreeList;
+use crate::front::level::Level;
 use crate::solver::beat::BeatOut;
-use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS, MAX_UNITS, UNITS_BITS};
+use crate::solver::load::{BeatKind, ID_BITS, UNITS_BITS};
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -62,12 +63,9 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     /// No unit holds work and no dispatch is under way.
     pub idle: Signal<Out, Bit>,
 
-    free: Queue<Bits<ID_BITS>, ID_BITS, UNITS_BITS>,
-    /// Ids 0..K-1 entered into the free list so far, and all of them are (dispatch waits).
-    init: DFF<Bits<UNITS_BITS>>,
-    init_done: DFF<Bit>,
+    free: FreeList,
     /// Units holding work whose last answer has not reached the framer.
-    outstanding: DFF<Bits<UNITS_BITS>>,
+    outstanding: Level<UNITS_BITS>,
     state: DFF<State>,
     /// A word and a free id are queued (registered: dispatch starts from flip-flops).
     can_dispatch: DFF<Bit>,
@@ -88,27 +86,21 @@ pub struct Dispatch<const M: usize, const D: usize, const W: usize> {
     shifts: DFF<Bits<6>>,
     /// The beat on its way down the chain.
     beat_valid: DFF<Bit>,
-    beat_kind: DFF<Bits<2>>,
+    beat_kind: DFF<BeatKind>,
     beat_data: DFF<Bits<M>>,
     go: Signal<Local, Bit>,
 
-    units: Constant<Bits<UNITS_BITS>>,
     decode_cycles: Constant<Bits<4>>,
     up_right: Constant<Bits<8>>,
     up_left: Constant<Bits<8>>,
     dtop: Constant<Bits<8>>,
     last_shift: Constant<Bits<6>>,
-    rows_kind: Constant<Bits<2>>,
-    cols_kind: Constant<Bits<2>>,
-    diag_kind: Constant<Bits<2>>,
-    start_kind: Constant<Bits<2>>,
 }
 
 impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
     /// `units` on the chain (ids 0..units-1); `decode_cycles`: the kind's decoder's
     /// latency; `up_right`: the rotation of the rising diagonals into load order.
     pub fn new(units: usize, decode_cycles: usize, up_right: usize) -> Self {
-        assert!((1..=MAX_UNITS).contains(&units), "1 to {MAX_UNITS} units");
         Self {
             clock: Default::default(),
             queued: Default::default(),
@@ -122,9 +114,7 @@ impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
             back_id: Default::default(),
             dn: Default::default(),
             idle: Default::default(),
-            free: Queue::holding(crate::front::table_bits(units)),
-            init: Default::default(),
-            init_done: Default::default(),
+            free: FreeList::new(units),
             outstanding: Default::default(),
             state: Default::default(),
             can_dispatch: Default::default(),
@@ -141,16 +131,11 @@ impl<const M: usize, const D: usize, const W: usize> Dispatch<M, D, W> {
             beat_kind: Default::default(),
             beat_data: Default::default(),
             go: Default::default(),
-            units: c(units),
             decode_cycles: c(decode_cycles),
             up_right: c(up_right),
             up_left: c(M),
             dtop: c(D - 1),
             last_shift: c(D - 1),
-            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
-            cols_kind: Constant::new(BEAT_COLS.to_bits()),
-            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
-            start_kind: Constant::new(BEAT_START.to_bits()),
         }
     }
 }
@@ -163,9 +148,6 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
         dff_setup!(
             self,
             clock,
-            init,
-            init_done,
-            outstanding,
             state,
             can_dispatch,
             unit_id,
@@ -181,36 +163,26 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
             beat_kind,
             beat_data
         );
-        clock!(self, clock, free);
+        clock!(self, clock, free, outstanding);
 
         // The free list starts with every id; ids come back as their answers are framed.
-        self.free.write.next = false;
-        self.free.data_in.next = self.init.q.val().get_bits::<ID_BITS>(0);
-        if self.init.q.val() != self.units.val() {
-            self.free.write.next = true;
-            self.init.d.next = self.init.q.val() + 1;
-        }
-        self.init_done.d.next = self.init.q.val() == self.units.val();
-        if self.give_back.val() {
-            self.free.write.next = true;
-            self.free.data_in.next = self.back_id.val();
-        }
-
-        self.can_dispatch.d.next = self.init_done.q.val() & self.queued.val() & !self.free.empty.val();
+        self.free.give_back.next = self.give_back.val();
+        self.free.back_id.next = self.back_id.val();
+        self.can_dispatch.d.next = self.free.ready.val() & self.queued.val();
         self.go.next = (self.state.q.val() == State::Idle) & self.can_dispatch.q.val();
         self.take.next = self.go.val();
-        self.free.read.next = self.go.val();
+        self.free.take.next = self.go.val();
         self.store.next = false;
         self.store_id.next = self.unit_id.q.val();
         self.store_word.next = self.word_r.q.val();
         self.dec.word.next = self.word_r.q.val();
         self.beat_valid.d.next = false;
-        self.beat_kind.d.next = self.start_kind.val();
+        self.beat_kind.d.next = BeatKind::Start;
         self.beat_data.d.next = 0.into();
         match self.state.q.val() {
             State::Idle => {
                 if self.go.val() {
-                    self.unit_id.d.next = self.free.data_out.val();
+                    self.unit_id.d.next = self.free.id.val();
                     self.word_r.d.next = self.queue_head.val();
                     self.decode_wait.d.next = self.decode_cycles.val();
                     self.state.d.next = State::Decode;
@@ -232,19 +204,19 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
             }
             State::Rows => {
                 self.beat_valid.d.next = true;
-                self.beat_kind.d.next = self.rows_kind.val();
+                self.beat_kind.d.next = BeatKind::Rows;
                 self.beat_data.d.next = self.rows_r.q.val();
                 self.state.d.next = State::Cols;
             }
             State::Cols => {
                 self.beat_valid.d.next = true;
-                self.beat_kind.d.next = self.cols_kind.val();
+                self.beat_kind.d.next = BeatKind::Cols;
                 self.beat_data.d.next = self.cols_r.q.val();
                 self.state.d.next = State::Diag;
             }
             State::Diag => {
                 self.beat_valid.d.next = true;
-                self.beat_kind.d.next = self.diag_kind.val();
+                self.beat_kind.d.next = BeatKind::Diag;
                 self.beat_data.d.next =
                     bit_cast::<M, 1>(self.down_r.q.val().get_bit(self.dtop.val().index()).into())
                         | (bit_cast::<M, 1>(self.up_r.q.val().get_bit(0).into()) << 1)
@@ -267,12 +239,8 @@ impl<const M: usize, const D: usize, const W: usize> Logic for Dispatch<M, D, W>
         self.dn.kind.next = self.beat_kind.q.val();
         self.dn.data.next = self.beat_data.q.val();
 
-        if self.go.val() & !self.give_back.val() {
-            self.outstanding.d.next = self.outstanding.q.val() + 1;
-        }
-        if !self.go.val() & self.give_back.val() {
-            self.outstanding.d.next = self.outstanding.q.val() - 1;
-        }
-        self.idle.next = (self.outstanding.q.val() == 0) & (self.state.q.val() == State::Idle);
+        self.outstanding.up.next = self.go.val();
+        self.outstanding.down.next = self.give_back.val();
+        self.idle.next = (self.outstanding.level.val() == 0) & (self.state.q.val() == State::Idle);
     }
 }

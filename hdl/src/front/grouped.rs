@@ -14,8 +14,9 @@ use crate::front::base::Base;
 use crate::front::bytes::Bytes;
 use crate::front::chain_end::ChainEnd;
 use crate::front::constant::c;
+use crate::front::frame::Layout;
+use crate::front::level::Level;
 use crate::front::queue::Queue;
-use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
 use crate::solver::decoder::{SouthDecoder, LATENCY};
 use crate::solver::grouped_stage::{BODY_BITS, HOLD, SLOT_BITS, SOUTH_BITS};
@@ -51,11 +52,9 @@ pub struct GroupFront<const M: usize, const M1: usize, const D: usize, const W: 
     dec: SouthDecoder<M, D, W>,
     records: Queue<Bits<ENTRY_BITS>, RECORD_QUEUE_BITS, RECORD_QUEUE_BITS1>,
     /// Records in the record queue, and whether it is too full to take what the chain holds.
-    queued: DFF<Bits<RECORD_QUEUE_BITS1>>,
+    queued: Level<RECORD_QUEUE_BITS1>,
     hold_r: DFF<Bit>,
     arrive: Signal<Local, Bit>,
-    leave: Signal<Local, Bit>,
-    tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
     hold_at: Constant<Bits<RECORD_QUEUE_BITS1>>,
     hold_code: Constant<Bits<SOUTH_BITS>>,
@@ -63,11 +62,6 @@ pub struct GroupFront<const M: usize, const M1: usize, const D: usize, const W: 
     id_at: Constant<Bits<8>>,
     south_at: Constant<Bits<8>>,
     m_at: Constant<Bits<8>>,
-    word_at: Constant<Bits<8>>,
-    record_at: Constant<Bits<8>>,
-    align: Constant<Bits<8>>,
-    record_bytes: Constant<Bits<5>>,
-    record_xor: Constant<Bits<8>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront<M, M1, D, W> {
@@ -86,33 +80,30 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> GroupFront
         );
         assert_eq!(D, 2 * M + 1, "a south walk's diagonals");
         // The echoed word, the south field, the body, padding to whole bytes.
-        let bits = (W + RECORD_BITS).div_ceil(8) * 8;
-        assert!(bits <= PAYLOAD_BITS);
+        let bytes = (W + RECORD_BITS).div_ceil(8);
+        let layout = Layout {
+            pad: 8 * bytes - W - RECORD_BITS,
+            bytes,
+            crc_xor: GROUP_CRC_XOR,
+        };
         Self {
             clock: Default::default(),
             link: Default::default(),
             idle: Default::default(),
             chain: Default::default(),
             // The rising diagonals' rotation into load order: right by M + 1.
-            base: Base::new(units, GROUP_CRC_XOR, LATENCY, M + 1, ident),
+            base: Base::new(units, layout, LATENCY, M + 1, ident),
             dec: SouthDecoder::south(),
             records: Queue::holding(record_bits(units)),
             queued: Default::default(),
             hold_r: Default::default(),
             arrive: Default::default(),
-            leave: Default::default(),
-            tail: Default::default(),
             hold_at: c(room),
             hold_code: Constant::new(HOLD.to_bits()),
             end_code: Constant::new((END as u64).to_bits()),
             id_at: c(RECORD_BITS),
             south_at: c(BODY_BITS),
             m_at: c(M),
-            word_at: c(bits - W),
-            record_at: c(bits - W - RECORD_BITS),
-            align: c(PAYLOAD_BITS - bits),
-            record_bytes: c(bits / 8),
-            record_xor: Constant::new(GROUP_CRC_XOR.to_bits()),
         }
     }
 }
@@ -125,8 +116,8 @@ fn record_bits(units: usize) -> usize {
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for GroupFront<M, M1, D, W> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, queued, hold_r);
-        clock!(self, clock, base, dec, records);
+        dff_setup!(self, clock, hold_r);
+        clock!(self, clock, base, dec, records, queued);
         Bytes::link(&mut self.link, &mut self.base.link);
         BeatOut::<M>::link(&mut self.chain.dn, &mut self.base.dn);
 
@@ -153,14 +144,9 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.records.data_in.next = (bit_cast::<ENTRY_BITS, ID_BITS>(self.chain.up.id.val())
             << self.id_at.val())
             | bit_cast::<ENTRY_BITS, RECORD_BITS>(self.chain.up.data.val());
-        self.leave.next = self.base.answers.read.val();
-        if self.arrive.val() & !self.leave.val() {
-            self.queued.d.next = self.queued.q.val() + 1;
-        }
-        if !self.arrive.val() & self.leave.val() {
-            self.queued.d.next = self.queued.q.val() - 1;
-        }
-        self.hold_r.d.next = self.queued.q.val() >= self.hold_at.val();
+        self.queued.up.next = self.arrive.val();
+        self.queued.down.next = self.base.answers.read.val();
+        self.hold_r.d.next = self.queued.level.val() >= self.hold_at.val();
         self.chain.first.valid.next = self.hold_r.q.val();
         self.chain.first.id.next = 0.into();
         self.chain.first.data.next =
@@ -170,14 +156,7 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         self.records.read.next = self.base.answers.read.val();
         self.base.answers.head.next = self.records.data_out.val();
         self.base.answers.empty.next = self.records.empty.val();
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.base.answers.entry_word.val())
-            << self.word_at.val())
-            | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(
-                self.base.answers.entry.val().get_bits::<RECORD_BITS>(0),
-            ) << self.record_at.val());
-        self.base.answers.payload.next = self.tail.val() << self.align.val();
-        self.base.answers.nbytes.next = self.record_bytes.val();
-        self.base.answers.crc_xor.next = self.record_xor.val();
+        self.base.answers.above.next = 0.into();
         self.base.answers.last.next = self
             .base
             .answers

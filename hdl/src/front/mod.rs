@@ -25,8 +25,11 @@ pub mod chain_end;
 pub mod collect;
 pub mod constant;
 pub mod dispatch;
+pub mod frame;
+pub mod free_list;
 pub mod grouped;
 pub mod intake;
+pub mod level;
 pub mod queue;
 pub mod ram;
 
@@ -34,6 +37,7 @@ use crate::front::base::Base;
 use crate::front::bytes::Bytes;
 use crate::front::chain_end::ChainEnd;
 use crate::front::constant::c;
+use crate::front::frame::Layout;
 use crate::front::queue::Queue;
 use crate::link::frame_tx::PAYLOAD_BITS;
 use crate::solver::beat::BeatOut;
@@ -96,20 +100,13 @@ pub struct Front<const M: usize, const M1: usize, const D: usize, const W: usize
     cycles: Queue<Bits<CYCLE_BITS>, ID_BITS, UNITS_BITS>,
     /// The cycle count of the result being framed.
     entry_cycles: DFF<Bits<CYCLE_BITS>>,
-    tail: Signal<Local, Bits<PAYLOAD_BITS>>,
 
-    /// Payload layout: the cycle counter (if sent) sits above the word, and the whole payload
-    /// is shifted to the top of the framer's register.
+    /// The cycle counter (if sent) sits above the word (see [`frame::Frame`]).
     with_cycles: Constant<Bit>,
     cycles_at: Constant<Bits<8>>,
-    align: Constant<Bits<8>>,
-    /// Where the entry's fields and the echoed word sit (constants: a const name would leak
-    /// into the Verilog).
+    /// Where the entry's fields sit (constants: a const name would leak into the Verilog).
     id_at: Constant<Bits<8>>,
     slot_record_at: Constant<Bits<8>>,
-    word_at: Constant<Bits<8>>,
-    pad: Constant<Bits<8>>,
-    result_bytes: Constant<Bits<5>>,
 }
 
 impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M1, D, W> {
@@ -119,28 +116,27 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Front<M, M
     pub fn new(units: usize, with_cycles: bool, ident: &Ident) -> Self {
         // Echoed word, mod 13, mod 15, count, padding to whole bytes; cycles in front.
         let bits = W + PADDED_RECORD_BITS + if with_cycles { CYCLE_BITS } else { 0 };
-        assert!(bits <= PAYLOAD_BITS);
+        let layout = Layout {
+            pad: PADDED_RECORD_BITS - RECORD_BITS,
+            bytes: bits / 8,
+            crc_xor: 0,
+        };
         Self {
             clock: Default::default(),
             link: Default::default(),
             idle: Default::default(),
             chain: Default::default(),
             // The rising diagonals' rotation into load order: right by M - 1.
-            base: Base::new(units, 0, LATENCY + orient::LATENCY, M - 1, ident),
+            base: Base::new(units, layout, LATENCY + orient::LATENCY, M - 1, ident),
             dec: PlainDecoder::plain(),
             orient: Default::default(),
             results: Queue::holding(table_bits(units)),
             cycles: Queue::holding(table_bits(units)),
             entry_cycles: Default::default(),
-            tail: Default::default(),
             with_cycles: Constant::new(with_cycles),
-            cycles_at: c(W + PADDED_RECORD_BITS),
-            align: c(PAYLOAD_BITS - bits),
+            cycles_at: c(PAYLOAD_BITS - CYCLE_BITS),
             id_at: c(RECORD_BITS),
             slot_record_at: c(SLOT_COUNT_AT),
-            word_at: c(PADDED_RECORD_BITS),
-            pad: c(PADDED_RECORD_BITS - RECORD_BITS),
-            result_bytes: c(bits / 8),
         }
     }
 }
@@ -191,18 +187,11 @@ impl<const M: usize, const M1: usize, const D: usize, const W: usize> Logic for 
         if self.base.answers.capture.val() {
             self.entry_cycles.d.next = self.cycles.data_out.val();
         }
-        self.tail.next = (bit_cast::<PAYLOAD_BITS, W>(self.base.answers.entry_word.val())
-            << self.word_at.val())
-            | (bit_cast::<PAYLOAD_BITS, RECORD_BITS>(
-                self.base.answers.entry.val().get_bits::<RECORD_BITS>(0),
-            ) << self.pad.val());
+        self.base.answers.above.next = 0.into();
         if self.with_cycles.val() {
-            self.tail.next = self.tail.val()
-                | (bit_cast::<PAYLOAD_BITS, CYCLE_BITS>(self.entry_cycles.q.val()) << self.cycles_at.val());
+            self.base.answers.above.next =
+                bit_cast::<PAYLOAD_BITS, CYCLE_BITS>(self.entry_cycles.q.val()) << self.cycles_at.val();
         }
-        self.base.answers.payload.next = self.tail.val() << self.align.val();
-        self.base.answers.nbytes.next = self.result_bytes.val();
-        self.base.answers.crc_xor.next = 0.into();
         self.base.answers.last.next = true;
         self.idle.next = self.base.idle.val();
     }

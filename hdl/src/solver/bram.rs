@@ -11,6 +11,7 @@
 //! block, as UltraRAM has no INIT and powers up at zero (UG901, "Differences between UltraRAM
 //! and Block RAM").
 
+use crate::solver::words::Words;
 use rust_hdl::prelude::*;
 
 /// Address bits: 1,024 words.
@@ -27,7 +28,7 @@ pub enum Memory {
     Ultra,
 }
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct BlockRam<const W: usize> {
     pub clock: Signal<In, Clock>,
     pub we: Signal<In, Bit>,
@@ -36,7 +37,7 @@ pub struct BlockRam<const W: usize> {
     pub raddr: Signal<In, Bits<BRAM_ADDR_BITS>>,
     /// The word at `raddr` as it stood at the last clock edge (written words read after it).
     pub rdata: Signal<Out, Bits<W>>,
-    _mem: Vec<Bits<W>>,
+    _mem: Words<W, { 1 << BRAM_ADDR_BITS }>,
     _out: Bits<W>,
     _memory: Memory,
 }
@@ -45,22 +46,6 @@ impl<const W: usize> BlockRam<W> {
     /// The RAM in `memory` (block RAM by default): only its Verilog differs.
     pub fn set_memory(&mut self, memory: Memory) {
         self._memory = memory;
-    }
-}
-
-impl<const W: usize> Default for BlockRam<W> {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            we: Default::default(),
-            waddr: Default::default(),
-            wdata: Default::default(),
-            raddr: Default::default(),
-            rdata: Default::default(),
-            _mem: vec![Bits::<W>::default(); 1 << BRAM_ADDR_BITS],
-            _out: Default::default(),
-            _memory: Memory::Block,
-        }
     }
 }
 

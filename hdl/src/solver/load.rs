@@ -5,6 +5,7 @@
 
 use queens_core::south::SouthWalk;
 use queens_core::Blocking;
+use rust_hdl::prelude::*;
 
 /// Width of a unit id on the chains: up to 4,096 units. The largest device of boards/ holds
 /// 1,613 (the U55C's LUTs at N = 28); two bits more than that needs cost each stage four
@@ -15,31 +16,35 @@ pub const MAX_UNITS: usize = 1 << ID_BITS;
 /// Bits of a count of units, 0 to [`MAX_UNITS`].
 pub const UNITS_BITS: usize = ID_BITS + 1;
 
-/// Kinds of downstream beat: the unit's three loads ([`Load`]), then its start.
-pub const BEAT_ROWS: u64 = 0;
-pub const BEAT_COLS: u64 = 1;
-pub const BEAT_DIAG: u64 = 2;
-pub const BEAT_START: u64 = 3;
+/// Kinds of downstream beat: the unit's three loads ([`Load`]), then its start. On the wire
+/// a beat's `kind` is the variant's index (`kind as u64`), in two bits.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, LogicState)]
+pub enum BeatKind {
+    Rows,
+    Cols,
+    Diag,
+    Start,
+}
 
 /// The beats, kind and data, that load a plain unit with `b` (as walked) and start it.
-pub fn beats(b: &Blocking) -> Vec<(u64, u64)> {
+pub fn beats(b: &Blocking) -> Vec<(BeatKind, u64)> {
     beats_of(load_sequence(b))
 }
 
 /// The beats, kind and data, that load a grouped unit with the walk `w` and start it.
-pub fn south_beats(w: &SouthWalk) -> Vec<(u64, u64)> {
+pub fn south_beats(w: &SouthWalk) -> Vec<(BeatKind, u64)> {
     beats_of(south_load_sequence(w))
 }
 
 /// The beats of a unit's `loads`, then its start.
-fn beats_of(loads: Vec<(Load, u64)>) -> Vec<(u64, u64)> {
+fn beats_of(loads: Vec<(Load, u64)>) -> Vec<(BeatKind, u64)> {
     let kind = |l| match l {
-        Load::Rows => BEAT_ROWS,
-        Load::Cols => BEAT_COLS,
-        Load::Diag => BEAT_DIAG,
+        Load::Rows => BeatKind::Rows,
+        Load::Cols => BeatKind::Cols,
+        Load::Diag => BeatKind::Diag,
     };
     let mut out: Vec<_> = loads.into_iter().map(|(l, v)| (kind(l), v)).collect();
-    out.push((BEAT_START, 0));
+    out.push((BeatKind::Start, 0));
     out
 }
 

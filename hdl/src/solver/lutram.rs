@@ -2,9 +2,10 @@
 //! Synthesis maps it onto LUT-RAM cells (RAM32M on Xilinx, MLABs on Altera): a few LUTs
 //! instead of a register file with its multiplexers.
 
+use crate::solver::words::Words;
 use rust_hdl::prelude::*;
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct LutRam<const W: usize> {
     pub clock: Signal<In, Clock>,
     pub we: Signal<In, Bit>,
@@ -14,23 +15,7 @@ pub struct LutRam<const W: usize> {
     pub rdata0: Signal<Out, Bits<W>>,
     pub raddr1: Signal<In, Bits<5>>,
     pub rdata1: Signal<Out, Bits<W>>,
-    _mem: Vec<Bits<W>>,
-}
-
-impl<const W: usize> Default for LutRam<W> {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            we: Default::default(),
-            waddr: Default::default(),
-            wdata: Default::default(),
-            raddr0: Default::default(),
-            rdata0: Default::default(),
-            raddr1: Default::default(),
-            rdata1: Default::default(),
-            _mem: vec![Bits::<W>::default(); 32],
-        }
-    }
+    _mem: Words<W, 32>,
 }
 
 impl<const W: usize> Logic for LutRam<W> {

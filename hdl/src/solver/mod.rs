@@ -36,3 +36,4 @@ pub mod stage;
 pub mod tally;
 pub mod tap;
 pub mod unit;
+pub mod words;

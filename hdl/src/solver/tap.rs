@@ -3,7 +3,7 @@
 //! [`crate::solver::place::Place`], as [`crate::solver::pass::Pass`] is upstream.
 
 use crate::solver::beat::{Beat, BeatOut};
-use crate::solver::load::{BEAT_COLS, BEAT_DIAG, BEAT_ROWS, BEAT_START, ID_BITS};
+use crate::solver::load::{BeatKind, ID_BITS};
 use crate::solver::load_ports::LoadPortsOut;
 use rust_hdl::prelude::*;
 
@@ -19,16 +19,12 @@ pub struct Tap<const M: usize> {
     /// The beat passing down the chain through this stage.
     beat_valid: DFF<Bit>,
     beat_id: DFF<Bits<ID_BITS>>,
-    beat_kind: DFF<Bits<2>>,
+    beat_kind: DFF<BeatKind>,
     beat_data: DFF<Bits<M>>,
     /// The beat is addressed here (registered with it, so that no id compare feeds the unit).
     mine: DFF<Bit>,
     /// The start beat, registered so that the unit's start is a flip-flop, not an id compare.
     start_r: DFF<Bit>,
-    rows_kind: Constant<Bits<2>>,
-    cols_kind: Constant<Bits<2>>,
-    diag_kind: Constant<Bits<2>>,
-    start_kind: Constant<Bits<2>>,
 }
 
 impl<const M: usize> Default for Tap<M> {
@@ -45,10 +41,6 @@ impl<const M: usize> Default for Tap<M> {
             beat_data: Default::default(),
             mine: Default::default(),
             start_r: Default::default(),
-            rows_kind: Constant::new(BEAT_ROWS.to_bits()),
-            cols_kind: Constant::new(BEAT_COLS.to_bits()),
-            diag_kind: Constant::new(BEAT_DIAG.to_bits()),
-            start_kind: Constant::new(BEAT_START.to_bits()),
         }
     }
 }
@@ -63,11 +55,11 @@ impl<const M: usize> Logic for Tap<M> {
         self.beat_kind.d.next = self.dn.kind.val();
         self.beat_data.d.next = self.dn.data.val();
         self.mine.d.next = self.dn.valid.val() & (self.dn.id.val() == self.my_id.val());
-        self.load.rows.next = self.mine.q.val() & (self.beat_kind.q.val() == self.rows_kind.val());
-        self.load.cols.next = self.mine.q.val() & (self.beat_kind.q.val() == self.cols_kind.val());
-        self.load.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == self.diag_kind.val());
+        self.load.rows.next = self.mine.q.val() & (self.beat_kind.q.val() == BeatKind::Rows);
+        self.load.cols.next = self.mine.q.val() & (self.beat_kind.q.val() == BeatKind::Cols);
+        self.load.shift.next = self.mine.q.val() & (self.beat_kind.q.val() == BeatKind::Diag);
         self.load.data.next = self.beat_data.q.val();
-        self.start_r.d.next = self.mine.q.val() & (self.beat_kind.q.val() == self.start_kind.val());
+        self.start_r.d.next = self.mine.q.val() & (self.beat_kind.q.val() == BeatKind::Start);
         self.load.start.next = self.start_r.q.val();
         self.dn_o.valid.next = self.beat_valid.q.val();
         self.dn_o.id.next = self.beat_id.q.val();
