@@ -33,7 +33,7 @@ pub struct Frame<const E: usize, const W: usize> {
     record_to: Constant<Bits<8>>,
     record: Constant<Bits<E>>,
     bytes: Constant<Bits<5>>,
-    xor: Constant<Bits<8>>,
+    crc: Constant<Bits<8>>,
 }
 
 impl<const E: usize, const W: usize> Frame<E, W> {
@@ -56,7 +56,7 @@ impl<const E: usize, const W: usize> Frame<E, W> {
             record_to: c(record_to),
             record: Constant::new((0..E - ID_BITS).fold(Bits::<E>::default(), |m, i| m.replace_bit(i, true))),
             bytes: c(layout.bytes),
-            xor: Constant::new((layout.crc_xor as u64).to_bits()),
+            crc: Constant::new((layout.crc_xor as u64).to_bits()),
         }
     }
 }
@@ -68,6 +68,6 @@ impl<const E: usize, const W: usize> Logic for Frame<E, W> {
             | (bit_cast::<PAYLOAD_BITS, E>(self.entry.val() & self.record.val()) << self.record_to.val())
             | self.above.val();
         self.nbytes.next = self.bytes.val();
-        self.crc_xor.next = self.xor.val();
+        self.crc_xor.next = self.crc.val();
     }
 }
