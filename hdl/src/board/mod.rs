@@ -272,6 +272,19 @@ pub struct Bitstream {
     pub config_voltage: Option<f64>,
 }
 
+/// Board-specific choices of how the circuits are built (as LiteX keeps them with the
+/// board).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildSettings {
+    /// The grouped stage's tally: `direct`, or `registered` (its block RAM's ports from
+    /// registers and its read data into one: more LUTs, a faster clock), for a board whose
+    /// grouped units block RAM limits, where the LUTs are free
+    /// ([`crate::solver::tally::TallyPipe`]).
+    #[serde(default)]
+    pub tally: crate::solver::tally::TallyPipe,
+}
+
 /// One board file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -291,6 +304,7 @@ pub struct Board {
     pub pcie: Option<Pcie>,
     pub device: Device,
     pub bitstream: Option<Bitstream>,
+    pub build: Option<BuildSettings>,
     pub defaults: Defaults,
     pub reference: Option<Reference>,
 }
@@ -353,6 +367,11 @@ impl Board {
         })?;
         b.check(file)?;
         Ok(b)
+    }
+
+    /// The form of a grouped stage's tally on this board (`[build] tally`; direct if not said).
+    pub fn tally_pipe(&self) -> crate::solver::tally::TallyPipe {
+        self.build.as_ref().map_or(Default::default(), |b| b.tally)
     }
 
     /// The arbiter to build when not told: the vendor's carry cells instantiated directly
