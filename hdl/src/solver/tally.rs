@@ -47,8 +47,8 @@ const WORD_BITS: usize = COUNT_BITS + 8;
 pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
 
 /// How the tally's RAM meets its logic (a parameter of the circuit; a board file chooses it,
-/// `[build] tally`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+/// `[build] tally`, by [`TallyPipe::name`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TallyPipe {
     /// The RAM's ports from the tally's logic and its read data into it; a solution's word is
@@ -75,6 +75,18 @@ impl TallyPipe {
     /// form, none in the direct one (see [`crate::solver::optional`]).
     pub fn registered_passes(self) -> usize {
         usize::from(self == TallyPipe::Registered)
+    }
+}
+
+impl std::str::FromStr for TallyPipe {
+    type Err = String;
+
+    /// By its name; the error says what there is.
+    fn from_str(s: &str) -> Result<Self, String> {
+        [TallyPipe::Direct, TallyPipe::Registered]
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a form of the tally: direct or registered"))
     }
 }
 

@@ -33,7 +33,7 @@ pub struct ReportArgs {
     pub(in crate::cmd) board: String,
     /// The grouped tally's form, direct or registered (default: with --pnr, the board
     /// file's `[build] tally`; without, direct).
-    #[arg(long, value_parser = parse_tally)]
+    #[arg(long, value_parser = str::parse::<TallyPipe>)]
     pub(in crate::cmd) tally: Option<TallyPipe>,
     /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
     /// that each is pushed as hard as the others).
@@ -62,14 +62,6 @@ pub struct ReportArgs {
     pub(in crate::cmd) unit: crate::cmd::UnitArg,
     #[arg(long)]
     pub(in crate::cmd) json: bool,
-}
-
-fn parse_tally(s: &str) -> Result<TallyPipe, String> {
-    match s {
-        "direct" => Ok(TallyPipe::Direct),
-        "registered" => Ok(TallyPipe::Registered),
-        _ => Err(format!("{s:?}: direct or registered")),
-    }
 }
 
 fn parse_units(s: &str) -> Result<Units, String> {
