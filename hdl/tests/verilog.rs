@@ -46,15 +46,26 @@ fn unit_verilog_passes_yosys_checks() {
     }
 }
 
-/// The core of grouped stages (issue 50), whole: no name leaks from the Rust source and
-/// nothing is left undriven (what rust-hdl's own simulator cannot see).
+/// The core of grouped stages (issue 50), whole, with each form of the tally: no name leaks
+/// from the Rust source and nothing is left undriven (what rust-hdl's own simulator cannot
+/// see).
 #[test]
 fn grouped_core_verilog_passes_yosys_checks() {
     use queens_hdl::emit::{core_verilog, CoreConfig};
-    for (n, kind) in [(10, ArbiterKind::Ccu2c), (27, ArbiterKind::Carry4)] {
-        let cfg = CoreConfig::new(n, 3, UnitKind::Grouped, kind, true).unwrap();
+    for (n, kind, pipe) in [
+        (10, ArbiterKind::Ccu2c, TallyPipe::Direct),
+        (27, ArbiterKind::Carry4, TallyPipe::Direct),
+        (27, ArbiterKind::Ccu2c, TallyPipe::Registered),
+    ] {
+        let cfg = CoreConfig::new(n, 3, UnitKind::Grouped, kind, true)
+            .unwrap()
+            .with_pipe(pipe);
         let v = core_verilog(&cfg, "queens_core");
-        yosys_check(&v, "queens_core", &format!("grouped_core_{n}_{}", kind.name()));
+        yosys_check(
+            &v,
+            "queens_core",
+            &format!("grouped_core_{n}_{}_{pipe}", kind.name()),
+        );
     }
 }
 
