@@ -6,6 +6,12 @@ fn main() {
         .unwrap_or_default();
     print!(
         "{}",
-        queens_hdl::emit::unit_verilog(queens_core::UnitKind::Plain, m, kind, "queens_unit")
+        queens_hdl::emit::unit_verilog(
+            queens_core::UnitKind::Plain,
+            m,
+            kind,
+            Default::default(),
+            "queens_unit"
+        )
     );
 }

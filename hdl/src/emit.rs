@@ -5,13 +5,14 @@ use crate::solver::arbiter::ArbiterKind;
 use crate::solver::bram::Memory;
 use crate::solver::load::MAX_UNITS;
 use crate::solver::stage::COUNT_BITS;
+use crate::solver::tally::TallyPipe;
 use queens_core::UnitKind;
 use rust_hdl::prelude::*;
 
 /// The Verilog of a bare unit of kind `unit` for inner width m (the grouped unit with its
-/// tally, not yet in a stage), its top module renamed to `name`.
-pub fn unit_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, name: &str) -> String {
-    rename_top(&kind::of(unit).unit(m, arbiter), name)
+/// tally in form `pipe`, not yet in a stage), its top module renamed to `name`.
+pub fn unit_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, pipe: TallyPipe, name: &str) -> String {
+    rename_top(&kind::of(unit).unit(m, arbiter, pipe), name)
 }
 
 /// The Verilog of the tally's increment (`solver::increment`) for a word of `width` bits (8,
@@ -35,9 +36,9 @@ pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String 
 }
 
 /// The Verilog of one solver stage of kind `unit` (the unit, its record, its place on the
-/// chains) for inner width m.
-pub fn stage_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, name: &str) -> String {
-    stage_verilog_in(unit, m, arbiter, Memory::Block, name)
+/// chains) for inner width m, its tally (a kind with one) in block RAM and in form `pipe`.
+pub fn stage_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, pipe: TallyPipe, name: &str) -> String {
+    stage_verilog_in(unit, m, arbiter, Memory::Block, pipe, name)
 }
 
 /// [`stage_verilog`] with the tally in `memory` (a kind with a tally; a plain stage is the
@@ -47,9 +48,10 @@ pub fn stage_verilog_in(
     m: usize,
     arbiter: ArbiterKind,
     memory: Memory,
+    pipe: TallyPipe,
     name: &str,
 ) -> String {
-    rename_top(&kind::of(unit).stage(m, arbiter, memory), name)
+    rename_top(&kind::of(unit).stage(m, arbiter, memory, pipe), name)
 }
 
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
@@ -115,13 +117,15 @@ pub const STAGE_MODULES: &str = "*_chain_stage";
 /// (`dn_*`), the slot into stage 0 (`first_*`: empty, or a hold) and the slot out (`up_*`);
 /// stage i has id i. The first `ultra` stages keep their tally in UltraRAM (module
 /// `<name>_stage_ultra`, [`Memory::Ultra`]), the rest in block RAM (`<name>_stage`); with
-/// `ultra` 0 the chain is one stage module, as on every board without UltraRAM.
+/// `ultra` 0 the chain is one stage module, as on every board without UltraRAM. Every
+/// stage's tally is in form `pipe`.
 pub fn chain_verilog(
     unit: UnitKind,
     m: usize,
     arbiter: ArbiterKind,
     k: usize,
     ultra: usize,
+    pipe: TallyPipe,
     name: &str,
 ) -> String {
     let stage = format!("{name}_stage");
@@ -143,14 +147,14 @@ pub fn chain_verilog(
     };
     let (modules, body) = if ultra == 0 {
         (
-            stage_verilog(unit, m, arbiter, &stage),
+            stage_verilog(unit, m, arbiter, pipe, &stage),
             instance(&stage, "            "),
         )
     } else {
         let ultra_stage = format!("{stage}_ultra");
         (
-            stage_verilog_in(unit, m, arbiter, Memory::Ultra, &ultra_stage)
-                + &stage_verilog(unit, m, arbiter, &stage),
+            stage_verilog_in(unit, m, arbiter, Memory::Ultra, pipe, &ultra_stage)
+                + &stage_verilog(unit, m, arbiter, pipe, &stage),
             format!(
                 "            // Stages 0 to {u1}: the tally in UltraRAM; the rest in block RAM.
             if (i < {ultra}) begin : ultra
@@ -241,6 +245,8 @@ pub struct CoreConfig {
     pub build: Option<Build>,
     /// Stages whose tally is in UltraRAM, the first of the chain ([`CoreConfig::with_ultra`]).
     pub ultra: usize,
+    /// The form of every stage's tally ([`CoreConfig::with_pipe`]).
+    pub pipe: TallyPipe,
 }
 
 /// What a board build adds to a core's identity.
@@ -277,7 +283,17 @@ impl CoreConfig {
             with_cycles,
             build: None,
             ultra: 0,
+            pipe: TallyPipe::Direct,
         })
+    }
+
+    /// The core with every stage's tally in form `pipe` (the board's, `Board::tally_pipe`;
+    /// a kind without a tally ignores it). Like the memory, the form changes no result
+    /// (only when, a few cycles later, a group's records leave), so it is not part of the
+    /// identity.
+    pub fn with_pipe(mut self, pipe: TallyPipe) -> Self {
+        self.pipe = pipe;
+        self
     }
 
     /// The core with the tally of its first `ultra` stages in UltraRAM (UltraScale+ only; the
@@ -352,6 +368,7 @@ pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
         cfg.arbiter,
         cfg.units,
         cfg.ultra,
+        cfg.pipe,
         &format!("{name}_chain"),
     );
     v + &core_module(cfg, name)

@@ -4,6 +4,7 @@
 //! [`Circuits`] from [`of`] and never ask which kind they have.
 
 use crate::solver::bram::Memory;
+use crate::solver::tally::TallyPipe;
 use crate::ArbiterKind;
 use queens_core::ident::Ident;
 use queens_core::UnitKind;
@@ -11,11 +12,13 @@ use rust_hdl::prelude::*;
 
 /// A kind's circuits. The Verilog comes with rust-hdl's top module name `top`.
 pub trait Circuits: Sync {
-    /// The bare unit for inner width m (a grouped unit with its tally).
-    fn unit(&self, m: usize, arbiter: ArbiterKind) -> String;
-    /// One stage: the unit, its record, its place on the chains; its tally in `memory`, for
-    /// a kind with one ([`Circuits::has_tally`]; a plain stage has no RAM and ignores it).
-    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory) -> String;
+    /// The bare unit for inner width m (a grouped unit with its tally, in form `pipe`; a
+    /// plain unit ignores it).
+    fn unit(&self, m: usize, arbiter: ArbiterKind, pipe: TallyPipe) -> String;
+    /// One stage: the unit, its record, its place on the chains; its tally in `memory` and
+    /// in form `pipe`, for a kind with one ([`Circuits::has_tally`]; a plain stage has no
+    /// RAM and ignores both).
+    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory, pipe: TallyPipe) -> String;
     /// Whether its stage keeps a tally in a RAM of its own (which may be UltraRAM).
     fn has_tally(&self) -> bool;
     /// The front end of a core of board size n and `units` units, answering an
@@ -43,7 +46,7 @@ struct Plain;
 struct Grouped;
 
 impl Circuits for Plain {
-    fn unit(&self, m: usize, arbiter: ArbiterKind) -> String {
+    fn unit(&self, m: usize, arbiter: ArbiterKind, _pipe: TallyPipe) -> String {
         crate::with_width!(m, |M, M1, D| {
             let mut u = crate::solver::unit::Unit::<M, M1, D>::new(arbiter);
             u.connect_all();
@@ -51,7 +54,7 @@ impl Circuits for Plain {
         })
     }
 
-    fn stage(&self, m: usize, arbiter: ArbiterKind, _memory: Memory) -> String {
+    fn stage(&self, m: usize, arbiter: ArbiterKind, _memory: Memory, _pipe: TallyPipe) -> String {
         crate::with_width!(m, |M, M1, D| {
             let mut st = crate::solver::stage::Stage::<M, M1, D>::new(arbiter);
             st.connect_all();
@@ -89,18 +92,20 @@ impl Circuits for Plain {
 }
 
 impl Circuits for Grouped {
-    fn unit(&self, m: usize, arbiter: ArbiterKind) -> String {
+    fn unit(&self, m: usize, arbiter: ArbiterKind, pipe: TallyPipe) -> String {
         crate::with_grouped_width!(m, |M, M1, D| {
             let mut u = crate::solver::grouped::GroupedUnit::<M, M1, D>::new(arbiter);
+            u.set_pipe(pipe);
             u.connect_all();
             generate_verilog(&u)
         })
     }
 
-    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory) -> String {
+    fn stage(&self, m: usize, arbiter: ArbiterKind, memory: Memory, pipe: TallyPipe) -> String {
         crate::with_grouped_width!(m, |M, M1, D| {
             let mut st = crate::solver::grouped_stage::GroupedStage::<M, M1, D>::new(arbiter);
             st.set_memory(memory);
+            st.set_pipe(pipe);
             st.connect_all();
             generate_verilog(&st)
         })

@@ -263,7 +263,14 @@ fn every_stage_keeps_a_copy_of_the_advance_and_of_the_enables_per_register_group
     // the script keeps their modules whole (`advance::COPIES`, `enable::COPIES`).
     let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
     let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
-    let job = queens_hdl::pnr::jobs::stage(UnitKind::Plain, 4, ArbiterKind::Adder, &device, 100.0);
+    let job = queens_hdl::pnr::jobs::stage(
+        UnitKind::Plain,
+        4,
+        ArbiterKind::Adder,
+        Default::default(),
+        &device,
+        100.0,
+    );
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in &job.sources {
         std::fs::write(dir.path().join(name), text).unwrap();

@@ -1,13 +1,28 @@
-//! The grouped unit's tally, alone in rust-hdl's simulator: solutions of a few place codes,
-//! often two cycles apart with one code (the read that must take the word being written),
-//! counted and read out exactly, twice over (the read-out clears the RAM).
+//! The grouped unit's tally, alone in rust-hdl's simulator, in each of its forms: solutions
+//! of a few place codes, with every distance between two of one code that a form's pipeline
+//! treats apart (the direct form: two cycles, forwarded, three, read from the RAM just
+//! written, more; the registered form: two, three and four cycles, forwarded from the write
+//! port or a copy behind it, five, read from the RAM just written, more), consecutive
+//! solutions of other codes between them, counted and read out exactly against a software
+//! tally, twice over (the read-out clears the RAM), the read-out raised as early as the form
+//! allows.
 
 use queens_core::south::{SouthWalk, HELD};
-use queens_hdl::solver::tally::Tally;
+use queens_hdl::solver::tally::{Tally, TallyPipe};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
 const M: usize = 6;
+
+/// Cycles from a solution's strobe to the first in which `drain` may rise (the tally's
+/// contract: its word is written at the end of the second cycle after the strobe in the
+/// direct form, of the fifth in the registered form).
+fn drain_after(pipe: TallyPipe) -> usize {
+    match pipe {
+        TallyPipe::Direct => 3,
+        TallyPipe::Registered => 5,
+    }
+}
 
 fn cycle(t: &mut Tally<M>) {
     for level in [false, true, false] {
@@ -23,9 +38,93 @@ fn queens(prev: Option<u32>, last: Option<u32>) -> (u64, u64, bool) {
     (hot(prev), last.map_or(0b101, |p| 1 << p), last.is_none())
 }
 
+/// The first is code 0, the read-out's first: solutions of it just before the read-out
+/// starts tell whether it waits for their write.
+const PLACES: [(Option<u32>, Option<u32>); 6] = [
+    (Some(0), Some(0)),
+    (Some(0), Some(2)),
+    (Some(3), Some(5)),
+    (None, Some(1)),
+    (Some(4), None),
+    (Some(5), Some(0)),
+];
+
+fn code(k: usize) -> u32 {
+    SouthWalk::place_code(PLACES[k].0, PLACES[k].1)
+}
+
+/// Drives one cycle: a solution of `PLACES[k]`, or none.
+fn strobe(t: &mut Tally<M>, sol: Option<usize>) {
+    let (p, l, h) = sol.map_or((0, 0, false), |k| queens(PLACES[k].0, PLACES[k].1));
+    t.sol.next = sol.is_some();
+    t.prev.next = p.to_bits();
+    t.last.next = l.to_bits();
+    t.held.next = h;
+    cycle(t);
+}
+
+/// Solutions for `cycles` cycles, then a fixed tail ending in each forwarding case; returns
+/// the solutions, a place index or none per cycle. Never the same code in consecutive cycles
+/// (the unit's guarantee), and often a code of two to five cycles before.
+fn stimulus(cycles: usize, kinds: usize, next: &mut impl FnMut() -> u64) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = Vec::new();
+    for _ in 0..cycles {
+        let r = next();
+        let back = |d: usize| out.len().checked_sub(d).and_then(|i| out[i]);
+        let mut pick = if r % 4 == 0 {
+            None
+        } else if r >> 2 & 1 == 1 {
+            // Repeat the code of 2 to 5 cycles before, if any.
+            back(2 + (r >> 3) as usize % 4).or(Some((r >> 8) as usize % kinds))
+        } else {
+            Some((r >> 8) as usize % kinds)
+        };
+        if pick.is_some() && pick == back(1) {
+            pick = Some((pick.unwrap() + 1) % kinds);
+        }
+        out.push(pick);
+    }
+    // The tail: A B . A B (three apart, a solution between), A . A . A (two apart, twice:
+    // the third matches two and four ahead), and the last solution (code 0) three after one
+    // of its code, then the earliest drain.
+    let (a, b) = (Some(0), Some(1));
+    out.extend([
+        None, None, None, None, a, b, None, a, b, None, a, None, a, None, a,
+    ]);
+    out.extend([None, None, None, b, a, None, b, a]);
+    assert_eq!(code(0), 0);
+    out
+}
+
+/// Per distance 1..=6 (6: six or more), how many solutions follow one of their own code
+/// by it (the nearest before).
+fn distances(sols: &[Option<usize>]) -> [usize; 7] {
+    let mut seen: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut hist = [0; 7];
+    for (i, s) in sols.iter().enumerate() {
+        if let Some(k) = *s {
+            if let Some(j) = seen.insert(k, i) {
+                hist[(i - j).min(6)] += 1;
+            }
+        }
+    }
+    hist
+}
+
 #[test]
-fn the_tally_counts_every_code_and_reads_it_out_once() {
+fn the_direct_tally_counts_every_code_and_reads_it_out_once() {
+    counts_every_code_and_reads_it_out_once(TallyPipe::Direct);
+}
+
+#[test]
+fn the_registered_tally_counts_every_code_and_reads_it_out_once() {
+    counts_every_code_and_reads_it_out_once(TallyPipe::Registered);
+}
+
+fn counts_every_code_and_reads_it_out_once(pipe: TallyPipe) {
     let mut t = Tally::<M>::new(queens_hdl::ArbiterKind::Adder);
+    t.set_pipe(pipe);
+    assert_eq!(t.pipe(), pipe);
     t.connect_all();
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
@@ -34,52 +133,30 @@ fn the_tally_counts_every_code_and_reads_it_out_once() {
         seed ^= seed << 17;
         seed
     };
-    let places = [
-        (Some(0), Some(2)),
-        (Some(3), Some(5)),
-        (None, Some(1)),
-        (Some(4), None),
-        (Some(5), Some(0)),
-    ];
     for round in 0..2 {
+        let kinds = if round == 0 { 2 } else { PLACES.len() };
+        let sols = stimulus(4000, kinds, &mut next);
+        let hist = distances(&sols);
+        assert_eq!(hist[1], 0, "round {round}: the same code in consecutive cycles");
+        // Two, three, four, five and six or more cycles apart, each often.
+        for (d, &pairs) in hist.iter().enumerate().skip(2) {
+            assert!(pairs >= 100, "round {round}: {pairs} pairs {d} cycles apart");
+        }
         let mut want: BTreeMap<u32, u64> = BTreeMap::new();
-        let (mut last_code, mut two_apart) = (None, 0);
-        let mut prev_code: Option<u32> = None;
+        for k in sols.iter().flatten() {
+            *want.entry(code(*k)).or_default() += 1;
+        }
         t.drain.next = false;
         t.read.take.next = false;
-        for _ in 0..3000 {
-            let r = next();
-            // A solution in most cycles, never the same code twice in a row.
-            let sol = r % 4 != 0;
-            let mut pick = (r >> 8) as usize % if round == 0 { 2 } else { places.len() };
-            let code = |k: usize| SouthWalk::place_code(places[k].0, places[k].1);
-            if sol && Some(code(pick)) == last_code {
-                pick = (pick + 1) % places.len();
-            }
-            let (p, l, h) = queens(places[pick].0, places[pick].1);
-            t.sol.next = sol;
-            t.prev.next = p.to_bits();
-            t.last.next = l.to_bits();
-            t.held.next = h;
-            if sol {
-                *want.entry(code(pick)).or_default() += 1;
-                if prev_code == Some(code(pick)) {
-                    two_apart += 1;
-                }
-            }
-            prev_code = last_code;
-            last_code = sol.then(|| code(pick));
-            cycle(&mut t);
+        for s in &sols {
+            strobe(&mut t, *s);
         }
-        assert!(
-            two_apart > 100,
-            "round {round}: {two_apart} pairs two cycles apart"
-        );
-        t.sol.next = false;
-        for _ in 0..4 {
-            cycle(&mut t);
+        // The read-out, as early as the tally allows, with a reader that takes a record only
+        // now and then.
+        assert!(sols.last().unwrap().is_some());
+        for _ in 1..drain_after(pipe) {
+            strobe(&mut t, None);
         }
-        // The read-out, with a reader that takes a record only now and then.
         t.drain.next = true;
         let mut got = BTreeMap::new();
         let mut cycles = 0;
@@ -96,8 +173,59 @@ fn the_tally_counts_every_code_and_reads_it_out_once() {
             cycles += 1;
             assert!(cycles < 100_000, "the read-out never ended");
         }
-        assert_eq!(got, want, "round {round}");
+        assert_eq!(got, want, "{pipe:?}, round {round}");
         assert_eq!(t.read.records.val().index(), want.len());
         assert!(want.keys().any(|c| c & 31 == HELD) || round == 0);
     }
+}
+
+/// The direct form's Verilog has none of the registered form's registers (it is the tally's
+/// Verilog from before the forms); the registered form's has each as a flip-flop of its own,
+/// and drives the RAM's ports from them.
+#[test]
+fn each_form_writes_its_own_registers_and_no_others() {
+    let verilog = |pipe| {
+        let mut t = Tally::<M>::new(queens_hdl::ArbiterKind::Adder);
+        t.set_pipe(pipe);
+        t.connect_all();
+        generate_verilog(&t)
+    };
+    let (direct, registered) = (verilog(TallyPipe::Direct), verilog(TallyPipe::Registered));
+    let added = [
+        "raddr_r",
+        "inc3",
+        "inc3_at",
+        "inc4",
+        "inc4_at",
+        "rdata_r",
+        "wrote2",
+        "wrote2_at",
+        "wrote2_word",
+        "wrote3_word",
+        "near",
+        "mid",
+        "far",
+        "asked",
+        "caught",
+    ];
+    for r in added {
+        assert!(!direct.contains(&format!("{r}$")), "{r} in the direct form");
+        assert!(
+            registered.contains(&format!("module top${r}(")),
+            "{r} not in the registered form"
+        );
+    }
+    for port in [
+        "ram$raddr = raddr_r$q;",
+        "ram$we = wrote$q;",
+        "ram$waddr = wrote_at$q;",
+        "ram$wdata = wrote_word$q;",
+        "rdata_r$d = ram$rdata;",
+    ] {
+        assert!(registered.contains(port) && !direct.contains(port), "{port}");
+    }
+    assert_eq!(
+        direct.matches("\nmodule ").count() + added.len(),
+        registered.matches("\nmodule ").count()
+    );
 }

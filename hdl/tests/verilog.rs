@@ -6,6 +6,7 @@ use queens_core::UnitKind;
 use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CCU2C_SIM};
 use queens_hdl::report::synthesize;
 use queens_hdl::solver::arbiter::Entry;
+use queens_hdl::solver::tally::TallyPipe;
 use queens_hdl::ArbiterKind;
 use std::process::Command;
 
@@ -39,26 +40,31 @@ fn yosys_check(verilog: &str, top: &str, tag: &str) {
 fn unit_verilog_passes_yosys_checks() {
     for kind in KINDS {
         for m in [4, 23] {
-            let v = unit_verilog(UnitKind::Plain, m, kind, "queens_unit");
+            let v = unit_verilog(UnitKind::Plain, m, kind, TallyPipe::Direct, "queens_unit");
             yosys_check(&v, "queens_unit", &format!("unit_{m}_{}", kind.name()));
         }
     }
 }
 
-/// A core of either kind, whole: no name leaks from the Rust source, no name is a Verilog
-/// keyword, and nothing is left undriven (what rust-hdl's own simulator cannot see). In the
-/// quick tier: it takes seconds and reads the front end every core holds.
+/// A core of either kind, with each form of the tally: no name leaks from the Rust source, no
+/// name is a Verilog keyword, and nothing is left undriven (what rust-hdl's own simulator
+/// cannot see). In the quick tier: it takes seconds and reads the front end every core holds.
 #[test]
 fn core_verilog_passes_yosys_checks() {
     use queens_hdl::emit::{core_verilog, CoreConfig};
-    for (unit, n, kind) in [
-        (UnitKind::Plain, 10, ArbiterKind::Ccu2c),
-        (UnitKind::Grouped, 10, ArbiterKind::Ccu2c),
-        (UnitKind::Grouped, 27, ArbiterKind::Carry4),
+    for (unit, n, kind, pipe) in [
+        (UnitKind::Plain, 10, ArbiterKind::Ccu2c, TallyPipe::Direct),
+        (UnitKind::Grouped, 10, ArbiterKind::Ccu2c, TallyPipe::Direct),
+        (UnitKind::Grouped, 27, ArbiterKind::Carry4, TallyPipe::Direct),
+        (UnitKind::Grouped, 27, ArbiterKind::Ccu2c, TallyPipe::Registered),
     ] {
-        let cfg = CoreConfig::new(n, 3, unit, kind, true).unwrap();
+        let cfg = CoreConfig::new(n, 3, unit, kind, true).unwrap().with_pipe(pipe);
         let v = core_verilog(&cfg, "queens_core");
-        yosys_check(&v, "queens_core", &format!("{unit}_core_{n}_{}", kind.name()));
+        yosys_check(
+            &v,
+            "queens_core",
+            &format!("{unit}_core_{n}_{}_{pipe}", kind.name()),
+        );
     }
 }
 
@@ -191,7 +197,15 @@ fn chain_with_ultraram_stages_maps_their_tallies_to_uram288_in_yosys() {
     assert_eq!(stage(&v, "module queens_core_chain_stage_ultra"), per_stage);
     assert_eq!(modules(&v), modules(&block) + per_stage);
     yosys_check(&v, "queens_core", "grouped_core_10_ultra");
-    let chain = chain_verilog(UnitKind::Grouped, 6, ArbiterKind::Carry4, 3, 2, "chain");
+    let chain = chain_verilog(
+        UnitKind::Grouped,
+        6,
+        ArbiterKind::Carry4,
+        3,
+        2,
+        TallyPipe::Direct,
+        "chain",
+    );
     let c = synthesize_with(&chain, "chain", SynthFamily::Xcup, false).unwrap();
     assert_eq!(
         (c.uram, c.ram18),
@@ -262,7 +276,7 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).take(count).collect();
     let id1 = ID_BITS - 1;
-    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, 0, "chain");
+    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, 0, TallyPipe::Direct, "chain");
     if ids.iter().any(|&i| i >= k) {
         assert_eq!(ids.len(), 2);
         let at = format!(".links$my_id(i[{id1}:0])");
@@ -389,7 +403,7 @@ fn orientation_stage_turns_like_software_in_iverilog() {
 fn the_unit_keeps_its_retreat_values_whole_only_with_the_ccu2c_form() {
     let (m, d) = (23, 45);
     for kind in KINDS {
-        let v = unit_verilog(UnitKind::Plain, m, kind, "queens_unit");
+        let v = unit_verilog(UnitKind::Plain, m, kind, TallyPipe::Direct, "queens_unit");
         let rows = v
             .matches(&format!("(* keep *) wire [{}:0] w = a;", m - 1))
             .count();

@@ -275,15 +275,19 @@ fn run_core<const M: usize, const M1: usize, const D: usize, const W: usize>(
 }
 
 /// The emitted core of grouped stages (`queens_hdl::emit::grouped_core_verilog`) compiled
-/// with Verilator, `units` stages.
+/// with Verilator, `units` stages, their tally in form `pipe`.
 pub struct VerilatorGroupCore {
     pub arbiter: queens_hdl::ArbiterKind,
     pub units: usize,
+    pub pipe: queens_hdl::solver::tally::TallyPipe,
 }
 
 impl GroupEngine for VerilatorGroupCore {
     fn name(&self) -> &'static str {
-        "grouped verilator"
+        match self.pipe {
+            queens_hdl::solver::tally::TallyPipe::Direct => "grouped verilator",
+            queens_hdl::solver::tally::TallyPipe::Registered => "grouped verilator, registered tally",
+        }
     }
 
     fn run_groups(&self, size: BoardSize, members: &[Preplacement]) -> Result<Vec<Vec<GroupRecord>>, String> {
@@ -294,7 +298,8 @@ impl GroupEngine for VerilatorGroupCore {
             self.arbiter,
             true,
         )
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .with_pipe(self.pipe);
         let board = crate::verilator::Verilated::build(cfg, crate::verilator::Top::Core, false)
             .map_err(|e| e.to_string())?;
         let quiet = std::time::Duration::from_secs(600);

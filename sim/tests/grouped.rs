@@ -115,12 +115,18 @@ fn a_south_walks_blocking_leaves_open_what_the_fixed_queens_leave_open() {
 
 /// Every engine that answers group requests sends the model's records for every group: the
 /// whole core in rust-hdl (N = 8 and 9) and the emitted core under Verilator (N = 8 to 11,
-/// with the CCU2C cells' models at N = 10).
+/// with the CCU2C cells' models at N = 10, and with the registered tally at N = 9 and 11: its
+/// records and the walk's cycles in the end record are the direct tally's).
 #[test]
 fn grouped_cores_in_rtl_and_verilator_answer_every_group_of_8_to_11_as_the_model() {
+    use queens_hdl::solver::tally::TallyPipe;
     use queens_hdl::ArbiterKind;
     use queens_sim::group_check::{GroupEngine, GroupModel, RtlGroupCore, VerilatorGroupCore};
-    let verilator = |arbiter| VerilatorGroupCore { arbiter, units: 2 };
+    let verilator = |arbiter, pipe| VerilatorGroupCore {
+        arbiter,
+        units: 2,
+        pipe,
+    };
     for n in 8..=11 {
         let size = BoardSize::new(n).unwrap();
         let members = queens_sim::grouped::south_groups(size);
@@ -129,14 +135,18 @@ fn grouped_cores_in_rtl_and_verilator_answer_every_group_of_8_to_11_as_the_model
             model.iter().any(|r| r.len() > 1),
             "N = {n}: a group with solutions"
         );
-        let mut engines: Vec<Box<dyn GroupEngine>> = vec![Box::new(verilator(ArbiterKind::Adder))];
+        let mut engines: Vec<Box<dyn GroupEngine>> =
+            vec![Box::new(verilator(ArbiterKind::Adder, TallyPipe::Direct))];
         if n <= 9 {
             engines.push(Box::new(RtlGroupCore {
                 arbiter: ArbiterKind::Adder,
             }));
         }
         if n == 10 {
-            engines.push(Box::new(verilator(ArbiterKind::Ccu2c)));
+            engines.push(Box::new(verilator(ArbiterKind::Ccu2c, TallyPipe::Direct)));
+        }
+        if n % 2 == 1 {
+            engines.push(Box::new(verilator(ArbiterKind::Adder, TallyPipe::Registered)));
         }
         for e in engines {
             let got = e.run_groups(size, &members).unwrap();

@@ -32,6 +32,9 @@ impl Board {
         if let Err(reason) = self.check_config_bank() {
             return bad("bitstream", reason);
         }
+        if let Err(reason) = self.tally_named() {
+            return bad("build.tally", reason);
+        }
         let want = if self.clock.differential { 2 } else { 1 };
         if self.clock.pins.len() != want {
             return bad(

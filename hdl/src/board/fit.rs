@@ -14,6 +14,7 @@ use crate::front::table_bits;
 use crate::report::{synthesize_with, Cost, SynthError};
 use crate::solver::bram::Memory;
 use crate::solver::load::MAX_UNITS;
+use crate::solver::tally::TallyPipe;
 use crate::ArbiterKind;
 use queens_core::UnitKind;
 use queens_core::{BoardSize, ModelError};
@@ -144,11 +145,17 @@ pub fn fit(b: &Board, stage: &Cost, ultra: Option<&Cost>, front: &Cost) -> Fit {
 /// Units of the front end a fit measures first: the most whose tables are the smallest.
 const FIRST_FRONT: usize = 1024;
 
-/// The Verilog of one stage and of the front end of a core of 1,024 `unit` units for `n`, as
-/// a fit measures them first: modules `queens_stage` and `queens_front`.
-pub fn fit_verilog(n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Result<(String, String), FitError> {
+/// The Verilog of one stage (its tally in form `pipe`) and of the front end of a core of
+/// 1,024 `unit` units for `n`, as a fit measures them first: modules `queens_stage` and
+/// `queens_front`.
+pub fn fit_verilog(
+    n: u32,
+    unit: UnitKind,
+    arbiter: ArbiterKind,
+    pipe: TallyPipe,
+) -> Result<(String, String), FitError> {
     let m = BoardSize::new(n)?.inner() as usize;
-    let stage = stage_verilog(unit, m, arbiter, "queens_stage");
+    let stage = stage_verilog(unit, m, arbiter, pipe, "queens_stage");
     Ok((stage, front_for(n, FIRST_FRONT, unit, arbiter)?))
 }
 
@@ -175,6 +182,7 @@ pub fn ultra_verilog(
         m,
         arbiter,
         Memory::Ultra,
+        b.tally_pipe(),
         "queens_stage",
     )))
 }
@@ -196,7 +204,7 @@ pub fn synthesized(
     unit: UnitKind,
     arbiter: ArbiterKind,
 ) -> Result<(Fit, Priced), FitError> {
-    let (stage, front) = fit_verilog(n, unit, arbiter)?;
+    let (stage, front) = fit_verilog(n, unit, arbiter, b.tally_pipe())?;
     let synth = |what, verilog: String, top, uram| {
         synthesize_with(&verilog, top, b.family.synth_family(), uram)
             .map_err(|source| FitError::Synth { what, source })
@@ -242,7 +250,7 @@ pub fn cache_path(b: &Board, n: u32, unit: UnitKind, arbiter: ArbiterKind) -> Op
         format!("{b:?}"),
         n,
         arbiter.name(),
-        fit_verilog(n, unit, arbiter).ok()?,
+        fit_verilog(n, unit, arbiter, b.tally_pipe()).ok()?,
     )
         .hash(&mut h);
     // Only where there is one, so that the other boards' cached fits stand.

@@ -272,6 +272,19 @@ pub struct Bitstream {
     pub config_voltage: Option<f64>,
 }
 
+/// Board-specific choices of how the circuits are built (as LiteX keeps them with the
+/// board).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildSettings {
+    /// The grouped stage's tally: `direct`, or `registered` (its block RAM's ports from
+    /// registers and its read data into one: more LUTs, a faster clock), for a board whose
+    /// grouped units block RAM limits, where the LUTs are free
+    /// ([`crate::solver::tally::TallyPipe`]; checked as the file loads, so that a wrong
+    /// name is refused with the field's name: [`Board::tally_pipe`]).
+    tally: Option<String>,
+}
+
 /// One board file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -291,6 +304,7 @@ pub struct Board {
     pub pcie: Option<Pcie>,
     pub device: Device,
     pub bitstream: Option<Bitstream>,
+    pub build: Option<BuildSettings>,
     pub defaults: Defaults,
     pub reference: Option<Reference>,
 }
@@ -353,6 +367,19 @@ impl Board {
         })?;
         b.check(file)?;
         Ok(b)
+    }
+
+    /// The form of a grouped stage's tally on this board (`[build] tally`; direct if not said).
+    pub fn tally_pipe(&self) -> crate::solver::tally::TallyPipe {
+        self.tally_named().expect("checked as the file loaded")
+    }
+
+    /// `[build] tally` as named, or the reason it names none.
+    fn tally_named(&self) -> Result<crate::solver::tally::TallyPipe, String> {
+        match self.build.as_ref().and_then(|b| b.tally.as_deref()) {
+            Some(name) => name.parse(),
+            None => Ok(Default::default()),
+        }
     }
 
     /// The arbiter to build when not told: the vendor's carry cells instantiated directly
@@ -425,6 +452,14 @@ mod tests {
         for (name, _) in BUILTIN {
             let b = Board::load(name).unwrap();
             assert_eq!(b.name, name);
+            // The registered tally where block RAM limits the grouped units and its LUTs
+            // cost none (the KC705 and DE4 would turn LUT- and flip-flop-limited).
+            let registered = name == "ulx3s";
+            assert_eq!(
+                b.tally_pipe() == crate::solver::tally::TallyPipe::Registered,
+                registered,
+                "{name}"
+            );
         }
     }
 
@@ -455,6 +490,19 @@ mod tests {
         );
         let e = broken(|t| t.replace("[fan]", "[fan]\nspeed = 3"));
         assert!(e.contains("unknown field `speed`"), "{e}");
+        let build = |t: String, tally: &str| {
+            t.replace("\n[defaults]", &format!("\n[build]\ntally = {tally}\n[defaults]"))
+        };
+        let e = broken(|t| build(t, "\"pipelined\""));
+        assert_eq!(
+            e,
+            "my.toml: field build.tally: \"pipelined\" is not a form of the tally: direct or registered"
+        );
+        let e = broken(|t| build(t, "3"));
+        assert!(e.starts_with("my.toml:") && e.contains("tally"), "{e}");
+        let text = build(BUILTIN[0].1.to_string(), "\"registered\"");
+        let b = Board::parse(Path::new("my.toml"), &text).unwrap();
+        assert_eq!(b.tally_pipe(), crate::solver::tally::TallyPipe::Registered);
     }
 
     #[test]

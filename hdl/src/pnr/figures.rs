@@ -11,6 +11,7 @@ use crate::board::toolchain::trellis::Device;
 use crate::board::Board;
 use crate::emit::{CoreConfig, EmitError};
 use crate::report::Cost;
+use crate::solver::tally::TallyPipe;
 use crate::ArbiterKind;
 use queens_core::{BoardSize, ModelError, UnitKind};
 use rayon::prelude::*;
@@ -80,20 +81,22 @@ pub fn cost(r: &Routed) -> Cost {
     }
 }
 
-/// The fit of an ECP5 board from routed figures: one stage and the front end of `unit` units,
-/// each out of context, at the board's own clock. Also returns the two routed figures.
+/// The fit of an ECP5 board from routed figures: one stage (its tally in form `pipe`) and the
+/// front end of `unit` units, each out of context, at the board's own clock. Also returns the
+/// two routed figures.
 pub fn fit_ecp5(
     b: &Board,
     n: u32,
     unit: UnitKind,
     arbiter: ArbiterKind,
+    pipe: TallyPipe,
     show: &dyn Show,
 ) -> Result<(Fit, Routed, Routed), RouteError> {
     let device = Device::from_part(&b.part).map_err(RouteError::Device)?;
     let m = BoardSize::new(n)?.inner() as usize;
     let target = b.defaults.clock_hz as f64 / 1e6;
     let cfg = CoreConfig::new(n as usize, 1024, unit, arbiter, true)?;
-    let stage_job = jobs::stage(unit, m, arbiter, &device, target);
+    let stage_job = jobs::stage(unit, m, arbiter, pipe, &device, target);
     let stage = route_shown("one stage", &stage_job, show)?;
     let front = route_shown("the front end", &jobs::front(&cfg, &device, target), show)?;
     Ok((fit(b, &cost(&stage), None, &cost(&front)), stage, front))
@@ -205,6 +208,8 @@ pub struct Request<'a> {
     pub arbiter: ArbiterKind,
     /// The kind of unit of the unit, the stages and the arrays routed.
     pub unit: UnitKind,
+    /// The form of their tally (the board's, `Board::tally_pipe`, unless told).
+    pub pipe: TallyPipe,
     pub target_mhz: f64,
     pub arrays: &'a [Units],
     /// Seeds 1..=seeds of the unit and the stages, and of the arrays unless `array_seeds`.
@@ -233,17 +238,17 @@ pub fn report(r: &Request, show: &dyn Show) -> Result<Figures, RouteError> {
     };
     let m = BoardSize::new(r.n)?.inner() as usize;
     let (arbiter, device, target) = (r.arbiter, r.device, r.target_mhz);
-    let unit = jobs::unit(r.unit, m, arbiter, device, target);
-    let stage = jobs::stage(r.unit, m, arbiter, device, target);
+    let unit = jobs::unit(r.unit, m, arbiter, r.pipe, device, target);
+    let stage = jobs::stage(r.unit, m, arbiter, r.pipe, device, target);
     let unit = route_seeds("the unit", &kept(unit, "unit"), r.seeds, show)?.0;
     let stage = route_seeds("one stage", &kept(stage, "stage"), r.seeds, show)?.0;
     let mut arrays = Vec::new();
     for k in r.arrays {
         let units = match k {
             Units::Count(k) => *k,
-            Units::Fit => fit_ecp5(r.board, r.n, r.unit, arbiter, show)?.0.units,
+            Units::Fit => fit_ecp5(r.board, r.n, r.unit, arbiter, r.pipe, show)?.0.units,
         };
-        let core = CoreConfig::new(r.n as usize, units, r.unit, arbiter, true)?;
+        let core = CoreConfig::new(r.n as usize, units, r.unit, arbiter, true)?.with_pipe(r.pipe);
         let job = kept(jobs::array(r.board, core, target)?, &format!("array-{units}"));
         let what = format!("{} top, {units} units", r.board.name);
         let (routed, netlist) = route_seeds(&what, &job, r.array_seeds.unwrap_or(r.seeds), show)?;

@@ -468,6 +468,7 @@ pub mod jobs {
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, HostLink};
     use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
+    use crate::solver::tally::TallyPipe;
     use crate::ArbiterKind;
     use queens_core::UnitKind;
 
@@ -491,10 +492,23 @@ pub mod jobs {
         format!("queens_{}{what}", crate::kind::of(unit).top_prefix())
     }
 
-    /// The bare unit of kind `unit` for inner size `m`, out of context.
-    pub fn unit(unit: UnitKind, m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+    /// The bare unit of kind `unit` for inner size `m` (its tally in form `pipe`), out of
+    /// context.
+    pub fn unit(
+        unit: UnitKind,
+        m: usize,
+        arbiter: ArbiterKind,
+        pipe: TallyPipe,
+        device: &Device,
+        target_mhz: f64,
+    ) -> Job {
         let top = top(unit, "unit");
-        ooc(unit_verilog(unit, m, arbiter, &top), &top, device, target_mhz)
+        ooc(
+            unit_verilog(unit, m, arbiter, pipe, &top),
+            &top,
+            device,
+            target_mhz,
+        )
     }
 
     /// The array's front end for `core`, out of context.
@@ -507,10 +521,23 @@ pub mod jobs {
         )
     }
 
-    /// One solver stage of kind `unit` (unit, record, chain registers), out of context.
-    pub fn stage(unit: UnitKind, m: usize, arbiter: ArbiterKind, device: &Device, target_mhz: f64) -> Job {
+    /// One solver stage of kind `unit` (unit, record, chain registers; its tally in form
+    /// `pipe`), out of context.
+    pub fn stage(
+        unit: UnitKind,
+        m: usize,
+        arbiter: ArbiterKind,
+        pipe: TallyPipe,
+        device: &Device,
+        target_mhz: f64,
+    ) -> Job {
         let top = top(unit, "stage");
-        ooc(stage_verilog(unit, m, arbiter, &top), &top, device, target_mhz)
+        ooc(
+            stage_verilog(unit, m, arbiter, pipe, &top),
+            &top,
+            device,
+            target_mhz,
+        )
     }
 
     /// The whole board top of an ECP5 board with `core.units` units, in context (its pins,

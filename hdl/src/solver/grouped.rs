@@ -5,7 +5,8 @@
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::load_ports::LoadPorts;
-use crate::solver::tally::{ReadOut, Tally};
+use crate::solver::optional::Optional;
+use crate::solver::tally::{ReadOut, Tally, TallyPipe};
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
@@ -21,9 +22,14 @@ pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
     unit: Unit<M, M1, D>,
     tally: Tally<M>,
     /// Set after the walk's end, cleared by a start; the tally sees it a cycle later, when
-    /// the last solution's word has been written.
+    /// the last solution's word has been written (the walk ends a cycle after its last
+    /// solution at the earliest). The registered tally ([`TallyPipe::Registered`]) writes it
+    /// three cycles later: it sees `drain4`, present in that form only.
     drain: DFF<Bit>,
     drain2: DFF<Bit>,
+    drain3: Optional<DFF<Bit>>,
+    drain4: Optional<DFF<Bit>>,
+    _pipe: TallyPipe,
 }
 
 impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
@@ -38,7 +44,19 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedUnit<M, M1, D> {
             tally: Tally::new(kind),
             drain: Default::default(),
             drain2: Default::default(),
+            drain3: Default::default(),
+            drain4: Default::default(),
+            _pipe: TallyPipe::Direct,
         }
+    }
+
+    /// Builds the tally in form `pipe` (direct unless told; [`TallyPipe`]), before
+    /// `connect_all`.
+    pub fn set_pipe(&mut self, pipe: TallyPipe) {
+        self._pipe = pipe;
+        self.tally.set_pipe(pipe);
+        self.drain3.set_present(pipe == TallyPipe::Registered);
+        self.drain4.set_present(pipe == TallyPipe::Registered);
     }
 
     /// Keeps the tally in `memory` (block RAM unless told; [`crate::solver::bram::Memory`]).
@@ -51,6 +69,9 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, drain, drain2);
+        for _registered in 0..self._pipe.registered_passes() {
+            dff_setup!(self, clock, drain3, drain4);
+        }
         self.unit.clock.next = self.clock.val();
         self.tally.clock.next = self.clock.val();
         LoadPorts::<M>::link(&mut self.load, &mut self.unit.load);
@@ -69,6 +90,15 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
             self.drain2.d.next = false;
         }
         self.tally.drain.next = self.drain2.q.val();
+        for _registered in 0..self._pipe.registered_passes() {
+            self.drain3.d.next = self.drain2.q.val();
+            self.drain4.d.next = self.drain3.q.val();
+            if self.load.start.val() {
+                self.drain3.d.next = false;
+                self.drain4.d.next = false;
+            }
+            self.tally.drain.next = self.drain4.q.val();
+        }
         ReadOut::link(&mut self.read, &mut self.tally.read);
     }
 }

@@ -78,6 +78,12 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
     pub fn set_memory(&mut self, memory: crate::solver::bram::Memory) {
         self.unit.set_memory(memory);
     }
+
+    /// Builds the unit's tally in form `pipe` (direct unless told;
+    /// [`crate::solver::tally::TallyPipe`]), before `connect_all`.
+    pub fn set_pipe(&mut self, pipe: crate::solver::tally::TallyPipe) {
+        self.unit.set_pipe(pipe);
+    }
 }
 
 impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, M1, D> {

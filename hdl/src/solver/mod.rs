@@ -6,7 +6,8 @@
 //! that holds a unit and its result record ([`stage`], its [`counter`]s) and stages in
 //! series ([`chain`]); for
 //! the grouped walk of issue 50, the unit with its [`tally`] in a block RAM ([`bram`], its
-//! [`increment`]) as [`grouped`], and its stage ([`grouped_stage`]); the decoder's blocks
+//! [`increment`]; a variant's registers as [`optional`] blocks) as [`grouped`], and its stage
+//! ([`grouped_stage`]); the decoder's blocks
 //! ([`cell`], [`hot`]); the downstream chain's
 //! tap both kinds of stage share ([`tap`]), and the ports of a beat ([`beat`]) and of a slot
 //! ([`slot`]).
@@ -28,6 +29,7 @@ pub mod keep;
 pub mod load;
 pub mod load_ports;
 pub mod lutram;
+pub mod optional;
 pub mod orient;
 pub mod pass;
 pub mod place;

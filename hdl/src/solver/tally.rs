@@ -11,10 +11,30 @@
 //! a sequencer visits every code a solution can have (each line's place 0..M-1 or HELD),
 //! offers the nonzero words and clears every word it visits: the RAM is all zeros again for
 //! the next group.
+//!
+//! That is the direct form ([`TallyPipe::Direct`]). In the registered form
+//! ([`TallyPipe::Registered`]) every port of the RAM is driven straight from a flip-flop
+//! (`raddr_r`, and `wrote`, `wrote_at`, `wrote_word` for the write) and its read data goes
+//! straight into one (`rdata_r`), each of which the placer can put beside the block: the RAM
+//! sits in a fixed column, often far from the unit's logic, and that distance took most of
+//! the longest path (docs/measurements/ecp5-routing.md). A solution strobed in cycle t then
+//! has its place code in the read address register in t+1, and the RAM reads it at the end
+//! of t+1; its word comes out in t+2, is in `rdata_r` in t+3, in `word_r` in t+4, where it is
+//! incremented, in the write port's registers in t+5, and written at the end of t+5. A
+//! solution of the same code d cycles later reads at the end of t+d+1: from d = 5 on it reads
+//! the written word; for d = 2, 3 or 4 it takes the earlier's word from the write port's
+//! registers or from their copies one or two cycles behind (`fwd`, the nearest first).
+//! `drain` rises in t+5 or later for the last solution's t (the grouped unit delays it two
+//! cycles more than in the direct form), and the drain takes four cycles to a word where the
+//! direct form takes two: the walk's cycles are the same in both forms, the read-out ends a
+//! few cycles later. The registered form's registers and logic are left out of the direct
+//! form's Verilog altogether ([`crate::solver::optional`]): its Verilog is the direct tally's
+//! as it was before the form existed.
 
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::bram::{BlockRam, Memory};
 use crate::solver::increment::Increment;
+use crate::solver::optional::Optional;
 use queens_core::south::{HELD, PLACE_BITS};
 use rust_hdl::prelude::*;
 
@@ -25,6 +45,56 @@ pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
 const WORD_BITS: usize = COUNT_BITS + 8;
 /// Bits of a drain's record count (the end record's field).
 pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
+
+/// How the tally's RAM meets its logic (a parameter of the circuit; a board file chooses it,
+/// `[build] tally`, by [`TallyPipe::name`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TallyPipe {
+    /// The RAM's ports from the tally's logic and its read data into it; a solution's word is
+    /// written two cycles after its strobe, and one of the same code two cycles later takes
+    /// it forwarded.
+    #[default]
+    Direct,
+    /// Every RAM port from a register and its read data into one: the word is written five
+    /// cycles after the strobe, forwarded to solutions of its code two, three and four cycles
+    /// later; more flip-flops and LUTs, a shorter longest path.
+    Registered,
+}
+
+impl TallyPipe {
+    /// As a board file names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TallyPipe::Direct => "direct",
+            TallyPipe::Registered => "registered",
+        }
+    }
+
+    /// Passes of the loop that holds the registered form's logic in a kernel: one in that
+    /// form, none in the direct one (see [`crate::solver::optional`]).
+    pub fn registered_passes(self) -> usize {
+        usize::from(self == TallyPipe::Registered)
+    }
+}
+
+impl std::str::FromStr for TallyPipe {
+    type Err = String;
+
+    /// By its name; the error says what there is.
+    fn from_str(s: &str) -> Result<Self, String> {
+        [TallyPipe::Direct, TallyPipe::Registered]
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| format!("{s:?} is not a form of the tally: direct or registered"))
+    }
+}
+
+impl std::fmt::Display for TallyPipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// The tally's read-out, one record a cycle at most: the record offered (its place code and
 /// counters) is taken in the cycle `take` is high; `drained`: every word has been visited,
@@ -49,7 +119,9 @@ pub struct Tally<const M: usize> {
     pub prev: Signal<In, Bits<M>>,
     pub last: Signal<In, Bits<M>>,
     pub held: Signal<In, Bit>,
-    /// Read out (high from after the walk's last solution until the next walk starts).
+    /// Read out (high from after the walk's last solution until the next walk starts: from
+    /// three cycles after its strobe at the earliest in the direct form, five in the
+    /// registered form).
     pub drain: Signal<In, Bit>,
     /// The read-out (see [`ReadOut`]).
     pub read: ReadOut,
@@ -72,6 +144,31 @@ pub struct Tally<const M: usize> {
     /// `word_r` (`fetched`) and in `out_word` (`latched`), the record offered, the end.
     seq: DFF<Bits<CODE_BITS>>,
     ready: DFF<Bit>,
+    /// The registered form's registers (present in that form only). The RAM's read address:
+    /// the solution's code, or the drain's.
+    raddr_r: Optional<DFF<Bits<CODE_BITS>>>,
+    /// A solution three and four cycles behind its strobe (the fourth increments), and the
+    /// word out of the RAM.
+    inc3: Optional<DFF<Bit>>,
+    inc3_at: Optional<DFF<Bits<CODE_BITS>>>,
+    inc4: Optional<DFF<Bit>>,
+    inc4_at: Optional<DFF<Bits<CODE_BITS>>>,
+    rdata_r: Optional<DFF<Bits<WORD_BITS>>>,
+    /// The write port (`wrote` ...) one and two cycles later: written that long ago.
+    wrote2: Optional<DFF<Bit>>,
+    wrote2_at: Optional<DFF<Bits<CODE_BITS>>>,
+    wrote2_word: Optional<DFF<Bits<WORD_BITS>>>,
+    wrote3_word: Optional<DFF<Bits<WORD_BITS>>>,
+    /// The solution in `inc2` has the code of the one in `inc4` (two cycles ahead: `near`),
+    /// of the write in the port (three: `mid`) or of the one before it (four: `far`);
+    /// compared a cycle before `fwd` is set, so that the forwarding choice stands straight
+    /// behind registers.
+    near: Optional<DFF<Bit>>,
+    mid: Optional<DFF<Bit>>,
+    far: Optional<DFF<Bit>>,
+    /// The drain: its code in the read address (`asked`), its word in `rdata_r` (`caught`).
+    asked: Optional<DFF<Bit>>,
+    caught: Optional<DFF<Bit>>,
     fetched: DFF<Bit>,
     latched: DFF<Bit>,
     offered: DFF<Bit>,
@@ -115,6 +212,7 @@ pub struct Tally<const M: usize> {
     place_bits: Constant<Bits<8>>,
     count_bits: Constant<Bits<8>>,
     m15_at: Constant<Bits<8>>,
+    _pipe: TallyPipe,
 }
 
 const PLACE_BITS_U: usize = PLACE_BITS as usize;
@@ -147,6 +245,21 @@ impl<const M: usize> Tally<M> {
             fwd_word: Default::default(),
             seq: Default::default(),
             ready: Default::default(),
+            raddr_r: Default::default(),
+            inc3: Default::default(),
+            inc3_at: Default::default(),
+            inc4: Default::default(),
+            inc4_at: Default::default(),
+            rdata_r: Default::default(),
+            wrote2: Default::default(),
+            wrote2_at: Default::default(),
+            wrote2_word: Default::default(),
+            wrote3_word: Default::default(),
+            near: Default::default(),
+            mid: Default::default(),
+            far: Default::default(),
+            asked: Default::default(),
+            caught: Default::default(),
             fetched: Default::default(),
             latched: Default::default(),
             offered: Default::default(),
@@ -180,7 +293,44 @@ impl<const M: usize> Tally<M> {
             place_bits: Constant::new(PLACE_BITS.to_bits()),
             count_bits: Constant::new((COUNT_BITS as u64).to_bits()),
             m15_at: Constant::new(((COUNT_BITS + 4) as u64).to_bits()),
+            _pipe: TallyPipe::Direct,
         }
+    }
+
+    /// Builds the tally in form `pipe` (direct unless told; [`TallyPipe`]), before
+    /// `connect_all`.
+    pub fn set_pipe(&mut self, pipe: TallyPipe) {
+        self._pipe = pipe;
+        let on = pipe == TallyPipe::Registered;
+        let bits = [
+            &mut self.inc3,
+            &mut self.inc4,
+            &mut self.wrote2,
+            &mut self.near,
+            &mut self.mid,
+        ];
+        for r in bits
+            .into_iter()
+            .chain([&mut self.far, &mut self.asked, &mut self.caught])
+        {
+            r.set_present(on);
+        }
+        for r in [
+            &mut self.raddr_r,
+            &mut self.inc3_at,
+            &mut self.inc4_at,
+            &mut self.wrote2_at,
+        ] {
+            r.set_present(on);
+        }
+        for r in [&mut self.rdata_r, &mut self.wrote2_word, &mut self.wrote3_word] {
+            r.set_present(on);
+        }
+    }
+
+    /// The form it is built in.
+    pub fn pipe(&self) -> TallyPipe {
+        self._pipe
     }
 
     /// Keeps the counters in `memory` (block RAM unless told; [`Memory`]).
@@ -196,6 +346,27 @@ impl<const M: usize> Logic for Tally<M> {
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
             ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r
         );
+        for _registered in 0..self._pipe.registered_passes() {
+            dff_setup!(
+                self,
+                clock,
+                raddr_r,
+                inc3,
+                inc3_at,
+                inc4,
+                inc4_at,
+                rdata_r,
+                wrote2,
+                wrote2_at,
+                wrote2_word,
+                wrote3_word,
+                near,
+                mid,
+                far,
+                asked,
+                caught
+            );
+        }
         self.ram.clock.next = self.clock.val();
 
         // The place code of the solution the unit holds: one-hot to binary per line.
@@ -222,6 +393,10 @@ impl<const M: usize> Logic for Tally<M> {
         // `ready`, when the word is in `word_r` (the drain's states follow one another one
         // at a time).
         self.clear_r.d.next = self.drain.val() & !self.done.q.val() & self.ready.q.val();
+        for _registered in 0..self._pipe.registered_passes() {
+            // Registered: when the word is in `word_r`, after `caught`.
+            self.clear_r.d.next = self.drain.val() & !self.done.q.val() & self.caught.q.val();
+        }
         self.clear.next = self.clear_r.q.val() & self.drain.val();
 
         // The word read (or forwarded), one more, each counter wrapping at its modulus; zero
@@ -277,6 +452,52 @@ impl<const M: usize> Logic for Tally<M> {
         }
         self.ram.wdata.next = self.bumped.val();
         self.ram.raddr.next = self.at.val();
+        for _registered in 0..self._pipe.registered_passes() {
+            // Registered (timing in the module's docs): the code into the read address, the
+            // word out of the RAM into `rdata_r`, then `word_r`, one more into the write
+            // port. A solution two, three or four cycles after another of its code reads
+            // before that one's write: it takes the word from the write port or from its
+            // copies one or two cycles behind. Two matches at once are two and four cycles
+            // ahead (three and two or four would share a code a cycle apart): the nearer,
+            // written later, wins. A clear in the port matches as a write would (`mid`,
+            // `far`); `near` sees solutions only, which no clear meets (the drain starts after
+            // the last and clears from its fifth cycle on).
+            self.inc3.d.next = self.inc2.q.val();
+            self.inc3_at.d.next = self.inc2_at.q.val();
+            self.inc4.d.next = self.inc3.q.val();
+            self.inc4_at.d.next = self.inc3_at.q.val();
+            self.rdata_r.d.next = self.ram.rdata.val();
+            self.word_r.d.next = self.rdata_r.q.val();
+            self.near.d.next =
+                self.inc2.q.val() & self.inc4.q.val() & (self.inc2_at.q.val() == self.inc4_at.q.val());
+            self.mid.d.next =
+                self.inc2.q.val() & self.wrote.q.val() & (self.inc2_at.q.val() == self.wrote_at.q.val());
+            self.far.d.next =
+                self.inc2.q.val() & self.wrote2.q.val() & (self.inc2_at.q.val() == self.wrote2_at.q.val());
+            self.fwd.d.next = self.near.q.val() | self.mid.q.val() | self.far.q.val();
+            if self.near.q.val() {
+                self.fwd_word.d.next = self.wrote_word.q.val();
+            } else if self.mid.q.val() {
+                self.fwd_word.d.next = self.wrote2_word.q.val();
+            } else {
+                self.fwd_word.d.next = self.wrote3_word.q.val();
+            }
+            if self.clear.val() {
+                self.wrote.d.next = true;
+                self.wrote_at.d.next = self.seq.q.val();
+            } else {
+                self.wrote.d.next = self.inc4.q.val();
+                self.wrote_at.d.next = self.inc4_at.q.val();
+            }
+            self.wrote2.d.next = self.wrote.q.val();
+            self.wrote2_at.d.next = self.wrote_at.q.val();
+            self.wrote2_word.d.next = self.wrote_word.q.val();
+            self.wrote3_word.d.next = self.wrote2_word.q.val();
+            self.ram.we.next = self.wrote.q.val();
+            self.ram.waddr.next = self.wrote_at.q.val();
+            self.ram.wdata.next = self.wrote_word.q.val();
+            self.raddr_r.d.next = self.at.val();
+        }
 
         // The drain's next code.
         self.seq_lo.next = self.seq.q.val().get_bits::<PLACE_BITS_U>(0);
@@ -339,6 +560,28 @@ impl<const M: usize> Logic for Tally<M> {
                 self.fetched.d.next = true;
             } else {
                 self.ready.d.next = true;
+            }
+        }
+        for _registered in 0..self._pipe.registered_passes() {
+            // Registered: the drain's code into the read address register, and two more
+            // steps to its word, `asked` before `ready` and `caught` after it (one of them,
+            // or none before the first, at a time).
+            if self.drain.val() & !self.done.q.val() {
+                self.raddr_r.d.next = self.seq.q.val();
+            }
+            self.ram.raddr.next = self.raddr_r.q.val();
+            if !self.drain.val() {
+                self.asked.d.next = false;
+                self.caught.d.next = false;
+            } else if !self.done.q.val()
+                & !self.offered.q.val()
+                & !self.latched.q.val()
+                & !self.fetched.q.val()
+            {
+                self.asked.d.next = !self.asked.q.val() & !self.ready.q.val() & !self.caught.q.val();
+                self.ready.d.next = self.asked.q.val();
+                self.caught.d.next = self.ready.q.val();
+                self.fetched.d.next = self.caught.q.val();
             }
         }
         if self.step.val() {

@@ -188,6 +188,55 @@ fn fit_names_units_and_clock_for_a_board() {
     assert_eq!(v["reference_units"], 127);
 }
 
+/// The board file's `[build] tally` chooses the grouped tally's form: the ULX3S's registered
+/// one (its RAM's read data into `rdata_r`), a copy of the file saying `direct` the form
+/// without it, and a wrong name is refused with the file, the field and the name.
+#[test]
+fn emit_builds_the_tally_the_board_file_names() {
+    let core = |board: &str| {
+        let (dir, _) = emitted(&["--board", board, "--unit", "grouped", "--solvers", "2"]);
+        std::fs::read_to_string(dir.path().join("queens_core.v")).unwrap()
+    };
+    assert!(
+        core("ulx3s").contains("rdata_r"),
+        "the ULX3S's tally is registered"
+    );
+    let files = tempfile::tempdir().unwrap();
+    let ulx3s = include_str!("../../../boards/ulx3s.toml");
+    assert!(ulx3s.contains("tally = \"registered\""));
+    let direct = files.path().join("direct.toml");
+    std::fs::write(
+        &direct,
+        ulx3s.replace("tally = \"registered\"", "tally = \"direct\""),
+    )
+    .unwrap();
+    assert!(
+        !core(direct.to_str().unwrap()).contains("rdata_r"),
+        "direct: no rdata_r"
+    );
+    let wrong = files.path().join("wrong.toml");
+    std::fs::write(
+        &wrong,
+        ulx3s.replace("tally = \"registered\"", "tally = \"deep\""),
+    )
+    .unwrap();
+    let out = queens(&[
+        "hdl",
+        "emit",
+        "--board",
+        wrong.to_str().unwrap(),
+        "--solvers",
+        "2",
+        "--out",
+        files.path().join("out").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("wrong.toml: field build.tally: \"deep\""),
+        "{err}"
+    );
+}
+
 #[test]
 fn emit_for_the_ulx3s_writes_the_open_flow() {
     let (dir, d) = emitted(&["--board", "ulx3s", "--solvers", "4"]);

@@ -113,7 +113,8 @@ pub fn make(
     // Every tally in block RAM, on the U55C too (where `hdl emit` puts the first in UltraRAM):
     // yosys has no simulation model of URAM288.
     let core = CoreConfig::new(n, units, unit, b.default_arbiter(), true)
-        .map_err(|e| NetlistError::Build(e.into()))?;
+        .map_err(|e| NetlistError::Build(e.into()))?
+        .with_pipe(b.tally_pipe());
     let clock = b
         .clock_for(b.defaults.clock_hz)
         .map_err(|e| NetlistError::Tools(format!("{}: {e}", b.name)))?;

@@ -102,7 +102,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         }
     };
     let ultra = queens_hdl::board::fit::ultra_stages(&b, unit, units);
-    let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?.with_ultra(ultra)?;
+    let core = CoreConfig::new(size.n() as usize, units, unit, arbiter, !a.no_cycles)?
+        .with_ultra(ultra)?
+        .with_pipe(b.tally_pipe());
     let dir = build_dir(
         &b,
         &BuildOptions {
@@ -149,6 +151,9 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
             "  the tally of the first {ultra} units in UltraRAM, of the other {} in block RAM",
             units - ultra
         );
+    }
+    if queens_hdl::kind::of(unit).has_tally() {
+        println!("  the tally: {} (the board file's [build] tally)", core.pipe);
     }
     Ok(())
 }

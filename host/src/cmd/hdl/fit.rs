@@ -37,7 +37,7 @@ pub(in crate::cmd) fn fit_board(
     arbiter: ArbiterKind,
 ) -> anyhow::Result<(Fit, Priced)> {
     if b.family == Family::Ecp5 {
-        let (f, stage, front) = pnr::fit_ecp5(b, n, unit, arbiter, &Steps::default())?;
+        let (f, stage, front) = pnr::fit_ecp5(b, n, unit, arbiter, b.tally_pipe(), &Steps::default())?;
         let (stage, front) = (pnr::cost(&stage), pnr::cost(&front));
         return Ok((
             f,
@@ -67,6 +67,8 @@ struct FitJson<'a> {
     n: u32,
     arbiter: &'static str,
     unit_kind: UnitKind,
+    /// The form of a grouped stage's tally (the board file's `[build] tally`).
+    tally: queens_hdl::solver::tally::TallyPipe,
     #[serde(flatten)]
     fit: Fit,
     stage: CostJson,
@@ -100,6 +102,7 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
             n,
             arbiter: arbiter.name(),
             unit_kind: unit,
+            tally: b.tally_pipe(),
             fit: f,
             stage: (&stage).into(),
             ultra_stage: ultra.as_ref().map(Into::into),
@@ -126,6 +129,12 @@ pub(super) fn run(a: FitArgs) -> anyhow::Result<()> {
         f.limit,
         b.defaults.fill * 100.0
     );
+    if queens_hdl::kind::of(unit).has_tally() {
+        println!(
+            "  the stage's tally: {} (the board file's [build] tally)",
+            b.tally_pipe()
+        );
+    }
     println!(
         "  stage {} LUT / {} FF, front end {} LUT / {} FF ({}): {} of {} LUTs ({:.0}%), {} of {} FFs ({:.0}%)",
         stage.lut_sites(),

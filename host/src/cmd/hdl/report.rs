@@ -6,6 +6,7 @@ use anyhow::Context;
 use queens_core::BoardSize;
 use queens_hdl::pnr::figures::Units;
 use queens_hdl::report::synthesize;
+use queens_hdl::solver::tally::TallyPipe;
 use queens_hdl::ArbiterKind;
 use serde::Serialize;
 
@@ -30,6 +31,10 @@ pub struct ReportArgs {
     /// With --pnr: the ECP5 board whose top is routed.
     #[arg(long, default_value = "ulx3s")]
     pub(in crate::cmd) board: String,
+    /// The grouped tally's form, direct or registered (default: with --pnr, the board
+    /// file's `[build] tally`; without, direct).
+    #[arg(long, value_parser = str::parse::<TallyPipe>)]
+    pub(in crate::cmd) tally: Option<TallyPipe>,
     /// With --pnr: the clock every design is asked for, in MHz (above what they reach, so
     /// that each is pushed as hard as the others).
     #[arg(long, default_value_t = 125.0, value_parser = parse_mhz)]
@@ -103,9 +108,10 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     );
     let m = a.n.inner() as usize;
     let unit_kind = a.unit.circuit(a.n, true)?;
-    let v = queens_hdl::emit::unit_verilog(unit_kind, m, arbiter, "queens_unit");
+    let pipe = a.tally.unwrap_or_default();
+    let v = queens_hdl::emit::unit_verilog(unit_kind, m, arbiter, pipe, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
-    let v = queens_hdl::emit::stage_verilog(unit_kind, m, arbiter, "queens_stage");
+    let v = queens_hdl::emit::stage_verilog(unit_kind, m, arbiter, pipe, "queens_stage");
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
         let r = Report {

@@ -8,6 +8,7 @@ use queens_hdl::board::toolchain::trellis::Device;
 use queens_hdl::board::{Board, Family};
 use queens_hdl::pnr::figures::{report as route_all, Array, Request, Seeded};
 use queens_hdl::pnr::Routed;
+use queens_hdl::solver::tally::TallyPipe;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -15,6 +16,8 @@ struct Report<'a> {
     n: u32,
     arbiter: &'static str,
     unit_kind: UnitKind,
+    /// The form of the grouped tally routed.
+    tally: TallyPipe,
     board: &'a str,
     part: &'a str,
     flow: &'static str,
@@ -58,12 +61,14 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
     let arbiter = a.arbiter.unwrap_or_else(|| b.default_arbiter());
     b.check_arbiter(arbiter)?;
     let device = Device::from_part(&b.part).map_err(anyhow::Error::msg)?;
+    let pipe = a.tally.unwrap_or_else(|| b.tally_pipe());
     let request = Request {
         board: &b,
         device: &device,
         n,
         arbiter,
         unit,
+        pipe,
         target_mhz,
         arrays: &a.solvers,
         seeds: a.seeds,
@@ -77,6 +82,7 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
             n,
             arbiter: arbiter.name(),
             unit_kind: unit,
+            tally: pipe,
             board: &b.name,
             part: &b.part,
             flow: "yosys synth_ecp5, nextpnr-ecp5 (routed)",
@@ -97,6 +103,9 @@ pub(super) fn report(a: &ReportArgs) -> anyhow::Result<()> {
         device.flag,
         device.package
     );
+    if queens_hdl::kind::of(unit).has_tally() {
+        println!("the tally: {pipe}");
+    }
     if !nextpnr_args.is_empty() {
         println!("nextpnr-ecp5 also given: {}", nextpnr_args.join(" "));
     }

@@ -165,6 +165,11 @@ pub(super) fn run(a: CheckArgs) -> anyhow::Result<()> {
             EngineName::Verilator => Box::new(Grouped(VerilatorGroupCore {
                 arbiter: a.arbiter,
                 units: a.solvers.unwrap_or(16),
+                // The board's form with --board, else the direct one.
+                pipe: match a.board.as_deref() {
+                    Some(b) => queens_hdl::board::Board::load(b)?.tally_pipe(),
+                    None => Default::default(),
+                },
             })),
             EngineName::Netlist => {
                 let board = a.board.as_deref().expect("checked with the engine");
