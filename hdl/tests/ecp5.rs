@@ -263,14 +263,13 @@ fn every_stage_keeps_a_copy_of_the_advance_and_of_the_enables_per_register_group
     // the script keeps their modules whole (`advance::COPIES`, `enable::COPIES`).
     let [yosys] = <[String; 1]>::try_from(tools(&["yosys"])).unwrap();
     let device = Device::from_part("LFE5U-85F-6BG381C").unwrap();
-    let job = queens_hdl::pnr::jobs::stage(
-        UnitKind::Plain,
-        4,
-        ArbiterKind::Adder,
-        Default::default(),
-        &device,
-        100.0,
-    );
+    let part = queens_hdl::pnr::jobs::Part {
+        unit: UnitKind::Plain,
+        m: 4,
+        arbiter: ArbiterKind::Adder,
+        pipe: Default::default(),
+    };
+    let job = queens_hdl::pnr::jobs::stage(part, &device, 100.0);
     let dir = tempfile::tempdir().unwrap();
     for (name, text) in &job.sources {
         std::fs::write(dir.path().join(name), text).unwrap();

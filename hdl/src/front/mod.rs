@@ -30,6 +30,7 @@ pub mod free_list;
 pub mod grouped;
 pub mod intake;
 pub mod level;
+pub mod pointer;
 pub mod queue;
 pub mod ram;
 

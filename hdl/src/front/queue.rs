@@ -20,6 +20,7 @@
 //! sized for the units there are. Only the pointers' low bits are read then, and synthesis
 //! drops the others.
 
+use crate::front::pointer::Pointer;
 use crate::front::ram::Ram;
 use crate::solver::keep::Keep;
 use rust_hdl::prelude::*;
@@ -39,13 +40,10 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
     pub almost_full: Signal<Out, Bit>,
 
     ram: Ram<D, N>,
-    /// Read pointer and its successor.
-    rd: DFF<Bits<NP1>>,
-    rd1: DFFWithInit<Bits<NP1>>,
-    /// Write pointer and its successor, and the write pointer as the read side sees it (a
-    /// cycle late: the RAM holds the entry).
-    wr: DFF<Bits<NP1>>,
-    wr1: DFFWithInit<Bits<NP1>>,
+    /// Read and write pointers, and the write pointer as the read side sees it (a cycle
+    /// late: the RAM holds the entry).
+    rd: Pointer<NP1>,
+    wr: Pointer<NP1>,
     wr_seen: DFF<Bits<NP1>>,
     /// Not empty: `rd != wr_seen`, registered.
     filled: DFF<Bit>,
@@ -68,23 +66,21 @@ pub struct Queue<D: Synth, const N: usize, const NP1: usize> {
 impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd, rd1, wr, wr1, wr_seen, filled, full_r);
-        self.ram.clock.next = self.clock.val();
+        dff_setup!(self, clock, wr_seen, filled, full_r);
+        clock!(self, clock, ram, rd, wr);
 
         // Write side: full when the pointers differ only in their wrap bit.
         self.put.next = self.write.val() & !self.full_r.q.val();
         self.take.next = self.read.val() & self.filled.q.val();
         self.ram.write_enable.next = self.put.val();
-        self.ram.write_address.next = self.wr.q.val().get_bits::<N>(0);
+        self.ram.write_address.next = self.wr.at.val().get_bits::<N>(0);
         self.ram.write_data.next = self.data_in.val();
-        if self.put.val() {
-            self.wr.d.next = self.wr1.q.val();
-            self.wr1.d.next = self.wr1.q.val() + 1;
-        }
-        self.wr_seen.d.next = self.wr.q.val();
+        self.wr.step.next = self.put.val();
+        self.wr_seen.d.next = self.wr.at.val();
         // A write alone fills the last place; a read, alone or with a write (which a full
         // queue refuses), leaves one free; neither leaves `full` as it is.
-        self.keep_fill.a.next = ((self.wr1.q.val() ^ self.rd.q.val()) & self.used.val()) == self.wrap.val();
+        self.keep_fill.a.next =
+            ((self.wr.ahead.val() ^ self.rd.at.val()) & self.used.val()) == self.wrap.val();
         self.full_r.d.next = self.full_r.q.val();
         if self.take.val() {
             self.full_r.d.next = false;
@@ -94,18 +90,17 @@ impl<D: Synth, const N: usize, const NP1: usize> Logic for Queue<D, N, NP1> {
         self.full.next = self.full_r.q.val();
         // As `SynchronousFIFO` with a block of one: the level the read side sees, or the
         // whole queue when full.
-        self.level.next = (self.wr_seen.q.val() - self.rd.q.val()) & self.used.val();
+        self.level.next = (self.wr_seen.q.val() - self.rd.at.val()) & self.used.val();
         self.almost_full.next = self.full_r.q.val() | (self.level.val() >= self.nearly.val());
 
         // Read side: the RAM reads the head, or the next entry when the head is taken.
-        self.ram.read_address.next = self.rd.q.val().get_bits::<N>(0);
-        self.keep_stay.a.next = ((self.rd.q.val() ^ self.wr.q.val()) & self.used.val()) != 0;
-        self.keep_take.a.next = ((self.rd1.q.val() ^ self.wr.q.val()) & self.used.val()) != 0;
+        self.ram.read_address.next = self.rd.at.val().get_bits::<N>(0);
+        self.keep_stay.a.next = ((self.rd.at.val() ^ self.wr.at.val()) & self.used.val()) != 0;
+        self.keep_take.a.next = ((self.rd.ahead.val() ^ self.wr.at.val()) & self.used.val()) != 0;
         self.filled.d.next = self.keep_stay.y.val();
+        self.rd.step.next = self.take.val();
         if self.take.val() {
-            self.ram.read_address.next = self.rd1.q.val().get_bits::<N>(0);
-            self.rd.d.next = self.rd1.q.val();
-            self.rd1.d.next = self.rd1.q.val() + 1;
+            self.ram.read_address.next = self.rd.ahead.val().get_bits::<N>(0);
             self.filled.d.next = self.keep_take.y.val();
         }
         self.empty.next = !self.filled.q.val();
@@ -135,9 +130,7 @@ impl<D: Synth, const N: usize, const NP1: usize> Queue<D, N, NP1> {
             almost_full: Default::default(),
             ram: Ram::with_bits(bits),
             rd: Default::default(),
-            rd1: DFFWithInit::new(1_u64.to_bits()),
             wr: Default::default(),
-            wr1: DFFWithInit::new(1_u64.to_bits()),
             wr_seen: Default::default(),
             filled: Default::default(),
             full_r: Default::default(),

@@ -96,7 +96,13 @@ pub fn fit_ecp5(
     let m = BoardSize::new(n)?.inner() as usize;
     let target = b.defaults.clock_hz as f64 / 1e6;
     let cfg = CoreConfig::new(n as usize, 1024, unit, arbiter, true)?;
-    let stage_job = jobs::stage(unit, m, arbiter, pipe, &device, target);
+    let part = jobs::Part {
+        unit,
+        m,
+        arbiter,
+        pipe,
+    };
+    let stage_job = jobs::stage(part, &device, target);
     let stage = route_shown("one stage", &stage_job, show)?;
     let front = route_shown("the front end", &jobs::front(&cfg, &device, target), show)?;
     Ok((fit(b, &cost(&stage), None, &cost(&front)), stage, front))
@@ -238,8 +244,14 @@ pub fn report(r: &Request, show: &dyn Show) -> Result<Figures, RouteError> {
     };
     let m = BoardSize::new(r.n)?.inner() as usize;
     let (arbiter, device, target) = (r.arbiter, r.device, r.target_mhz);
-    let unit = jobs::unit(r.unit, m, arbiter, r.pipe, device, target);
-    let stage = jobs::stage(r.unit, m, arbiter, r.pipe, device, target);
+    let part = jobs::Part {
+        unit: r.unit,
+        m,
+        arbiter,
+        pipe: r.pipe,
+    };
+    let unit = jobs::unit(part, device, target);
+    let stage = jobs::stage(part, device, target);
     let unit = route_seeds("the unit", &kept(unit, "unit"), r.seeds, show)?.0;
     let stage = route_seeds("one stage", &kept(stage, "stage"), r.seeds, show)?.0;
     let mut arrays = Vec::new();

@@ -492,19 +492,31 @@ pub mod jobs {
         format!("queens_{}{what}", crate::kind::of(unit).top_prefix())
     }
 
-    /// The bare unit of kind `unit` for inner size `m` (its tally in form `pipe`), out of
-    /// context.
-    pub fn unit(
-        unit: UnitKind,
-        m: usize,
-        arbiter: ArbiterKind,
-        pipe: TallyPipe,
-        device: &Device,
-        target_mhz: f64,
-    ) -> Job {
-        let top = top(unit, "unit");
+    /// What a bare unit or a stage is built as: its kind, inner size M, arbiter and tally form.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Part {
+        pub unit: UnitKind,
+        pub m: usize,
+        pub arbiter: ArbiterKind,
+        pub pipe: TallyPipe,
+    }
+
+    /// The bare unit `p`, out of context.
+    pub fn unit(p: Part, device: &Device, target_mhz: f64) -> Job {
+        piece(p, "unit", unit_verilog, device, target_mhz)
+    }
+
+    /// One solver stage of `p` (unit, record, chain registers), out of context.
+    pub fn stage(p: Part, device: &Device, target_mhz: f64) -> Job {
+        piece(p, "stage", stage_verilog, device, target_mhz)
+    }
+
+    type Emit = fn(UnitKind, usize, ArbiterKind, TallyPipe, &str) -> String;
+
+    fn piece(p: Part, what: &str, emit: Emit, device: &Device, target_mhz: f64) -> Job {
+        let top = top(p.unit, what);
         ooc(
-            unit_verilog(unit, m, arbiter, pipe, &top),
+            emit(p.unit, p.m, p.arbiter, p.pipe, &top),
             &top,
             device,
             target_mhz,
@@ -516,25 +528,6 @@ pub mod jobs {
         ooc(
             front_verilog(core, "queens_front"),
             "queens_front",
-            device,
-            target_mhz,
-        )
-    }
-
-    /// One solver stage of kind `unit` (unit, record, chain registers; its tally in form
-    /// `pipe`), out of context.
-    pub fn stage(
-        unit: UnitKind,
-        m: usize,
-        arbiter: ArbiterKind,
-        pipe: TallyPipe,
-        device: &Device,
-        target_mhz: f64,
-    ) -> Job {
-        let top = top(unit, "stage");
-        ooc(
-            stage_verilog(unit, m, arbiter, pipe, &top),
-            &top,
             device,
             target_mhz,
         )

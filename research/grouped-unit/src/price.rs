@@ -162,22 +162,25 @@ pub(super) fn price(n: u32, seeds: u64) {
     let device = Device::from_part(&board.part).expect("the ULX3S's part");
     let kind = queens_hdl::ArbiterKind::Ccu2c;
     let m = n as usize - 4;
+    let part = |unit| jobs::Part {
+        unit,
+        m,
+        arbiter: kind,
+        pipe: Default::default(),
+    };
     for (what, job) in [
-        (
-            "today's unit",
-            jobs::unit(UnitKind::Plain, m, kind, &device, 125.0),
-        ),
+        ("today's unit", jobs::unit(part(UnitKind::Plain), &device, 125.0)),
         (
             "grouped unit",
-            jobs::unit(UnitKind::Grouped, m, kind, &device, 125.0),
+            jobs::unit(part(UnitKind::Grouped), &device, 125.0),
         ),
         (
             "today's stage",
-            jobs::stage(UnitKind::Plain, m, kind, &device, 125.0),
+            jobs::stage(part(UnitKind::Plain), &device, 125.0),
         ),
         (
             "grouped stage",
-            jobs::stage(UnitKind::Grouped, m, kind, &device, 125.0),
+            jobs::stage(part(UnitKind::Grouped), &device, 125.0),
         ),
     ] {
         let net = queens_hdl::pnr::synthesize(&job, &|_| {}).expect("yosys synth_ecp5");
