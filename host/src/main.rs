@@ -126,12 +126,9 @@ fn main() -> anyhow::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
-    // The circuits are instantiated for every supported width in one function; unoptimised
-    // builds give each instantiation its own stack slot, more than a default stack holds
-    // (the rayon pool gets big stacks too).
     std::thread::Builder::new()
         .name("queens".into())
-        .stack_size(1 << 30)
+        .stack_size(cmd::CIRCUIT_STACK)
         .spawn(move || match cli.command {
             Command::Count(a) => cmd::count::run(a),
             Command::Subproblems(a) => cmd::subproblems::run(a),

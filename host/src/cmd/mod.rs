@@ -20,10 +20,14 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// A rayon pool of `threads` threads (all cores when `None`).
+/// The stack of every thread that builds circuits: they are instantiated for every supported
+/// width in one function, and unoptimised builds give each instantiation its own stack slot,
+/// more than a default stack holds.
+pub const CIRCUIT_STACK: usize = 1 << 30;
+
+/// A rayon pool of `threads` threads (all cores when `None`), with [`CIRCUIT_STACK`]s.
 pub fn pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    // Big stacks for the same reason as the main thread's (see main.rs).
-    let mut b = rayon::ThreadPoolBuilder::new().stack_size(1 << 30);
+    let mut b = rayon::ThreadPoolBuilder::new().stack_size(CIRCUIT_STACK);
     if let Some(t) = threads {
         check_threads(t).map_err(|e| anyhow::anyhow!("--threads {t}: {e}"))?;
         b = b.num_threads(t);

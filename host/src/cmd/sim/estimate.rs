@@ -126,7 +126,10 @@ pub(super) fn run(a: EstimateArgs) -> anyhow::Result<()> {
         if let (Some(b), None) = (&loaded, &units) {
             match crate::cmd::hdl::estimate_units(b, n, unit, start)? {
                 Ok(u) => units = Some(u),
-                Err(fit) => fitting = Some(scope.spawn(fit)),
+                Err(fit) => {
+                    let thread = std::thread::Builder::new().stack_size(crate::cmd::CIRCUIT_STACK);
+                    fitting = Some(thread.spawn_scoped(scope, fit)?)
+                }
             }
         }
 
