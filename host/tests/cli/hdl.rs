@@ -193,14 +193,19 @@ fn fit_names_units_and_clock_for_a_board() {
 /// without it, and a wrong name is refused with the file, the field and the name.
 #[test]
 fn emit_builds_the_tally_the_board_file_names() {
-    let core = |board: &str| {
-        let (dir, _) = emitted(&["--board", board, "--unit", "grouped", "--solvers", "2"]);
-        std::fs::read_to_string(dir.path().join("queens_core.v")).unwrap()
+    // The core's Verilog, and the form design.json records.
+    let built = |board: &str, unit: &str| {
+        let (dir, _) = emitted(&["--board", board, "--unit", unit, "--solvers", "2"]);
+        let design: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("design.json")).unwrap()).unwrap();
+        let v = std::fs::read_to_string(dir.path().join("queens_core.v")).unwrap();
+        (v, design["tally"].clone())
     };
-    assert!(
-        core("ulx3s").contains("rdata_r"),
-        "the ULX3S's tally is registered"
-    );
+    let core = |board: &str| built(board, "grouped").0;
+    let (v, tally) = built("ulx3s", "grouped");
+    assert!(v.contains("rdata_r"), "the ULX3S's tally is registered");
+    assert_eq!(tally, "registered");
+    assert!(built("ulx3s", "plain").1.is_null(), "plain units keep no tally");
     let files = tempfile::tempdir().unwrap();
     let ulx3s = include_str!("../../../boards/ulx3s.toml");
     assert!(ulx3s.contains("tally = \"registered\""));

@@ -68,6 +68,9 @@ struct DesignJson<'a> {
     /// Of them, the first whose tally is in UltraRAM (UltraScale+ boards).
     #[serde(skip_serializing_if = "is_zero")]
     ultra_units: usize,
+    /// The tally's form (`[build] tally`), for units that keep one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tally: Option<queens_hdl::solver::tally::TallyPipe>,
     arbiter: &'static str,
     clock_hz: u64,
     baud: u64,
@@ -119,6 +122,7 @@ fn on_board(a: EmitArgs) -> anyhow::Result<()> {
         n,
         solvers: units,
         ultra_units: ultra,
+        tally: queens_hdl::kind::of(unit).has_tally().then_some(core.pipe),
         arbiter: arbiter.name(),
         clock_hz: dir.compute_hz.round() as u64,
         baud: a.baud,
@@ -182,6 +186,7 @@ fn generic_design(a: EmitArgs) -> anyhow::Result<()> {
         n,
         solvers,
         ultra_units: 0,
+        tally: queens_hdl::kind::of(unit).has_tally().then_some(cfg.pipe),
         arbiter: arbiter.name(),
         clock_hz,
         baud: a.baud,
