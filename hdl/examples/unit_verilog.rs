@@ -7,10 +7,12 @@ fn main() {
     print!(
         "{}",
         queens_hdl::emit::unit_verilog(
-            queens_core::UnitKind::Plain,
-            m,
-            kind,
-            Default::default(),
+            queens_hdl::emit::Part {
+                unit: queens_core::UnitKind::Plain,
+                m,
+                arbiter: kind,
+                pipe: Default::default(),
+            },
             "queens_unit"
         )
     );

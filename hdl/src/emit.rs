@@ -9,10 +9,19 @@ use crate::solver::tally::TallyPipe;
 use queens_core::UnitKind;
 use rust_hdl::prelude::*;
 
-/// The Verilog of a bare unit of kind `unit` for inner width m (the grouped unit with its
-/// tally in form `pipe`, not yet in a stage), its top module renamed to `name`.
-pub fn unit_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, pipe: TallyPipe, name: &str) -> String {
-    rename_top(&kind::of(unit).unit(m, arbiter, pipe), name)
+/// What a bare unit or a stage is built as: its kind, inner width M, arbiter and tally form.
+#[derive(Clone, Copy, Debug)]
+pub struct Part {
+    pub unit: UnitKind,
+    pub m: usize,
+    pub arbiter: ArbiterKind,
+    pub pipe: TallyPipe,
+}
+
+/// The Verilog of the bare unit `p` (the grouped unit with its tally, not yet in a stage),
+/// its top module renamed to `name`.
+pub fn unit_verilog(p: Part, name: &str) -> String {
+    rename_top(&kind::of(p.unit).unit(p.m, p.arbiter, p.pipe), name)
 }
 
 /// The Verilog of the tally's increment (`solver::increment`) for a word of `width` bits (8,
@@ -35,23 +44,16 @@ pub fn increment_verilog(width: usize, kind: ArbiterKind, name: &str) -> String 
     rename_top(&v, name)
 }
 
-/// The Verilog of one solver stage of kind `unit` (the unit, its record, its place on the
-/// chains) for inner width m, its tally (a kind with one) in block RAM and in form `pipe`.
-pub fn stage_verilog(unit: UnitKind, m: usize, arbiter: ArbiterKind, pipe: TallyPipe, name: &str) -> String {
-    stage_verilog_in(unit, m, arbiter, Memory::Block, pipe, name)
+/// The Verilog of one solver stage of `p` (the unit, its record, its place on the chains),
+/// its tally (a kind with one) in block RAM.
+pub fn stage_verilog(p: Part, name: &str) -> String {
+    stage_verilog_in(p, Memory::Block, name)
 }
 
 /// [`stage_verilog`] with the tally in `memory` (a kind with a tally; a plain stage is the
 /// same in either).
-pub fn stage_verilog_in(
-    unit: UnitKind,
-    m: usize,
-    arbiter: ArbiterKind,
-    memory: Memory,
-    pipe: TallyPipe,
-    name: &str,
-) -> String {
-    rename_top(&kind::of(unit).stage(m, arbiter, memory, pipe), name)
+pub fn stage_verilog_in(p: Part, memory: Memory, name: &str) -> String {
+    rename_top(&kind::of(p.unit).stage(p.m, p.arbiter, memory, p.pipe), name)
 }
 
 /// rust-hdl names the top module `top` and its children `top$path`: give them a prefix of
@@ -111,28 +113,19 @@ pub fn primitive_sim(kind: ArbiterKind) -> Option<&'static str> {
 /// UltraRAM are `<chain>_stage_ultra`, on UltraScale+ only).
 pub const STAGE_MODULES: &str = "*_chain_stage";
 
-/// K solver stages of kind `unit` in series: the stage module once, instantiated by a
+/// K solver stages of `p` in series: the stage module once, instantiated by a
 /// generate loop, so the Verilog does not grow with K. Ports as
 /// [`crate::solver::chain::Chain`], each bundle's fields as `<bundle>_<field>`: the beat in
 /// (`dn_*`), the slot into stage 0 (`first_*`: empty, or a hold) and the slot out (`up_*`);
 /// stage i has id i. The first `ultra` stages keep their tally in UltraRAM (module
 /// `<name>_stage_ultra`, [`Memory::Ultra`]), the rest in block RAM (`<name>_stage`); with
-/// `ultra` 0 the chain is one stage module, as on every board without UltraRAM. Every
-/// stage's tally is in form `pipe`.
-pub fn chain_verilog(
-    unit: UnitKind,
-    m: usize,
-    arbiter: ArbiterKind,
-    k: usize,
-    ultra: usize,
-    pipe: TallyPipe,
-    name: &str,
-) -> String {
+/// `ultra` 0 the chain is one stage module, as on every board without UltraRAM.
+pub fn chain_verilog(part: Part, k: usize, ultra: usize, name: &str) -> String {
     let stage = format!("{name}_stage");
-    let s = kind::of(unit).slot_bits();
+    let s = kind::of(part.unit).slot_bits();
     assert!((1..=MAX_UNITS).contains(&k), "1 to {MAX_UNITS} units");
     assert!(ultra <= k, "{ultra} of {k} stages in UltraRAM");
-    let (id, w, k1) = (crate::solver::stage::ID_BITS, m, k + 1);
+    let (id, w, k1) = (crate::solver::stage::ID_BITS, part.m, k + 1);
     let (id1, w1, s1, last) = (id - 1, w - 1, s - 1, k - 1);
     let instance = |module: &str, indent: &str| {
         format!(
@@ -146,15 +139,11 @@ pub fn chain_verilog(
         )
     };
     let (modules, body) = if ultra == 0 {
-        (
-            stage_verilog(unit, m, arbiter, pipe, &stage),
-            instance(&stage, "            "),
-        )
+        (stage_verilog(part, &stage), instance(&stage, "            "))
     } else {
         let ultra_stage = format!("{stage}_ultra");
         (
-            stage_verilog_in(unit, m, arbiter, Memory::Ultra, pipe, &ultra_stage)
-                + &stage_verilog(unit, m, arbiter, pipe, &stage),
+            stage_verilog_in(part, Memory::Ultra, &ultra_stage) + &stage_verilog(part, &stage),
             format!(
                 "            // Stages 0 to {u1}: the tally in UltraRAM; the rest in block RAM.
             if (i < {ultra}) begin : ultra
@@ -259,6 +248,16 @@ pub struct Build {
 }
 
 impl CoreConfig {
+    /// What its stages are built as.
+    pub fn part(&self) -> Part {
+        Part {
+            unit: self.unit,
+            m: self.n - 4,
+            arbiter: self.arbiter,
+            pipe: self.pipe,
+        }
+    }
+
     /// A core of `units` units of kind `unit` for board size `n`: refused where no circuit of
     /// that kind is built for `n`, or where the kind cannot leave out the cycle counter.
     pub fn new(
@@ -362,15 +361,7 @@ pub fn front_verilog(cfg: &CoreConfig, name: &str) -> String {
 /// requests and answers group records (`queens_core::group`).
 pub fn core_verilog(cfg: &CoreConfig, name: &str) -> String {
     let mut v = front_verilog(cfg, &format!("{name}_front"));
-    v += &chain_verilog(
-        cfg.unit,
-        cfg.n - 4,
-        cfg.arbiter,
-        cfg.units,
-        cfg.ultra,
-        cfg.pipe,
-        &format!("{name}_chain"),
-    );
+    v += &chain_verilog(cfg.part(), cfg.units, cfg.ultra, &format!("{name}_chain"));
     v + &core_module(cfg, name)
 }
 

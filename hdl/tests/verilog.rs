@@ -3,7 +3,7 @@
 //! exhaustively over a small column, the CARRY4 and CCU2C forms on models of their cells).
 
 use queens_core::UnitKind;
-use queens_hdl::emit::{arbiter_verilog, unit_verilog, CARRY4_SIM, CCU2C_SIM};
+use queens_hdl::emit::{arbiter_verilog, unit_verilog, Part, CARRY4_SIM, CCU2C_SIM};
 use queens_hdl::report::synthesize;
 use queens_hdl::solver::arbiter::Entry;
 use queens_hdl::solver::tally::TallyPipe;
@@ -11,6 +11,16 @@ use queens_hdl::ArbiterKind;
 use std::process::Command;
 
 const KINDS: [ArbiterKind; 4] = ArbiterKind::ALL;
+
+/// A plain unit or stage of inner width `m` with the `arbiter` form.
+fn plain(m: usize, arbiter: ArbiterKind) -> Part {
+    Part {
+        unit: UnitKind::Plain,
+        m,
+        arbiter,
+        pipe: TallyPipe::Direct,
+    }
+}
 
 fn yosys_check(verilog: &str, top: &str, tag: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -40,7 +50,7 @@ fn yosys_check(verilog: &str, top: &str, tag: &str) {
 fn unit_verilog_passes_yosys_checks() {
     for kind in KINDS {
         for m in [4, 23] {
-            let v = unit_verilog(UnitKind::Plain, m, kind, TallyPipe::Direct, "queens_unit");
+            let v = unit_verilog(plain(m, kind), "queens_unit");
             yosys_check(&v, "queens_unit", &format!("unit_{m}_{}", kind.name()));
         }
     }
@@ -197,15 +207,13 @@ fn chain_with_ultraram_stages_maps_their_tallies_to_uram288_in_yosys() {
     assert_eq!(stage(&v, "module queens_core_chain_stage_ultra"), per_stage);
     assert_eq!(modules(&v), modules(&block) + per_stage);
     yosys_check(&v, "queens_core", "grouped_core_10_ultra");
-    let chain = chain_verilog(
-        UnitKind::Grouped,
-        6,
-        ArbiterKind::Carry4,
-        3,
-        2,
-        TallyPipe::Direct,
-        "chain",
-    );
+    let grouped = Part {
+        unit: UnitKind::Grouped,
+        m: 6,
+        arbiter: ArbiterKind::Carry4,
+        pipe: TallyPipe::Direct,
+    };
+    let chain = chain_verilog(grouped, 3, 2, "chain");
     let c = synthesize_with(&chain, "chain", SynthFamily::Xcup, false).unwrap();
     assert_eq!(
         (c.uram, c.ram18),
@@ -276,7 +284,7 @@ fn chain_in_iverilog(kind: ArbiterKind, k: usize, ids: &[usize], count: usize) {
     let m = (n - 4) as usize;
     let subs: Vec<_> = canonical(BoardSize::new(n).unwrap()).take(count).collect();
     let id1 = ID_BITS - 1;
-    let mut dut = queens_hdl::emit::chain_verilog(UnitKind::Plain, m, kind, k, 0, TallyPipe::Direct, "chain");
+    let mut dut = queens_hdl::emit::chain_verilog(plain(m, kind), k, 0, "chain");
     if ids.iter().any(|&i| i >= k) {
         assert_eq!(ids.len(), 2);
         let at = format!(".links$my_id(i[{id1}:0])");
@@ -403,7 +411,7 @@ fn orientation_stage_turns_like_software_in_iverilog() {
 fn the_unit_keeps_its_retreat_values_whole_only_with_the_ccu2c_form() {
     let (m, d) = (23, 45);
     for kind in KINDS {
-        let v = unit_verilog(UnitKind::Plain, m, kind, TallyPipe::Direct, "queens_unit");
+        let v = unit_verilog(plain(m, kind), "queens_unit");
         let rows = v
             .matches(&format!("(* keep *) wire [{}:0] w = a;", m - 1))
             .count();

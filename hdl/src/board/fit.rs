@@ -9,7 +9,7 @@
 //! is an estimate to confirm with the vendor's own utilisation report.
 
 use super::Board;
-use crate::emit::{front_verilog, stage_verilog, stage_verilog_in, CoreConfig, EmitError};
+use crate::emit::{front_verilog, stage_verilog, stage_verilog_in, CoreConfig, EmitError, Part};
 use crate::front::table_bits;
 use crate::report::{synthesize_with, Cost, SynthError};
 use crate::solver::bram::Memory;
@@ -155,7 +155,15 @@ pub fn fit_verilog(
     pipe: TallyPipe,
 ) -> Result<(String, String), FitError> {
     let m = BoardSize::new(n)?.inner() as usize;
-    let stage = stage_verilog(unit, m, arbiter, pipe, "queens_stage");
+    let stage = stage_verilog(
+        Part {
+            unit,
+            m,
+            arbiter,
+            pipe,
+        },
+        "queens_stage",
+    );
     Ok((stage, front_for(n, FIRST_FRONT, unit, arbiter)?))
 }
 
@@ -177,12 +185,15 @@ pub fn ultra_verilog(
         return Ok(None);
     }
     let m = BoardSize::new(n)?.inner() as usize;
+    let pipe = b.tally_pipe();
     Ok(Some(stage_verilog_in(
-        unit,
-        m,
-        arbiter,
+        Part {
+            unit,
+            m,
+            arbiter,
+            pipe,
+        },
         Memory::Ultra,
-        b.tally_pipe(),
         "queens_stage",
     )))
 }

@@ -467,9 +467,8 @@ pub mod jobs {
     use crate::board::build::{build_dir, BuildError, BuildOptions};
     use crate::board::toolchain::trellis::Device;
     use crate::board::{Board, HostLink};
+    pub use crate::emit::Part;
     use crate::emit::{front_verilog, stage_verilog, unit_verilog, CoreConfig};
-    use crate::solver::tally::TallyPipe;
-    use crate::ArbiterKind;
     use queens_core::UnitKind;
 
     fn ooc(verilog: String, top: &str, device: &Device, target_mhz: f64) -> Job {
@@ -492,15 +491,6 @@ pub mod jobs {
         format!("queens_{}{what}", crate::kind::of(unit).top_prefix())
     }
 
-    /// What a bare unit or a stage is built as: its kind, inner size M, arbiter and tally form.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Part {
-        pub unit: UnitKind,
-        pub m: usize,
-        pub arbiter: ArbiterKind,
-        pub pipe: TallyPipe,
-    }
-
     /// The bare unit `p`, out of context.
     pub fn unit(p: Part, device: &Device, target_mhz: f64) -> Job {
         piece(p, "unit", unit_verilog, device, target_mhz)
@@ -511,16 +501,9 @@ pub mod jobs {
         piece(p, "stage", stage_verilog, device, target_mhz)
     }
 
-    type Emit = fn(UnitKind, usize, ArbiterKind, TallyPipe, &str) -> String;
-
-    fn piece(p: Part, what: &str, emit: Emit, device: &Device, target_mhz: f64) -> Job {
+    fn piece(p: Part, what: &str, emit: fn(Part, &str) -> String, device: &Device, target_mhz: f64) -> Job {
         let top = top(p.unit, what);
-        ooc(
-            emit(p.unit, p.m, p.arbiter, p.pipe, &top),
-            &top,
-            device,
-            target_mhz,
-        )
+        ooc(emit(p, &top), &top, device, target_mhz)
     }
 
     /// The array's front end for `core`, out of context.

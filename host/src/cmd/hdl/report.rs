@@ -109,9 +109,15 @@ pub(super) fn run(a: ReportArgs) -> anyhow::Result<()> {
     let m = a.n.inner() as usize;
     let unit_kind = a.unit.circuit(a.n, true)?;
     let pipe = a.tally.unwrap_or_default();
-    let v = queens_hdl::emit::unit_verilog(unit_kind, m, arbiter, pipe, "queens_unit");
+    let part = queens_hdl::emit::Part {
+        unit: unit_kind,
+        m,
+        arbiter,
+        pipe,
+    };
+    let v = queens_hdl::emit::unit_verilog(part, "queens_unit");
     let unit = synthesize(&v, "queens_unit").context("synthesizing the unit")?;
-    let v = queens_hdl::emit::stage_verilog(unit_kind, m, arbiter, pipe, "queens_stage");
+    let v = queens_hdl::emit::stage_verilog(part, "queens_stage");
     let stage = synthesize(&v, "queens_stage").context("synthesizing the stage")?;
     if a.json {
         let r = Report {
