@@ -6,15 +6,18 @@
 //! zero and whose CRC is the CRC-8 of its payload XOR [`GROUP_CRC_XOR`], so that a board of
 //! the plain protocol drops it as corrupt. The answer is a run of records of one length, each
 //! under the same XORed CRC: one per south side the walk found solutions for (its place code,
-//! [`crate::south`], and its count, with the two residues as a result carries them), then an
-//! end record (how many south records came before it, and the walk's cycles).
+//! [`crate::south`], and its count in [`TALLY_BITS`]), then an end record: the residues mod 13
+//! and mod 15 of all the walk's solutions, whether any count overflowed, how many south
+//! records came before it, and the walk's cycles. The residues are the walk's, not each
+//! record's, so that a unit keeps one word per south side in two block RAMs, not three; the
+//! host checks the records' sum against them when it takes the answer whole ([`Answer`]).
 
 use crate::board::{BoardSize, PairTable};
 use crate::enumerate::select;
 use crate::error::ModelError;
 use crate::frame::{decode_xored, encode_xored};
 use crate::preplacement::{Preplacement, Subproblem};
-use crate::result::{unwrap_count, BitReader, BitWriter, COUNT_BITS, CYCLE_BITS};
+use crate::result::{BitReader, BitWriter};
 use crate::south::{HELD, PLACE_BITS};
 use crate::word::{self, wire_bytes};
 
@@ -26,11 +29,21 @@ pub const GROUP_CRC_XOR: u8 = 0x5A;
 pub const SOUTH_BITS: u32 = 2 * PLACE_BITS;
 /// The south field of the end record.
 pub const END: u32 = (1 << SOUTH_BITS) - 1;
-/// Bits of a record's body: residues and count of a south record, or records and cycles of
-/// the end record.
+/// Bits of a record's body: the count of a south record, or the end record's fields.
 pub const BODY_BITS: u32 = 64;
-/// Bits of the end record's count of south records.
-pub const RECORDS_BITS: u32 = BODY_BITS - CYCLE_BITS;
+/// Bits of a south record's count: a unit's tally word. A count that would need more sets the
+/// end record's overflow flag instead of wrapping.
+pub const TALLY_BITS: u32 = 36;
+/// Bits of the end record's count of south records (at most 625 place codes, at N = 28).
+pub const RECORDS_BITS: u32 = 10;
+/// Bits of the end record's walk cycles (2^45 cycles: 39 hours at 248 MHz).
+pub const WALK_CYCLE_BITS: u32 = 45;
+/// Where the end record's fields sit in its body (MSB first: mod 13, mod 15, overflow,
+/// records, cycles).
+const END_MOD13_AT: u32 = BODY_BITS - 4;
+const END_MOD15_AT: u32 = BODY_BITS - 8;
+const END_OVERFLOW_AT: u32 = BODY_BITS - 9;
+const _: () = assert!(END_OVERFLOW_AT == RECORDS_BITS + WALK_CYCLE_BITS);
 
 /// The group's word on the wire: the word of any of its members with the south fields (its
 /// lowest 2M bits) at zero, and its odd-parity bit.
@@ -103,49 +116,64 @@ pub fn decode_request(size: BoardSize, frame: &[u8]) -> Result<u64, ModelError> 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Body {
     /// The completions of the group's three sides with the south side of place code `south`
-    /// ([`crate::south::SouthWalk::south`] names its pair), modulo 2^44 with its residues mod
-    /// 13 and mod 15.
-    South {
-        south: u32,
+    /// ([`crate::south::SouthWalk::south`] names its pair): below 2^[`TALLY_BITS`].
+    South { south: u32, count: u64 },
+    /// The walk is done: its solutions number `mod13` and `mod15` modulo 13 and 15, a south
+    /// side's count `overflowed` its [`TALLY_BITS`] (the counts are then wrong), `records`
+    /// south records came before this one, and the walk took `cycles` clock cycles (modulo
+    /// 2^[`WALK_CYCLE_BITS`]).
+    End {
         mod13: u8,
         mod15: u8,
-        count: u64,
+        overflowed: bool,
+        records: u32,
+        cycles: u64,
     },
-    /// The walk is done: `records` south records came before this one, and the walk took
-    /// `cycles` clock cycles (modulo 2^48).
-    End { records: u32, cycles: u64 },
 }
 
 impl Body {
     /// The record's south field and body, as a stage's record slot carries them (MSB
-    /// first: a south record's mod 13 (4), mod 15 (4), count (44), zeros (12); the end
-    /// record's records (16), cycles (48)).
+    /// first: a south record's zeros (28), count (36); the end record's mod 13 (4), mod 15
+    /// (4), overflow (1), records (10), cycles (45)).
     pub fn fields(&self) -> (u32, u64) {
         match *self {
-            Body::South {
-                south,
+            Body::South { south, count } => (south, count),
+            Body::End {
                 mod13,
                 mod15,
-                count,
-            } => {
-                let spare = BODY_BITS - 8 - COUNT_BITS;
-                let body =
-                    (mod13 as u64) << (BODY_BITS - 4) | (mod15 as u64) << (BODY_BITS - 8) | count << spare;
-                (south, body)
-            }
-            Body::End { records, cycles } => (END, (records as u64) << CYCLE_BITS | cycles),
+                overflowed,
+                records,
+                cycles,
+            } => (
+                END,
+                (mod13 as u64) << END_MOD13_AT
+                    | (mod15 as u64) << END_MOD15_AT
+                    | u64::from(overflowed) << END_OVERFLOW_AT
+                    | (records as u64) << WALK_CYCLE_BITS
+                    | cycles,
+            ),
         }
     }
 
     /// Reads a record's south field and body for board size `size`. A south field whose
-    /// places are neither inner positions of N nor [`HELD`], or a south record whose spare
-    /// bits are not zero, is refused.
+    /// places are neither inner positions of N nor [`HELD`], a south record whose spare bits
+    /// are not zero, or an end record's residue beyond its modulus, is refused.
     pub fn read(size: BoardSize, south: u32, body: u64) -> Result<Self, ModelError> {
         let bits = |at: u32, width: u32| body >> at & ((1u64 << width) - 1);
         if south == END {
+            let (mod13, mod15) = (bits(END_MOD13_AT, 4), bits(END_MOD15_AT, 4));
+            if mod13 > 12 || mod15 > 14 {
+                return Err(ModelError::GroupField {
+                    field: "end record's residues",
+                    value: mod13 << 4 | mod15,
+                });
+            }
             return Ok(Body::End {
-                records: bits(CYCLE_BITS, RECORDS_BITS) as u32,
-                cycles: bits(0, CYCLE_BITS),
+                mod13: mod13 as u8,
+                mod15: mod15 as u8,
+                overflowed: bits(END_OVERFLOW_AT, 1) == 1,
+                records: bits(WALK_CYCLE_BITS, RECORDS_BITS) as u32,
+                cycles: bits(0, WALK_CYCLE_BITS),
             });
         }
         let place_ok = |p: u32| p < size.inner() || p == HELD;
@@ -156,20 +184,14 @@ impl Body {
                 value: south as u64,
             });
         }
-        let spare_bits = BODY_BITS - 8 - COUNT_BITS;
-        let spare = bits(0, spare_bits);
+        let spare = body >> TALLY_BITS;
         if spare != 0 {
             return Err(ModelError::GroupField {
                 field: "spare bits",
                 value: spare,
             });
         }
-        Ok(Body::South {
-            south,
-            mod13: bits(BODY_BITS - 4, 4) as u8,
-            mod15: bits(BODY_BITS - 8, 4) as u8,
-            count: bits(spare_bits, COUNT_BITS),
-        })
+        Ok(Body::South { south, count: body })
     }
 }
 
@@ -182,26 +204,30 @@ pub struct GroupRecord {
 
 impl GroupRecord {
     /// The record a correct board sends for `count` completions of the south side of place
-    /// code `south`.
+    /// code `south` (the count as a tally keeps it: its low [`TALLY_BITS`]).
     pub fn south(wire: u64, south: u32, count: u64) -> Self {
         GroupRecord {
             wire,
             body: Body::South {
                 south,
-                mod13: (count % 13) as u8,
-                mod15: (count % 15) as u8,
-                count: count & ((1 << COUNT_BITS) - 1),
+                count: count & ((1 << TALLY_BITS) - 1),
             },
         }
     }
 
-    /// The end record after `records` south records of a walk of `cycles`.
-    pub fn end(wire: u64, records: u32, cycles: u64) -> Self {
+    /// The end record a correct board sends after the south records `counts` (the true
+    /// counts, in any order) of a walk of `cycles`: their sum's residues, the overflow flag
+    /// set if any count needs more than [`TALLY_BITS`].
+    pub fn end(wire: u64, counts: &[u64], cycles: u64) -> Self {
+        let sum = counts.iter().fold(0u128, |s, &c| s + c as u128);
         GroupRecord {
             wire,
             body: Body::End {
-                records,
-                cycles: cycles & ((1 << CYCLE_BITS) - 1),
+                mod13: (sum % 13) as u8,
+                mod15: (sum % 15) as u8,
+                overflowed: counts.iter().any(|&c| c >> TALLY_BITS != 0),
+                records: counts.len() as u32,
+                cycles: cycles & ((1 << WALK_CYCLE_BITS) - 1),
             },
         }
     }
@@ -244,16 +270,6 @@ impl GroupRecord {
         let body = Body::read(size, south, r.take(BODY_BITS))?;
         Ok(GroupRecord { wire, body })
     }
-
-    /// A south record's true count (see [`unwrap_count`]); `None` for the end record.
-    pub fn true_count(&self) -> Option<Result<u64, ModelError>> {
-        match self.body {
-            Body::South {
-                mod13, mod15, count, ..
-            } => Some(unwrap_count(count, mod13, mod15)),
-            Body::End { .. } => None,
-        }
-    }
 }
 
 /// Why a group's answer is not taken: the whole group is then sent again.
@@ -265,8 +281,18 @@ pub enum AnswerError {
     Twice { south: u32 },
     #[error("the end record counts {said} south records, {received} came")]
     Records { said: u32, received: u32 },
-    #[error("south side {south}: {source}")]
-    Count { south: u32, source: ModelError },
+    #[error("the south records' counts add up to {sum}, whose residues mod 13 and mod 15 are not the end record's {mod13} and {mod15} (a wrong count)")]
+    Residues { sum: u128, mod13: u8, mod15: u8 },
+    #[error("a south side's count overflowed the board's {TALLY_BITS}-bit tally: this group's counts are wrong on every board of grouped units, count it with plain units")]
+    Overflow,
+}
+
+impl AnswerError {
+    /// Whether sending the group again can mend it: not when its counts do not fit a
+    /// grouped unit's tally.
+    pub fn transient(&self) -> bool {
+        !matches!(self, AnswerError::Overflow)
+    }
 }
 
 /// A group's whole answer: the completions per south side with any, in the order they came
@@ -304,24 +330,33 @@ impl Answer {
             });
         }
         match r.body {
-            Body::South { south, .. } => {
+            Body::South { south, count } => {
                 if self.souths.iter().any(|s| s.0 == south) {
                     return Err(AnswerError::Twice { south });
                 }
-                let count = r
-                    .true_count()
-                    .expect("a south record has a count")
-                    .map_err(|source| AnswerError::Count { south, source })?;
                 self.souths.push((south, count));
                 Ok(None)
             }
-            Body::End { records, cycles } => {
+            Body::End {
+                mod13,
+                mod15,
+                overflowed,
+                records,
+                cycles,
+            } => {
                 let received = self.souths.len() as u32;
                 if records != received {
                     return Err(AnswerError::Records {
                         said: records,
                         received,
                     });
+                }
+                if overflowed {
+                    return Err(AnswerError::Overflow);
+                }
+                let sum = self.souths.iter().map(|s| s.1 as u128).sum::<u128>();
+                if sum % 13 != mod13 as u128 || sum % 15 != mod15 as u128 {
+                    return Err(AnswerError::Residues { sum, mod13, mod15 });
                 }
                 Ok(Some(Walked {
                     souths: std::mem::take(&mut self.souths),

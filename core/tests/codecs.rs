@@ -272,23 +272,32 @@ mod group_frames {
     #[test]
     fn group_record_check_values() {
         // N = 27, group word 0x8123456400: place code 300 (row 1's queen at position 9, row
-        // 0's at 12) with 1,000 completions, then the end
-        // record after 1 south record and 2^40 + 5 cycles. The payloads were laid out by hand
-        // from docs/spec/protocol.md, which quotes these frames.
+        // 0's at 12) with 1,000 completions, then the end record after that 1 south record
+        // (1,000 is 12 mod 13 and 10 mod 15) and 2^40 + 5 cycles, and the same with the
+        // overflow flag after a count of 2^36 + 1,000 (0 mod 13, 11 mod 15). The payloads were
+        // laid out by a separate script from docs/spec/protocol.md, which quotes these frames.
         let s = size(27);
         assert_eq!(GroupRecord::payload_len(s), 15);
         let south = GroupRecord::south(0x8123456400, 300, 1000).encode(s);
-        let end = GroupRecord::end(0x8123456400, 1, (1 << 40) + 5).encode(s);
+        let end = GroupRecord::end(0x8123456400, &[1000], (1 << 40) + 5).encode(s);
+        let over = GroupRecord::end(0x8123456400, &[1000 + (1 << 36)], (1 << 40) + 5).encode(s);
         let hex = |f: &[u8]| f.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ");
-        assert_eq!(hex(&south), "FA 81 23 45 64 00 4B 32 80 00 00 00 0F A0 00 00 C1");
-        assert_eq!(hex(&end), "FA 81 23 45 64 00 FF C0 00 40 40 00 00 00 01 40 9E");
+        assert_eq!(hex(&south), "FA 81 23 45 64 00 4B 00 00 00 00 00 00 00 FA 00 19");
+        assert_eq!(hex(&end), "FA 81 23 45 64 00 FF F2 80 08 40 00 00 00 01 40 6B");
+        assert_eq!(hex(&over), "FA 81 23 45 64 00 FF C2 E0 08 40 00 00 00 01 40 0B");
         assert_eq!(
-            GroupRecord::decode(s, &south).unwrap().true_count(),
-            Some(Ok(1000))
+            GroupRecord::decode(s, &south).unwrap().body,
+            Body::South {
+                south: 300,
+                count: 1000
+            }
         );
         assert_eq!(
             GroupRecord::decode(s, &end).unwrap().body,
             Body::End {
+                mod13: 12,
+                mod15: 10,
+                overflowed: false,
                 records: 1,
                 cycles: (1 << 40) + 5
             }
@@ -299,10 +308,11 @@ mod group_frames {
     fn an_answer_is_taken_only_whole() {
         use queens_core::group::{Answer, AnswerError, Walked};
         let wire = 0x8123456400;
+        let big = (1 << 36) - 1;
         let recs = [
             GroupRecord::south(wire, 5, 7),
-            GroupRecord::south(wire, 9, (1 << 44) + 3),
-            GroupRecord::end(wire, 2, 1234),
+            GroupRecord::south(wire, 9, big),
+            GroupRecord::end(wire, &[7, big], 1 << 44),
         ];
         let mut a = Answer::new(wire);
         assert_eq!(a.push(&recs[0]), Ok(None));
@@ -310,10 +320,26 @@ mod group_frames {
         assert_eq!(
             a.push(&recs[2]),
             Ok(Some(Walked {
-                souths: vec![(5, 7), (9, (1 << 44) + 3)],
-                cycles: 1234
+                souths: vec![(5, 7), (9, big)],
+                cycles: 1 << 44
             }))
         );
+        // A count one off (a flipped bit in a tally word): the end record's residues of the
+        // walk's solutions give it away.
+        let mut a = Answer::new(wire);
+        a.push(&GroupRecord::south(wire, 5, 8)).unwrap();
+        a.push(&recs[1]).unwrap();
+        assert!(matches!(a.push(&recs[2]), Err(AnswerError::Residues { .. })));
+        // A count past the tally's 36 bits: the end record's flag refuses the walk for good.
+        let over = [
+            GroupRecord::south(wire, 5, 1 << 36),
+            GroupRecord::end(wire, &[1 << 36], 1 << 44),
+        ];
+        let mut a = Answer::new(wire);
+        a.push(&over[0]).unwrap();
+        let err = a.push(&over[1]).unwrap_err();
+        assert_eq!(err, AnswerError::Overflow);
+        assert!(!err.transient() && AnswerError::Records { said: 1, received: 0 }.transient());
         // A lost south record: the end record's count gives it away.
         let mut a = Answer::new(wire);
         a.push(&recs[0]).unwrap();
@@ -321,7 +347,7 @@ mod group_frames {
             a.push(&recs[2]),
             Err(AnswerError::Records { said: 2, received: 1 })
         );
-        // A record twice, a record of another group, digits out of range.
+        // A record twice, a record of another group, residues out of range.
         let mut a = Answer::new(wire);
         a.push(&recs[0]).unwrap();
         assert_eq!(a.push(&recs[0]), Err(AnswerError::Twice { south: 5 }));
@@ -330,13 +356,17 @@ mod group_frames {
             Answer::new(wire).push(&other),
             Err(AnswerError::OtherGroup { .. })
         ));
-        let mut bad = GroupRecord::south(wire, 3, 1);
-        if let Body::South { ref mut mod15, .. } = bad.body {
+        let mut bad = GroupRecord::end(wire, &[1], 10);
+        if let Body::End { ref mut mod15, .. } = bad.body {
             *mod15 = 15;
         }
+        let s = size(27);
         assert!(matches!(
-            Answer::new(wire).push(&bad),
-            Err(AnswerError::Count { south: 3, .. })
+            GroupRecord::decode(s, &bad.encode(s)),
+            Err(ModelError::GroupField {
+                field: "end record's residues",
+                ..
+            })
         ));
     }
 
@@ -360,10 +390,11 @@ mod group_frames {
             let wire = 0x8123456400 & ((1u64 << (8 * word::wire_bytes(s))) - 1);
             for rec in [
                 GroupRecord::south(wire, 0, 0),
-                GroupRecord::south(wire, (s.inner() - 1) << 5 | HELD, (1 << 44) + 12_345),
+                GroupRecord::south(wire, (s.inner() - 1) << 5 | HELD, (1 << 36) - 1),
                 GroupRecord::south(wire, HELD << 5 | HELD, 1),
-                GroupRecord::end(wire, 0, 7),
-                GroupRecord::end(wire, 65_535, (1 << 48) - 1),
+                GroupRecord::end(wire, &[], 7),
+                GroupRecord::end(wire, &vec![(1 << 36) - 1; 1023], (1 << 45) - 1),
+                GroupRecord::end(wire, &[1 << 36, 5], 1 << 44),
             ] {
                 let f = rec.encode(s);
                 assert_eq!(f.len(), GroupRecord::payload_len(s) + 2);
@@ -381,12 +412,7 @@ mod group_frames {
             for south in [s.inner() << 5, s.inner(), 31 << 5, HELD << 5 | 31] {
                 let bad = GroupRecord {
                     wire,
-                    body: Body::South {
-                        south,
-                        mod13: 0,
-                        mod15: 0,
-                        count: 0,
-                    },
+                    body: Body::South { south, count: 0 },
                 };
                 assert_ne!(south, END);
                 assert!(
@@ -401,14 +427,19 @@ mod group_frames {
             let plain = frame::encode(&vec![0; GroupRecord::payload_len(s)]);
             assert!(GroupRecord::decode(s, &plain).is_err());
         }
-        // A record with digits out of range decodes, and its count says so.
+        // A south record with a bit set above its 36-bit count is refused.
         let s = size(27);
         let mut rec = GroupRecord::south(0x8123456400, 3, 1000);
-        if let Body::South { ref mut mod13, .. } = rec.body {
-            *mod13 = 13;
+        if let Body::South { ref mut count, .. } = rec.body {
+            *count |= 1 << 36;
         }
-        let back = GroupRecord::decode(s, &rec.encode(s)).unwrap();
-        assert!(matches!(back.true_count(), Some(Err(ModelError::Residue { .. }))));
+        assert!(matches!(
+            GroupRecord::decode(s, &rec.encode(s)),
+            Err(ModelError::GroupField {
+                field: "spare bits",
+                ..
+            })
+        ));
     }
 }
 

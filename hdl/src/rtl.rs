@@ -138,8 +138,6 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
                     wire,
                     body: Body::South {
                         south: self.uut.read.code.val().index() as u32,
-                        mod13: self.uut.read.m13.val().index() as u8,
-                        mod15: self.uut.read.m15.val().index() as u8,
                         count: self.uut.read.count.val().to_u64(),
                     },
                 });
@@ -147,11 +145,17 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
             self.clock();
             assert!(cycles < 1 << 40, "the grouped unit never finished");
         }
-        out.push(GroupRecord::end(
+        let read = &self.uut.read;
+        out.push(GroupRecord {
             wire,
-            self.uut.read.records.val().index() as u32,
-            cycles,
-        ));
+            body: Body::End {
+                mod13: read.m13.val().index() as u8,
+                mod15: read.m15.val().index() as u8,
+                overflowed: read.overflow.val(),
+                records: read.records.val().index() as u32,
+                cycles: cycles & ((1 << queens_core::group::WALK_CYCLE_BITS) - 1),
+            },
+        });
         out
     }
 }

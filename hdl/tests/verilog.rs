@@ -426,3 +426,51 @@ fn the_unit_keeps_its_retreat_values_whole_only_with_the_ccu2c_form() {
         assert_eq!((rows, diagonals), want, "{}", kind.name());
     }
 }
+
+/// The tally's increment, each form, as Verilog: `{carry, sum}` is the chosen word plus one
+/// (zero when clearing) for every input, proved by yosys' SAT solver over all 36-bit words;
+/// the CCU2C form on the cell's model. The carry is the tally's overflow flag.
+#[test]
+fn the_increments_carry_is_the_words_overflow() {
+    use queens_hdl::solver::increment::Increment;
+    use queens_hdl::solver::tally::COUNT_BITS;
+    use rust_hdl::prelude::*;
+    for kind in [ArbiterKind::Adder, ArbiterKind::Ccu2c] {
+        let mut inc = Increment::<COUNT_BITS>::new(kind);
+        inc.connect_all();
+        let dir = tempfile::tempdir().unwrap();
+        let w = COUNT_BITS;
+        let check = format!(
+            "module chk(input [{t}:0] word, input [{t}:0] fwd_word, input fwd, input clr, output ok);
+    wire [{t}:0] sum;
+    wire carry;
+    top u(.word(word), .fwd_word(fwd_word), .fwd(fwd), .clr(clr), .sum(sum), .carry(carry));
+    wire [{w}:0] want = clr ? {w1}'d0 : {{1'b0, fwd ? fwd_word : word}} + {w1}'d1;
+    assign ok = {{carry, sum}} == want;
+endmodule
+",
+            t = w - 1,
+            w1 = w + 1
+        );
+        std::fs::write(dir.path().join("inc.v"), generate_verilog(&inc)).unwrap();
+        std::fs::write(dir.path().join("chk.v"), check).unwrap();
+        std::fs::write(dir.path().join("cells.v"), CCU2C_SIM).unwrap();
+        let out = Command::new("yosys")
+            .current_dir(dir.path())
+            .args([
+                "-q",
+                "-p",
+                "read_verilog cells.v inc.v chk.v; hierarchy -top chk; proc; flatten; opt_clean; \
+                 sat -prove ok 1 -verify",
+            ])
+            .output()
+            .expect("yosys is installed");
+        assert!(
+            out.status.success(),
+            "{}: {}{}",
+            kind.name(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -76,7 +76,8 @@ impl GroupRun {
             .iter()
             .map(|(&code, &c)| GroupRecord::south(wire, code, c))
             .collect();
-        out.push(GroupRecord::end(wire, out.len() as u32, self.cycles));
+        let counts: Vec<u64> = self.places.values().copied().collect();
+        out.push(GroupRecord::end(wire, &counts, self.cycles));
         out
     }
 }

@@ -81,6 +81,7 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
         self.tally.prev.next = self.unit.sol_prev.val();
         self.tally.last.next = self.unit.sol_last.val();
         self.tally.held.next = self.unit.sol_held.val();
+        self.tally.start.next = self.load.start.val();
         if self.unit.done.val() {
             self.drain.d.next = true;
         }

@@ -7,6 +7,9 @@
 //!   unless clearing; half i + 1 is bit i, propagate D & (C ? B : A) with A the RAM's bit,
 //!   B the forwarded one, C `fwd`, D not `clr`; no generate);
 //! - any other form: `clr ? 0 : (fwd ? fwd_word : word) + 1`, for the tool's own chain.
+//!
+//! `carry` is the carry out of the top bit (the word was all ones): a half more at the chain's
+//! end, which the W = 36 tally has spare in its last cell.
 
 use crate::solver::arbiter::ArbiterKind;
 use rust_hdl::prelude::*;
@@ -18,6 +21,7 @@ pub struct Increment<const W: usize> {
     pub fwd: Signal<In, Bit>,
     pub clr: Signal<In, Bit>,
     pub sum: Signal<Out, Bits<W>>,
+    pub carry: Signal<Out, Bit>,
     _kind: ArbiterKind,
 }
 
@@ -29,6 +33,7 @@ impl<const W: usize> Increment<W> {
             fwd: Default::default(),
             clr: Default::default(),
             sum: Default::default(),
+            carry: Default::default(),
             _kind: kind,
         }
     }
@@ -46,10 +51,12 @@ impl<const W: usize> Logic for Increment<W> {
         } else {
             w + 1
         };
+        self.carry.next = !self.clr.val() && w.all();
     }
 
     fn connect(&mut self) {
         self.sum.connect();
+        self.carry.connect();
     }
 
     fn hdl(&self) -> Verilog {
@@ -59,11 +66,12 @@ impl<const W: usize> Logic for Increment<W> {
                 "\
 // the tally's increment, generic form
 always @(*) begin
-    if (clr) sum = {W}'d0;
-    else if (fwd) sum = fwd_word + {W}'d1;
-    else sum = word + {W}'d1;
+    if (clr) {{carry, sum}} = {W1}'d0;
+    else if (fwd) {{carry, sum}} = {{1'b0, fwd_word}} + {W1}'d1;
+    else {{carry, sum}} = {{1'b0, word}} + {W1}'d1;
 end
-"
+",
+                W1 = W + 1
             ),
         })
     }
@@ -72,8 +80,9 @@ end
 fn ccu2c_verilog(w: usize) -> String {
     // Half 0: generate A = !clr (INIT[3:0] = A), no propagate (C = 1: the LUT4 reads
     // INIT[7:4], zeros; with C = 0 it would read INIT[3:0] and propagate). Bit halves: propagate
-    // D & (C ? B : A) = 0xCA00 (C selects B over A under D), no generate. Spare: nothing.
-    let halves = w + 1;
+    // D & (C ? B : A) = 0xCA00 (C selects B over A under D), no generate. Half w + 1: nothing,
+    // so its sum is the carry in (the carry out of the top bit). Spare: nothing.
+    let halves = w + 2;
     let cells = halves.div_ceil(2);
     let spare = if 2 * cells > halves { "1'b0, " } else { "" };
     let mut v = format!(
@@ -106,6 +115,6 @@ assign cy[0] = 1'b0;
             n = i + 1
         );
     }
-    v += &format!("always @(*) sum = s[{w}:1];\n");
+    v += &format!("always @(*) sum = s[{w}:1];\nalways @(*) carry = s[{}];\n", w + 1);
     v
 }

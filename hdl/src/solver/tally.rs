@@ -3,8 +3,10 @@
 //! walk, one record per place code with a solution.
 //!
 //! While the walk runs, a solution's place code addresses the RAM in the cycle the unit
-//! strobes `sol`; two cycles later the word read (count mod 2^44, mod 13, mod 15: today's
-//! result, per south side) is written back one more. Two solutions in consecutive cycles
+//! strobes `sol`; two cycles later the word read (the south side's count, 36 bits: two 18-bit
+//! wide block RAMs) is written back one more. A carry out of a word sets the walk's overflow
+//! flag, and the walk's solutions are counted mod 13 and mod 15 beside the RAM: the end record
+//! carries both (`queens_core::group`), and the host checks the words' sum against them. Two solutions in consecutive cycles
 //! never share a code (between them B moves the queen of the line before the last); two
 //! cycles apart they can, and the later takes the earlier's written word. After the walk
 //! (`drain`, raised at least two cycles after the last solution's write),
@@ -40,9 +42,8 @@ use rust_hdl::prelude::*;
 
 /// Bits of a place code.
 pub const CODE_BITS: usize = 2 * PLACE_BITS as usize;
-/// The counters of one word: mod 2^44, mod 13, mod 15, as a result carries them.
-pub const COUNT_BITS: usize = queens_core::result::COUNT_BITS as usize;
-const WORD_BITS: usize = COUNT_BITS + 8;
+/// Bits of a word: a south side's count.
+pub const COUNT_BITS: usize = queens_core::group::TALLY_BITS as usize;
 /// Bits of a drain's record count (the end record's field).
 pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
 
@@ -97,18 +98,20 @@ impl std::fmt::Display for TallyPipe {
 }
 
 /// The tally's read-out, one record a cycle at most: the record offered (its place code and
-/// counters) is taken in the cycle `take` is high; `drained`: every word has been visited,
-/// `records` were offered and taken.
+/// count) is taken in the cycle `take` is high; `drained`: every word has been visited,
+/// `records` were offered and taken. The walk's solutions mod 13 and mod 15 and whether a
+/// word overflowed stand from the walk's end to the next start.
 #[derive(LogicInterface, Default)]
 pub struct ReadOut {
     pub take: Signal<In, Bit>,
     pub offer: Signal<Out, Bit>,
     pub code: Signal<Out, Bits<CODE_BITS>>,
     pub count: Signal<Out, Bits<COUNT_BITS>>,
-    pub m13: Signal<Out, Bits<4>>,
-    pub m15: Signal<Out, Bits<4>>,
     pub drained: Signal<Out, Bit>,
     pub records: Signal<Out, Bits<RECORD_BITS>>,
+    pub m13: Signal<Out, Bits<4>>,
+    pub m15: Signal<Out, Bits<4>>,
+    pub overflow: Signal<Out, Bit>,
 }
 
 #[derive(LogicBlock)]
@@ -123,10 +126,12 @@ pub struct Tally<const M: usize> {
     /// three cycles after its strobe at the earliest in the direct form, five in the
     /// registered form).
     pub drain: Signal<In, Bit>,
+    /// A new walk starts: its residues and overflow flag from zero.
+    pub start: Signal<In, Bit>,
     /// The read-out (see [`ReadOut`]).
     pub read: ReadOut,
 
-    ram: BlockRam<WORD_BITS>,
+    ram: BlockRam<COUNT_BITS>,
     incr: Increment<COUNT_BITS>,
     /// A solution's read, a cycle and two behind it (the second writes), the word out of the
     /// RAM, and the last write with its forwarding.
@@ -134,12 +139,12 @@ pub struct Tally<const M: usize> {
     inc_at: DFF<Bits<CODE_BITS>>,
     inc2: DFF<Bit>,
     inc2_at: DFF<Bits<CODE_BITS>>,
-    word_r: DFF<Bits<WORD_BITS>>,
+    word_r: DFF<Bits<COUNT_BITS>>,
     wrote: DFF<Bit>,
     wrote_at: DFF<Bits<CODE_BITS>>,
-    wrote_word: DFF<Bits<WORD_BITS>>,
+    wrote_word: DFF<Bits<COUNT_BITS>>,
     fwd: DFF<Bit>,
-    fwd_word: DFF<Bits<WORD_BITS>>,
+    fwd_word: DFF<Bits<COUNT_BITS>>,
     /// The drain: the code visited, whether its word is out of the RAM (`ready`), in
     /// `word_r` (`fetched`) and in `out_word` (`latched`), the record offered, the end.
     seq: DFF<Bits<CODE_BITS>>,
@@ -153,12 +158,12 @@ pub struct Tally<const M: usize> {
     inc3_at: Optional<DFF<Bits<CODE_BITS>>>,
     inc4: Optional<DFF<Bit>>,
     inc4_at: Optional<DFF<Bits<CODE_BITS>>>,
-    rdata_r: Optional<DFF<Bits<WORD_BITS>>>,
+    rdata_r: Optional<DFF<Bits<COUNT_BITS>>>,
     /// The write port (`wrote` ...) one and two cycles later: written that long ago.
     wrote2: Optional<DFF<Bit>>,
     wrote2_at: Optional<DFF<Bits<CODE_BITS>>>,
-    wrote2_word: Optional<DFF<Bits<WORD_BITS>>>,
-    wrote3_word: Optional<DFF<Bits<WORD_BITS>>>,
+    wrote2_word: Optional<DFF<Bits<COUNT_BITS>>>,
+    wrote3_word: Optional<DFF<Bits<COUNT_BITS>>>,
     /// The solution in `inc2` has the code of the one in `inc4` (two cycles ahead: `near`),
     /// of the write in the port (three: `mid`) or of the one before it (four: `far`);
     /// compared a cycle before `fwd` is set, so that the forwarding choice stands straight
@@ -174,26 +179,27 @@ pub struct Tally<const M: usize> {
     offered: DFF<Bit>,
     done: DFF<Bit>,
     nrec: DFF<Bits<RECORD_BITS>>,
-    out_word: DFF<Bits<WORD_BITS>>,
+    out_word: DFF<Bits<COUNT_BITS>>,
     /// `out_word` is not zero (tested as it is latched, so that its wide OR stands before a
     /// register, not before the step to the next code).
     out_nz: DFF<Bit>,
     /// The drain clears the word in the RAM next cycle (decided a cycle ahead, so that the
     /// drain's states do not stand before the increment's carry chain and the RAM's write).
     clear_r: DFF<Bit>,
+    /// The walk's solutions mod 13 and mod 15; a solution's write carried out of its word
+    /// (registered, so that the carry chain's end feeds a flip-flop only), and any did.
+    m13: DFF<Bits<4>>,
+    m15: DFF<Bits<4>>,
+    carried: DFF<Bit>,
+    over: DFF<Bit>,
 
     place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
     place_last: Signal<Local, Bits<PLACE_BITS_U>>,
     at: Signal<Local, Bits<CODE_BITS>>,
     clear: Signal<Local, Bit>,
-    /// The word's two residues, read or forwarded.
-    digits: Signal<Local, Bits<8>>,
-    c44: Signal<Local, Bits<COUNT_BITS>>,
-    w13: Signal<Local, Bits<4>>,
-    w15: Signal<Local, Bits<4>>,
-    r13: Signal<Local, Bits<4>>,
-    r15: Signal<Local, Bits<4>>,
-    bumped: Signal<Local, Bits<WORD_BITS>>,
+    /// A solution's word is written this cycle (the carry then counts).
+    writing: Signal<Local, Bit>,
+    bumped: Signal<Local, Bits<COUNT_BITS>>,
     /// The drain's next code: each place runs 0..M-1, then HELD, then wraps.
     seq_lo: Signal<Local, Bits<PLACE_BITS_U>>,
     seq_hi: Signal<Local, Bits<PLACE_BITS_U>>,
@@ -210,8 +216,6 @@ pub struct Tally<const M: usize> {
     last_place: Constant<Bits<PLACE_BITS_U>>,
     last_code: Constant<Bits<CODE_BITS>>,
     place_bits: Constant<Bits<8>>,
-    count_bits: Constant<Bits<8>>,
-    m15_at: Constant<Bits<8>>,
     _pipe: TallyPipe,
 }
 
@@ -230,6 +234,7 @@ impl<const M: usize> Tally<M> {
             last: Default::default(),
             held: Default::default(),
             drain: Default::default(),
+            start: Default::default(),
             read: Default::default(),
             ram: Default::default(),
             incr: Increment::new(kind),
@@ -268,16 +273,15 @@ impl<const M: usize> Tally<M> {
             out_word: Default::default(),
             out_nz: Default::default(),
             clear_r: Default::default(),
+            m13: Default::default(),
+            m15: Default::default(),
+            carried: Default::default(),
+            over: Default::default(),
             place_prev: Default::default(),
             place_last: Default::default(),
             at: Default::default(),
             clear: Default::default(),
-            digits: Default::default(),
-            c44: Default::default(),
-            w13: Default::default(),
-            w15: Default::default(),
-            r13: Default::default(),
-            r15: Default::default(),
+            writing: Default::default(),
             bumped: Default::default(),
             seq_lo: Default::default(),
             seq_hi: Default::default(),
@@ -291,8 +295,6 @@ impl<const M: usize> Tally<M> {
             last_place: Constant::new(((M - 1) as u64).to_bits()),
             last_code: Constant::new(((HELD << PLACE_BITS | HELD) as u64).to_bits()),
             place_bits: Constant::new(PLACE_BITS.to_bits()),
-            count_bits: Constant::new((COUNT_BITS as u64).to_bits()),
-            m15_at: Constant::new(((COUNT_BITS + 4) as u64).to_bits()),
             _pipe: TallyPipe::Direct,
         }
     }
@@ -344,7 +346,7 @@ impl<const M: usize> Logic for Tally<M> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
-            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r
+            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried, over
         );
         for _registered in 0..self._pipe.registered_passes() {
             dff_setup!(
@@ -399,33 +401,40 @@ impl<const M: usize> Logic for Tally<M> {
         }
         self.clear.next = self.clear_r.q.val() & self.drain.val();
 
-        // The word read (or forwarded), one more, each counter wrapping at its modulus; zero
-        // where the drain clears it. The count's choice and clear sit in its carry chain.
-        self.incr.word.next = self.word_r.q.val().get_bits::<COUNT_BITS>(0);
-        self.incr.fwd_word.next = self.fwd_word.q.val().get_bits::<COUNT_BITS>(0);
+        // The word read (or forwarded), one more; zero where the drain clears it. The choice
+        // and the clear sit in the carry chain, whose carry out is the overflow.
+        self.incr.word.next = self.word_r.q.val();
+        self.incr.fwd_word.next = self.fwd_word.q.val();
         self.incr.fwd.next = self.fwd.q.val();
         self.incr.clr.next = self.clear.val();
-        self.c44.next = self.incr.sum.val();
-        if self.fwd.q.val() {
-            self.digits.next = self.fwd_word.q.val().get_bits::<8>(self.count_bits.val().index());
-        } else {
-            self.digits.next = self.word_r.q.val().get_bits::<8>(self.count_bits.val().index());
+        self.bumped.next = self.incr.sum.val();
+
+        // The walk's residues count its solutions as they are read (`inc`); a carry counts
+        // when a solution's word is written (`writing`: `inc2` here, `inc4` registered). A
+        // start clears both: its walk's solutions come later.
+        if self.inc.q.val() {
+            if self.m13.q.val() == 12 {
+                self.m13.d.next = 0.into();
+            } else {
+                self.m13.d.next = self.m13.q.val() + 1;
+            }
+            if self.m15.q.val() == 14 {
+                self.m15.d.next = 0.into();
+            } else {
+                self.m15.d.next = self.m15.q.val() + 1;
+            }
         }
-        self.w13.next = self.digits.val().get_bits::<4>(0);
-        self.w15.next = self.digits.val().get_bits::<4>(4);
-        if self.clear.val() | (self.w13.val() == 12) {
-            self.r13.next = 0.into();
-        } else {
-            self.r13.next = self.w13.val() + 1;
+        self.writing.next = self.inc2.q.val();
+        for _registered in 0..self._pipe.registered_passes() {
+            self.writing.next = self.inc4.q.val();
         }
-        if self.clear.val() | (self.w15.val() == 14) {
-            self.r15.next = 0.into();
-        } else {
-            self.r15.next = self.w15.val() + 1;
+        self.carried.d.next = self.writing.val() & self.incr.carry.val();
+        self.over.d.next = self.over.q.val() | self.carried.q.val();
+        if self.start.val() {
+            self.m13.d.next = 0.into();
+            self.m15.d.next = 0.into();
+            self.over.d.next = false;
         }
-        self.bumped.next = (bit_cast::<WORD_BITS, 4>(self.r15.val()) << self.m15_at.val())
-            | (bit_cast::<WORD_BITS, 4>(self.r13.val()) << self.count_bits.val())
-            | bit_cast::<WORD_BITS, COUNT_BITS>(self.c44.val());
 
         // The walk: read at the solution; a cycle later the word comes out of the RAM into
         // `word_r`; a cycle after that it is written back one more. A solution two cycles
@@ -592,9 +601,10 @@ impl<const M: usize> Logic for Tally<M> {
         self.read.offer.next = self.offered.q.val();
         // `seq` moves on only once the record offered is taken: it is the record's code.
         self.read.code.next = self.seq.q.val();
-        self.read.count.next = self.out_word.q.val().get_bits::<COUNT_BITS>(0);
-        self.read.m13.next = self.out_word.q.val().get_bits::<4>(self.count_bits.val().index());
-        self.read.m15.next = self.out_word.q.val().get_bits::<4>(self.m15_at.val().index());
+        self.read.count.next = self.out_word.q.val();
+        self.read.m13.next = self.m13.q.val();
+        self.read.m15.next = self.m15.q.val();
+        self.read.overflow.next = self.over.q.val();
         // Low from the cycle a new walk's start takes `drain` away.
         self.read.drained.next = self.done.q.val() & self.drain.val();
         self.read.records.next = self.nrec.q.val();

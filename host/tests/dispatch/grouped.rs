@@ -1,6 +1,7 @@
 //! Boards of grouped units: whole groups out, a record per member back, trust per member.
 
 use super::*;
+use queens_core::group::GroupRecord;
 
 /// The board on `l` answers identification as a board of `units` grouped units.
 fn says_grouped<S: Store>(d: &mut Dispatcher<S>, l: usize, size: BoardSize, units: u32, now: Instant) {
@@ -32,13 +33,13 @@ fn group_answer(size: BoardSize, g: u64, lie: bool) -> Vec<Vec<u8>> {
     let member = group::some_member(size, g).unwrap();
     let mut records = queens_sim::grouped::run_south_group(&member).records(g);
     if lie {
-        if let Body::South {
-            count, mod13, mod15, ..
-        } = &mut records[0].body
-        {
+        // A unit that miscounts: the end record's residues agree with the wrong count.
+        if let Body::South { count, .. } = &mut records[0].body {
             *count += 1;
-            *mod13 = ((*mod13 as u64 + 1) % 13) as u8;
-            *mod15 = ((*mod15 as u64 + 1) % 15) as u8;
+            if let Some(Body::End { mod13, mod15, .. }) = records.last_mut().map(|r| &mut r.body) {
+                *mod13 = (*mod13 + 1) % 13;
+                *mod15 = (*mod15 + 1) % 15;
+            }
         }
     }
     records.iter().map(|r| r.encode(size)).collect()
@@ -90,6 +91,15 @@ fn a_grouped_board_gets_whole_groups_and_every_member_counts_once_whatever_the_f
                 3 => records[last][4] ^= 0x20,
                 // the whole answer twice
                 4 => records.extend(records.clone()),
+                // a south record's count with a bit flipped inside the unit (its frame's CRC
+                // right): the end record's residues of the walk give it away
+                5 if last > 0 => {
+                    let mut r = GroupRecord::decode(size, &records[0]).unwrap();
+                    if let Body::South { count, .. } = &mut r.body {
+                        *count ^= 1 << 20;
+                    }
+                    records[0] = r.encode(size);
+                }
                 _ => {}
             }
             d.feed(l, &records.concat(), now).unwrap();
@@ -129,6 +139,35 @@ fn a_grouped_board_gets_whole_groups_and_every_member_counts_once_whatever_the_f
             assert_eq!(store.cycles(i), Some(share.max(1)), "{}", sp.pre);
         }
     }
+}
+
+/// A walk whose count overflowed a unit's 36-bit tally (the end record says so) is refused for
+/// good: the run stops with an error naming the group, and nothing of it is recorded.
+#[test]
+fn an_overflowed_walk_stops_the_run_and_records_nothing_of_its_group() {
+    let (_d, s) = campaign(9);
+    let size = s.size();
+    let mut d = Dispatcher::new(s, T);
+    let l = d.add_link("a", 8, 0).unwrap();
+    d.link_up(l);
+    let now = Instant::now();
+    says_grouped(&mut d, l, size, 8, now);
+    let g = groups(size, &d.fill(l, now).unwrap())[0];
+    let mut records: Vec<GroupRecord> = group_answer(size, g, false)
+        .iter()
+        .map(|f| GroupRecord::decode(size, f).unwrap())
+        .collect();
+    if let Some(Body::End { overflowed, .. }) = records.last_mut().map(|r| &mut r.body) {
+        *overflowed = true;
+    }
+    let frames: Vec<u8> = records.iter().flat_map(|r| r.encode(size)).collect();
+    let err = d.feed(l, &frames, now).unwrap_err();
+    assert!(
+        matches!(err, queens_host::dispatch::DispatchError::Overflow { group } if group == g),
+        "{err}"
+    );
+    assert!(err.to_string().contains("--unit plain"), "{err}");
+    assert_eq!(d.store().summary().solved.subproblems(), 0);
 }
 
 /// A group's members this host was not given (solved already, or another host's) are left
