@@ -6,18 +6,20 @@
 //! zero and whose CRC is the CRC-8 of its payload XOR [`GROUP_CRC_XOR`], so that a board of
 //! the plain protocol drops it as corrupt. The answer is a run of records of one length, each
 //! under the same XORed CRC: one per south side the walk found solutions for (its place code,
-//! [`crate::south`], and its count in [`TALLY_BITS`]), then an end record: the residues mod 13
-//! and mod 15 of all the walk's solutions, whether any count overflowed, how many south
-//! records came before it, and the walk's cycles. The residues are the walk's, not each
-//! record's, so that a unit keeps one word per south side in two block RAMs, not three; the
-//! host checks the records' sum against them when it takes the answer whole ([`Answer`]).
+//! [`crate::south`], and its count mod 2^[`TALLY_BITS`]), a wrap record each time a south
+//! side's count passed a multiple of 2^[`TALLY_BITS`] during the walk, then an end record:
+//! the residues mod 13 and mod 15 of all the walk's solutions, whether a wrap went unreported,
+//! how many south records came before it, and the walk's cycles. The residues are the walk's,
+//! not each record's, so that a unit keeps one word per south side in two block RAMs, not
+//! three; the host checks the counts' sum against them when it takes the answer whole
+//! ([`Answer`]).
 
 use crate::board::{BoardSize, PairTable};
 use crate::enumerate::select;
 use crate::error::ModelError;
 use crate::frame::{decode_xored, encode_xored};
 use crate::preplacement::{Preplacement, Subproblem};
-use crate::result::{BitReader, BitWriter};
+use crate::result::{BitReader, BitWriter, CYCLE_BITS};
 use crate::south::{HELD, PLACE_BITS};
 use crate::word::{self, wire_bytes};
 
@@ -29,21 +31,21 @@ pub const GROUP_CRC_XOR: u8 = 0x5A;
 pub const SOUTH_BITS: u32 = 2 * PLACE_BITS;
 /// The south field of the end record.
 pub const END: u32 = (1 << SOUTH_BITS) - 1;
-/// Bits of a record's body: the count of a south record, or the end record's fields.
-pub const BODY_BITS: u32 = 64;
-/// Bits of a south record's count: a unit's tally word. A count that would need more sets the
-/// end record's overflow flag instead of wrapping.
+/// Bits of a record's body: a south record's count, a wrap record's flag, or the end
+/// record's fields.
+pub const BODY_BITS: u32 = 72;
+/// Bits of a south record's count: a unit's tally word, which wraps (a wrap record says so).
 pub const TALLY_BITS: u32 = 36;
+/// The body of a wrap record: its top bit alone.
+pub const WRAP: u128 = 1 << (BODY_BITS - 1);
 /// Bits of the end record's count of south records (at most 625 place codes, at N = 28).
 pub const RECORDS_BITS: u32 = 10;
-/// Bits of the end record's walk cycles (2^45 cycles: 39 hours at 248 MHz).
-pub const WALK_CYCLE_BITS: u32 = 45;
-/// Where the end record's fields sit in its body (MSB first: mod 13, mod 15, overflow,
-/// records, cycles).
+/// Where the end record's fields sit in its body (MSB first: mod 13 (4), mod 15 (4), a wrap
+/// lost (1), zeros (5), records (10), cycles (48)).
 const END_MOD13_AT: u32 = BODY_BITS - 4;
 const END_MOD15_AT: u32 = BODY_BITS - 8;
-const END_OVERFLOW_AT: u32 = BODY_BITS - 9;
-const _: () = assert!(END_OVERFLOW_AT == RECORDS_BITS + WALK_CYCLE_BITS);
+const END_LOST_AT: u32 = BODY_BITS - 9;
+const END_RECORDS_AT: u32 = CYCLE_BITS;
 
 /// The group's word on the wire: the word of any of its members with the south fields (its
 /// lowest 2M bits) at zero, and its odd-parity bit.
@@ -116,50 +118,60 @@ pub fn decode_request(size: BoardSize, frame: &[u8]) -> Result<u64, ModelError> 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Body {
     /// The completions of the group's three sides with the south side of place code `south`
-    /// ([`crate::south::SouthWalk::south`] names its pair): below 2^[`TALLY_BITS`].
+    /// ([`crate::south::SouthWalk::south`] names its pair), modulo 2^[`TALLY_BITS`]; not
+    /// zero.
     South { south: u32, count: u64 },
-    /// The walk is done: its solutions number `mod13` and `mod15` modulo 13 and 15, a south
-    /// side's count `overflowed` its [`TALLY_BITS`] (the counts are then wrong), `records`
-    /// south records came before this one, and the walk took `cycles` clock cycles (modulo
-    /// 2^[`WALK_CYCLE_BITS`]).
+    /// The count of place code `south` passed a multiple of 2^[`TALLY_BITS`]: add that to it
+    /// (its south record, if the remainder is not zero, comes later).
+    Wrap { south: u32 },
+    /// The walk is done: its solutions number `mod13` and `mod15` modulo 13 and 15, a wrap
+    /// went unreported (`wrap_lost`: two came too close together; the counts are then
+    /// wrong), `records` south records came before this one, and the walk took `cycles`
+    /// clock cycles (modulo 2^48).
     End {
         mod13: u8,
         mod15: u8,
-        overflowed: bool,
+        wrap_lost: bool,
         records: u32,
         cycles: u64,
     },
 }
 
 impl Body {
-    /// The record's south field and body, as a stage's record slot carries them (MSB
-    /// first: a south record's zeros (28), count (36); the end record's mod 13 (4), mod 15
-    /// (4), overflow (1), records (10), cycles (45)).
-    pub fn fields(&self) -> (u32, u64) {
+    /// The record's south field and body, as a stage's record slot carries them (MSB first:
+    /// a south record's zeros (36), count (36); a wrap record's one (1), zeros (71); the end
+    /// record's mod 13 (4), mod 15 (4), a wrap lost (1), zeros (5), records (10), cycles (48)).
+    pub fn fields(&self) -> (u32, u128) {
         match *self {
-            Body::South { south, count } => (south, count),
+            Body::South { south, count } => (south, count as u128),
+            Body::Wrap { south } => (south, WRAP),
             Body::End {
                 mod13,
                 mod15,
-                overflowed,
+                wrap_lost,
                 records,
                 cycles,
             } => (
                 END,
-                (mod13 as u64) << END_MOD13_AT
-                    | (mod15 as u64) << END_MOD15_AT
-                    | u64::from(overflowed) << END_OVERFLOW_AT
-                    | (records as u64) << WALK_CYCLE_BITS
-                    | cycles,
+                (mod13 as u128) << END_MOD13_AT
+                    | (mod15 as u128) << END_MOD15_AT
+                    | u128::from(wrap_lost) << END_LOST_AT
+                    | (records as u128) << END_RECORDS_AT
+                    | cycles as u128,
             ),
         }
     }
 
     /// Reads a record's south field and body for board size `size`. A south field whose
-    /// places are neither inner positions of N nor [`HELD`], a south record whose spare bits
-    /// are not zero, or an end record's residue beyond its modulus, is refused.
-    pub fn read(size: BoardSize, south: u32, body: u64) -> Result<Self, ModelError> {
-        let bits = |at: u32, width: u32| body >> at & ((1u64 << width) - 1);
+    /// places are neither inner positions of N nor [`HELD`], spare bits not zero (a south
+    /// record's count of zero among them), or an end record's residue beyond its modulus, is
+    /// refused.
+    pub fn read(size: BoardSize, south: u32, body: u128) -> Result<Self, ModelError> {
+        let bits = |at: u32, width: u32| (body >> at) as u64 & ((1u64 << width) - 1);
+        let spare = |value: u128| ModelError::GroupField {
+            field: "spare bits",
+            value: (value >> 64) as u64 | value as u64,
+        };
         if south == END {
             let (mod13, mod15) = (bits(END_MOD13_AT, 4), bits(END_MOD15_AT, 4));
             if mod13 > 12 || mod15 > 14 {
@@ -168,12 +180,19 @@ impl Body {
                     value: mod13 << 4 | mod15,
                 });
             }
+            let unused = bits(
+                END_RECORDS_AT + RECORDS_BITS,
+                END_LOST_AT - END_RECORDS_AT - RECORDS_BITS,
+            );
+            if unused != 0 {
+                return Err(spare(unused as u128));
+            }
             return Ok(Body::End {
                 mod13: mod13 as u8,
                 mod15: mod15 as u8,
-                overflowed: bits(END_OVERFLOW_AT, 1) == 1,
-                records: bits(WALK_CYCLE_BITS, RECORDS_BITS) as u32,
-                cycles: bits(0, WALK_CYCLE_BITS),
+                wrap_lost: bits(END_LOST_AT, 1) == 1,
+                records: bits(END_RECORDS_AT, RECORDS_BITS) as u32,
+                cycles: bits(0, CYCLE_BITS),
             });
         }
         let place_ok = |p: u32| p < size.inner() || p == HELD;
@@ -184,14 +203,16 @@ impl Body {
                 value: south as u64,
             });
         }
-        let spare = body >> TALLY_BITS;
-        if spare != 0 {
-            return Err(ModelError::GroupField {
-                field: "spare bits",
-                value: spare,
-            });
+        if body == WRAP {
+            return Ok(Body::Wrap { south });
         }
-        Ok(Body::South { south, count: body })
+        if body >> TALLY_BITS != 0 || body == 0 {
+            return Err(spare(body));
+        }
+        Ok(Body::South {
+            south,
+            count: body as u64,
+        })
     }
 }
 
@@ -203,33 +224,35 @@ pub struct GroupRecord {
 }
 
 impl GroupRecord {
-    /// The record a correct board sends for `count` completions of the south side of place
-    /// code `south` (the count as a tally keeps it: its low [`TALLY_BITS`]).
-    pub fn south(wire: u64, south: u32, count: u64) -> Self {
-        GroupRecord {
-            wire,
-            body: Body::South {
-                south,
-                count: count & ((1 << TALLY_BITS) - 1),
-            },
-        }
-    }
-
-    /// The end record a correct board sends after the south records `counts` (the true
-    /// counts, in any order) of a walk of `cycles`: their sum's residues, the overflow flag
-    /// set if any count needs more than [`TALLY_BITS`].
-    pub fn end(wire: u64, counts: &[u64], cycles: u64) -> Self {
-        let sum = counts.iter().fold(0u128, |s, &c| s + c as u128);
-        GroupRecord {
-            wire,
-            body: Body::End {
-                mod13: (sum % 13) as u8,
-                mod15: (sum % 15) as u8,
-                overflowed: counts.iter().any(|&c| c >> TALLY_BITS != 0),
-                records: counts.len() as u32,
-                cycles: cycles & ((1 << WALK_CYCLE_BITS) - 1),
-            },
-        }
+    /// The records a correct board sends for a walk of group word `wire` whose place codes
+    /// with completions have the (true) counts `places`, in the order given, taking `cycles`:
+    /// a wrap record per 2^[`TALLY_BITS`] of each count (as the walk passes them: all before
+    /// the south records), a south record per count with a remainder, the end record.
+    pub fn answer(wire: u64, places: &[(u32, u64)], cycles: u64) -> Vec<Self> {
+        let record = |body| GroupRecord { wire, body };
+        let mut out: Vec<Self> = places
+            .iter()
+            .flat_map(|&(south, c)| {
+                std::iter::repeat_n(record(Body::Wrap { south }), (c >> TALLY_BITS) as usize)
+            })
+            .collect();
+        let low = |c: u64| c & ((1 << TALLY_BITS) - 1);
+        out.extend(
+            places
+                .iter()
+                .filter(|p| low(p.1) != 0)
+                .map(|&(south, c)| record(Body::South { south, count: low(c) })),
+        );
+        let records = places.iter().filter(|p| low(p.1) != 0).count() as u32;
+        let sum = places.iter().map(|p| p.1 as u128).sum::<u128>();
+        out.push(record(Body::End {
+            mod13: (sum % 13) as u8,
+            mod15: (sum % 15) as u8,
+            wrap_lost: false,
+            records,
+            cycles: cycles & ((1 << CYCLE_BITS) - 1),
+        }));
+        out
     }
 
     /// Payload bytes of every record for board size `size`.
@@ -244,7 +267,8 @@ impl GroupRecord {
         w.put(self.wire, 8 * wire_bytes(size) as u32);
         let (south, body) = self.body.fields();
         w.put(south as u64, SOUTH_BITS);
-        w.put(body, BODY_BITS);
+        w.put((body >> 64) as u64, BODY_BITS - 64);
+        w.put(body as u64, 64);
         encode_xored(&w.finish(), GROUP_CRC_XOR)
     }
 
@@ -267,7 +291,8 @@ impl GroupRecord {
         };
         let wire = r.take(8 * wire_bytes(size) as u32);
         let south = r.take(SOUTH_BITS) as u32;
-        let body = Body::read(size, south, r.take(BODY_BITS))?;
+        let high = r.take(BODY_BITS - 64) as u128;
+        let body = Body::read(size, south, high << 64 | r.take(64) as u128)?;
         Ok(GroupRecord { wire, body })
     }
 }
@@ -283,15 +308,15 @@ pub enum AnswerError {
     Records { said: u32, received: u32 },
     #[error("the south records' counts add up to {sum}, whose residues mod 13 and mod 15 are not the end record's {mod13} and {mod15} (a wrong count)")]
     Residues { sum: u128, mod13: u8, mod15: u8 },
-    #[error("a south side's count overflowed the board's {TALLY_BITS}-bit tally: this group's counts are wrong on every board of grouped units, count it with plain units")]
-    Overflow,
+    #[error("two south sides' counts wrapped the unit's {TALLY_BITS}-bit tally too close together for both wraps to be reported: the group's counts are wrong on every board of grouped units, count it with plain units")]
+    WrapLost,
 }
 
 impl AnswerError {
-    /// Whether sending the group again can mend it: not when its counts do not fit a
-    /// grouped unit's tally.
+    /// Whether sending the group again can mend it: not when a wrap went unreported (the
+    /// walk would lose it again).
     pub fn transient(&self) -> bool {
-        !matches!(self, AnswerError::Overflow)
+        !matches!(self, AnswerError::WrapLost)
     }
 }
 
@@ -310,6 +335,8 @@ pub struct Walked {
 pub struct Answer {
     wire: u64,
     souths: Vec<(u32, u64)>,
+    /// The place codes of the wrap records received, once per record.
+    wraps: Vec<u32>,
 }
 
 impl Answer {
@@ -318,6 +345,7 @@ impl Answer {
         Answer {
             wire,
             souths: Vec::new(),
+            wraps: Vec::new(),
         }
     }
 
@@ -337,10 +365,14 @@ impl Answer {
                 self.souths.push((south, count));
                 Ok(None)
             }
+            Body::Wrap { south } => {
+                self.wraps.push(south);
+                Ok(None)
+            }
             Body::End {
                 mod13,
                 mod15,
-                overflowed,
+                wrap_lost,
                 records,
                 cycles,
             } => {
@@ -351,8 +383,17 @@ impl Answer {
                         received,
                     });
                 }
-                if overflowed {
-                    return Err(AnswerError::Overflow);
+                if wrap_lost {
+                    return Err(AnswerError::WrapLost);
+                }
+                // Each wrap adds 2^TALLY_BITS to its code's count (a code whose count is a
+                // whole multiple has wraps and no south record). A lost wrap record shows in
+                // the residues: 2^36 is 1 mod 13 and mod 15.
+                for &code in &std::mem::take(&mut self.wraps) {
+                    match self.souths.iter_mut().find(|s| s.0 == code) {
+                        Some(s) => s.1 += 1 << TALLY_BITS,
+                        None => self.souths.push((code, 1 << TALLY_BITS)),
+                    }
                 }
                 let sum = self.souths.iter().map(|s| s.1 as u128).sum::<u128>();
                 if sum % 13 != mod13 as u128 || sum % 15 != mod15 as u128 {

@@ -272,101 +272,141 @@ mod group_frames {
     #[test]
     fn group_record_check_values() {
         // N = 27, group word 0x8123456400: place code 300 (row 1's queen at position 9, row
-        // 0's at 12) with 1,000 completions, then the end record after that 1 south record
-        // (1,000 is 12 mod 13 and 10 mod 15) and 2^40 + 5 cycles, and the same with the
-        // overflow flag after a count of 2^36 + 1,000 (0 mod 13, 11 mod 15). The payloads were
-        // laid out by a separate script from docs/spec/protocol.md, which quotes these frames.
+        // 0's at 12) with 2^36 + 1,000 completions: a wrap record, the south record of the
+        // remaining 1,000, then the end record after that 1 south record (2^36 + 1,000 is 0
+        // mod 13 and 11 mod 15) and 2^40 + 5 cycles; and that end record with a wrap lost.
+        // The payloads were laid out by a separate script from docs/spec/protocol.md, which
+        // quotes these frames.
         let s = size(27);
-        assert_eq!(GroupRecord::payload_len(s), 15);
-        let south = GroupRecord::south(0x8123456400, 300, 1000).encode(s);
-        let end = GroupRecord::end(0x8123456400, &[1000], (1 << 40) + 5).encode(s);
-        let over = GroupRecord::end(0x8123456400, &[1000 + (1 << 36)], (1 << 40) + 5).encode(s);
-        let hex = |f: &[u8]| f.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ");
-        assert_eq!(hex(&south), "FA 81 23 45 64 00 4B 00 00 00 00 00 00 00 FA 00 19");
-        assert_eq!(hex(&end), "FA 81 23 45 64 00 FF F2 80 08 40 00 00 00 01 40 6B");
-        assert_eq!(hex(&over), "FA 81 23 45 64 00 FF C2 E0 08 40 00 00 00 01 40 0B");
-        assert_eq!(
-            GroupRecord::decode(s, &south).unwrap().body,
+        assert_eq!(GroupRecord::payload_len(s), 16);
+        let wire = 0x8123456400;
+        let answer = GroupRecord::answer(wire, &[(300, (1 << 36) + 1000)], (1 << 40) + 5);
+        let hex = |r: &GroupRecord| {
+            let f = r.encode(s);
+            f.iter().map(|b| format!("{b:02X}")).collect::<Vec<_>>().join(" ")
+        };
+        let want = [
+            "FA 81 23 45 64 00 4B 20 00 00 00 00 00 00 00 00 00 33",
+            "FA 81 23 45 64 00 4B 00 00 00 00 00 00 00 00 FA 00 80",
+            "FA 81 23 45 64 00 FF C2 C0 00 40 40 00 00 00 01 40 C9",
+        ];
+        assert_eq!(answer.iter().map(hex).collect::<Vec<_>>(), want);
+        let end = |wrap_lost| Body::End {
+            mod13: 0,
+            mod15: 11,
+            wrap_lost,
+            records: 1,
+            cycles: (1 << 40) + 5,
+        };
+        let bodies = [
+            Body::Wrap { south: 300 },
             Body::South {
                 south: 300,
-                count: 1000
-            }
-        );
+                count: 1000,
+            },
+            end(false),
+        ];
+        for (f, body) in want.iter().zip(bodies) {
+            let bytes: Vec<u8> = f.split(' ').map(|b| u8::from_str_radix(b, 16).unwrap()).collect();
+            assert_eq!(
+                GroupRecord::decode(s, &bytes).unwrap(),
+                GroupRecord { wire, body }
+            );
+        }
+        let lost = GroupRecord {
+            wire,
+            body: end(true),
+        };
         assert_eq!(
-            GroupRecord::decode(s, &end).unwrap().body,
-            Body::End {
-                mod13: 12,
-                mod15: 10,
-                overflowed: false,
-                records: 1,
-                cycles: (1 << 40) + 5
-            }
+            hex(&lost),
+            "FA 81 23 45 64 00 FF C2 E0 00 40 40 00 00 00 01 40 A8"
         );
     }
 
     #[test]
     fn an_answer_is_taken_only_whole() {
-        use queens_core::group::{Answer, AnswerError, Walked};
+        use queens_core::group::{Answer, AnswerError};
         let wire = 0x8123456400;
-        let big = (1 << 36) - 1;
-        let recs = [
-            GroupRecord::south(wire, 5, 7),
-            GroupRecord::south(wire, 9, big),
-            GroupRecord::end(wire, &[7, big], 1 << 44),
-        ];
-        let mut a = Answer::new(wire);
-        assert_eq!(a.push(&recs[0]), Ok(None));
-        assert_eq!(a.push(&recs[1]), Ok(None));
-        assert_eq!(
-            a.push(&recs[2]),
-            Ok(Some(Walked {
-                souths: vec![(5, 7), (9, big)],
-                cycles: 1 << 44
-            }))
-        );
-        // A count one off (a flipped bit in a tally word): the end record's residues of the
-        // walk's solutions give it away.
-        let mut a = Answer::new(wire);
-        a.push(&GroupRecord::south(wire, 5, 8)).unwrap();
-        a.push(&recs[1]).unwrap();
-        assert!(matches!(a.push(&recs[2]), Err(AnswerError::Residues { .. })));
-        // A count past the tally's 36 bits: the end record's flag refuses the walk for good.
-        let over = [
-            GroupRecord::south(wire, 5, 1 << 36),
-            GroupRecord::end(wire, &[1 << 36], 1 << 44),
-        ];
-        let mut a = Answer::new(wire);
-        a.push(&over[0]).unwrap();
-        let err = a.push(&over[1]).unwrap_err();
-        assert_eq!(err, AnswerError::Overflow);
-        assert!(!err.transient() && AnswerError::Records { said: 1, received: 0 }.transient());
+        let take = |records: &[GroupRecord]| {
+            let mut a = Answer::new(wire);
+            let (last, rest) = records.split_last().unwrap();
+            for r in rest {
+                assert_eq!(a.push(r), Ok(None));
+            }
+            a.push(last)
+        };
+        // Counts past the tally's 36 bits come back whole: 2^36 + 3 (a wrap and a south
+        // record), 2^37 exactly (two wraps, no south record), and 7.
+        let places = [(5, 7), (9, (1 << 36) + 3), (12, 1 << 37)];
+        let recs = GroupRecord::answer(wire, &places, 1 << 44);
+        assert_eq!(recs.len(), 3 + 2 + 1);
+        let walked = take(&recs).unwrap().unwrap();
+        let mut souths = walked.souths.clone();
+        souths.sort();
+        assert_eq!((souths.as_slice(), walked.cycles), (&places[..], 1 << 44));
+        let last = recs.len() - 1;
+        let Body::End {
+            mod13,
+            mod15,
+            records,
+            cycles,
+            ..
+        } = recs[last].body
+        else {
+            unreachable!("the answer ends with the end record")
+        };
+        let with = |i: usize, body: Body| {
+            let mut r = recs.clone();
+            r[i].body = body;
+            r
+        };
+        // A count one off (a flipped bit in a tally word, under a good CRC): the end record's
+        // residues of the walk's solutions give it away; so do a lost wrap record and one too
+        // many.
+        let south_at = (recs.iter())
+            .position(|r| matches!(r.body, Body::South { south: 5, .. }))
+            .unwrap();
+        let bad = with(south_at, Body::South { south: 5, count: 8 });
+        assert!(matches!(take(&bad), Err(AnswerError::Residues { .. })));
+        let lost = recs[1..].to_vec();
+        assert!(matches!(take(&lost), Err(AnswerError::Residues { .. })));
+        let extra = [&recs[..1], &recs[..]].concat();
+        assert!(matches!(take(&extra), Err(AnswerError::Residues { .. })));
         // A lost south record: the end record's count gives it away.
-        let mut a = Answer::new(wire);
-        a.push(&recs[0]).unwrap();
+        let mut short = recs.clone();
+        short.remove(south_at);
         assert_eq!(
-            a.push(&recs[2]),
-            Err(AnswerError::Records { said: 2, received: 1 })
+            take(&short),
+            Err(AnswerError::Records {
+                said: records,
+                received: records - 1
+            })
         );
-        // A record twice, a record of another group, residues out of range.
+        // A wrap lost in the unit: refused for good.
+        let lost_wrap = with(
+            last,
+            Body::End {
+                mod13,
+                mod15,
+                wrap_lost: true,
+                records,
+                cycles,
+            },
+        );
+        let err = take(&lost_wrap).unwrap_err();
+        assert_eq!(err, AnswerError::WrapLost);
+        assert!(!err.transient() && AnswerError::Records { said: 1, received: 0 }.transient());
+        // A record twice, a record of another group.
         let mut a = Answer::new(wire);
-        a.push(&recs[0]).unwrap();
-        assert_eq!(a.push(&recs[0]), Err(AnswerError::Twice { south: 5 }));
-        let other = GroupRecord::south(wire ^ 0x400, 5, 7);
+        a.push(&recs[south_at]).unwrap();
+        assert_eq!(a.push(&recs[south_at]), Err(AnswerError::Twice { south: 5 }));
+        let other = GroupRecord {
+            wire: wire ^ 0x400,
+            body: recs[south_at].body,
+        };
         assert!(matches!(
             Answer::new(wire).push(&other),
             Err(AnswerError::OtherGroup { .. })
-        ));
-        let mut bad = GroupRecord::end(wire, &[1], 10);
-        if let Body::End { ref mut mod15, .. } = bad.body {
-            *mod15 = 15;
-        }
-        let s = size(27);
-        assert!(matches!(
-            GroupRecord::decode(s, &bad.encode(s)),
-            Err(ModelError::GroupField {
-                field: "end record's residues",
-                ..
-            })
         ));
     }
 
@@ -388,13 +428,25 @@ mod group_frames {
         for n in [8, 12, 27, 32] {
             let s = size(n);
             let wire = 0x8123456400 & ((1u64 << (8 * word::wire_bytes(s))) - 1);
+            let record = |body| GroupRecord { wire, body };
+            let end = |mod13, mod15, wrap_lost, records, cycles| Body::End {
+                mod13,
+                mod15,
+                wrap_lost,
+                records,
+                cycles,
+            };
             for rec in [
-                GroupRecord::south(wire, 0, 0),
-                GroupRecord::south(wire, (s.inner() - 1) << 5 | HELD, (1 << 36) - 1),
-                GroupRecord::south(wire, HELD << 5 | HELD, 1),
-                GroupRecord::end(wire, &[], 7),
-                GroupRecord::end(wire, &vec![(1 << 36) - 1; 1023], (1 << 45) - 1),
-                GroupRecord::end(wire, &[1 << 36, 5], 1 << 44),
+                record(Body::South { south: 0, count: 1 }),
+                record(Body::South {
+                    south: (s.inner() - 1) << 5 | HELD,
+                    count: (1 << 36) - 1,
+                }),
+                record(Body::Wrap {
+                    south: HELD << 5 | HELD,
+                }),
+                record(end(0, 0, false, 0, 7)),
+                record(end(12, 14, true, 1023, (1 << 48) - 1)),
             ] {
                 let f = rec.encode(s);
                 assert_eq!(f.len(), GroupRecord::payload_len(s) + 2);
@@ -427,19 +479,32 @@ mod group_frames {
             let plain = frame::encode(&vec![0; GroupRecord::payload_len(s)]);
             assert!(GroupRecord::decode(s, &plain).is_err());
         }
-        // A south record with a bit set above its 36-bit count is refused.
+        // A south record with a bit set above its 36-bit count, or with a count of zero (a
+        // code without completions has no record), or any other body but a wrap's with the
+        // top bit set; an end record with a spare bit set, or residues out of range: refused.
         let s = size(27);
-        let mut rec = GroupRecord::south(0x8123456400, 3, 1000);
-        if let Body::South { ref mut count, .. } = rec.body {
-            *count |= 1 << 36;
+        let end = Body::End {
+            mod13: 1,
+            mod15: 2,
+            wrap_lost: false,
+            records: 3,
+            cycles: 4,
+        };
+        let (_, good) = end.fields();
+        assert_eq!(Body::read(s, END, good), Ok(end));
+        for (south, body, field) in [
+            (3, 1000 | 1 << 36, "spare bits"),
+            (3, 0, "spare bits"),
+            (3, 1 << 70, "spare bits"),
+            (3, 1 << 71 | 1, "spare bits"),
+            (END, good | 1 << 58, "spare bits"),
+            (END, good | 13 << 68, "end record's residues"),
+        ] {
+            assert!(
+                matches!(Body::read(s, south, body), Err(ModelError::GroupField { field: f, .. }) if f == field),
+                "south {south}, body {body:#x}"
+            );
         }
-        assert!(matches!(
-            GroupRecord::decode(s, &rec.encode(s)),
-            Err(ModelError::GroupField {
-                field: "spare bits",
-                ..
-            })
-        ));
     }
 }
 

@@ -118,8 +118,9 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
     }
 
     /// Loads and walks the group of `w`, takes every record its tally offers, and returns
-    /// them as a board would send them for the group word `wire`: a record per place code,
-    /// then the end record with the walk's cycles (the read-out's are not counted).
+    /// them as a board would send them for the group word `wire`: a wrap record per wrap, a
+    /// record per place code, then the end record with the walk's cycles (the read-out's are
+    /// not counted).
     pub fn run(&mut self, w: &SouthWalk, wire: u64) -> Vec<GroupRecord> {
         assert_eq!(
             (w.m as usize, w.l as usize + M - 1),
@@ -127,11 +128,19 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
             "a unit built for this walk"
         );
         self.uut.read.take.next = true;
+        self.uut.read.wrap_take.next = true;
         load_and_start!(self, south_load_sequence(w));
         let (mut cycles, mut out) = (0u64, Vec::new());
         while !self.uut.read.drained.val() {
             if self.uut.busy.val() {
                 cycles += 1;
+            }
+            if self.uut.read.wrap.val() {
+                let south = self.uut.read.wrap_at.val().index() as u32;
+                out.push(GroupRecord {
+                    wire,
+                    body: Body::Wrap { south },
+                });
             }
             if self.uut.read.offer.val() {
                 out.push(GroupRecord {
@@ -151,9 +160,9 @@ impl<const M: usize, const M1: usize, const D: usize> RtlGroupedUnit<M, M1, D> {
             body: Body::End {
                 mod13: read.m13.val().index() as u8,
                 mod15: read.m15.val().index() as u8,
-                overflowed: read.overflow.val(),
+                wrap_lost: read.wrap_lost.val(),
                 records: read.records.val().index() as u32,
-                cycles: cycles & ((1 << queens_core::group::WALK_CYCLE_BITS) - 1),
+                cycles: cycles & ((1 << queens_core::result::CYCLE_BITS) - 1),
             },
         });
         out
@@ -314,11 +323,12 @@ impl<const M: usize, const M1: usize, const D: usize, const K: usize> RtlGrouped
                 let id = self.uut.up.id.val().index();
                 let data = self.uut.up.data.val();
                 let south = data.get_bits::<SOUTH_BITS>(BODY_BITS).index() as u32;
-                let body = Body::read(size, south, data.get_bits::<BODY_BITS>(0).to_u64())
-                    .expect("a record the codec reads");
+                let body = data.get_bits::<64>(0).to_u64() as u128
+                    | (data.get_bits::<{ BODY_BITS - 64 }>(64).to_u64() as u128) << 64;
+                let body = Body::read(size, south, body).expect("a record the codec reads");
                 let job = match body {
                     Body::End { .. } => feed.finished(id),
-                    Body::South { .. } => feed.job(id),
+                    Body::South { .. } | Body::Wrap { .. } => feed.job(id),
                 };
                 out[job].0.push(GroupRecord { wire: 0, body });
                 out[job].1 = id;

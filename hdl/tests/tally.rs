@@ -5,10 +5,12 @@
 //! port or a copy behind it, five, read from the RAM just written, more), consecutive
 //! solutions of other codes between them, counted and read out exactly against a software
 //! tally, twice over (the read-out clears the RAM), the read-out raised as early as the form
-//! allows; the walk's residues beside it, cleared by a start.
+//! allows; the walk's residues beside it, cleared by a start. A tally of 3-bit words wraps
+//! every 8 solutions of a code: its wraps, added back, give the counts, and a wrap not taken
+//! before the next is lost, and says so.
 
 use queens_core::south::{SouthWalk, HELD};
-use queens_hdl::solver::tally::{Tally, TallyPipe};
+use queens_hdl::solver::tally::{Tally, TallyPipe, COUNT_BITS};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 
@@ -24,7 +26,7 @@ fn drain_after(pipe: TallyPipe) -> usize {
     }
 }
 
-fn cycle(t: &mut Tally<M>) {
+fn cycle<const W: usize>(t: &mut Tally<M, W>) {
     for level in [false, true, false] {
         t.clock.next = Clock { clk: level };
         assert!(simulate(t, 200), "did not settle");
@@ -54,7 +56,7 @@ fn code(k: usize) -> u32 {
 }
 
 /// Drives one cycle: a solution of `PLACES[k]`, or none.
-fn strobe(t: &mut Tally<M>, sol: Option<usize>) {
+fn strobe<const W: usize>(t: &mut Tally<M, W>, sol: Option<usize>) {
     let (p, l, h) = sol.map_or((0, 0, false), |k| queens(PLACES[k].0, PLACES[k].1));
     t.sol.next = sol.is_some();
     t.prev.next = p.to_bits();
@@ -122,7 +124,7 @@ fn the_registered_tally_counts_every_code_and_reads_it_out_once() {
 }
 
 fn counts_every_code_and_reads_it_out_once(pipe: TallyPipe) {
-    let mut t = Tally::<M>::new(queens_hdl::ArbiterKind::Adder);
+    let mut t = Tally::<M, COUNT_BITS>::new(queens_hdl::ArbiterKind::Adder);
     t.set_pipe(pipe);
     assert_eq!(t.pipe(), pipe);
     t.connect_all();
@@ -189,7 +191,7 @@ fn counts_every_code_and_reads_it_out_once(pipe: TallyPipe) {
             (total % 13, total % 15),
             "{pipe:?}, round {round}: the walk's residues"
         );
-        assert!(!t.read.overflow.val());
+        assert!(!t.read.wrap_lost.val() && !t.read.wrap.val());
         assert!(want.keys().any(|c| c & 31 == HELD) || round == 0);
     }
 }
@@ -200,7 +202,7 @@ fn counts_every_code_and_reads_it_out_once(pipe: TallyPipe) {
 #[test]
 fn each_form_writes_its_own_registers_and_no_others() {
     let verilog = |pipe| {
-        let mut t = Tally::<M>::new(queens_hdl::ArbiterKind::Adder);
+        let mut t = Tally::<M, COUNT_BITS>::new(queens_hdl::ArbiterKind::Adder);
         t.set_pipe(pipe);
         t.connect_all();
         generate_verilog(&t)
@@ -243,4 +245,87 @@ fn each_form_writes_its_own_registers_and_no_others() {
         direct.matches("\nmodule ").count() + added.len(),
         registered.matches("\nmodule ").count()
     );
+}
+
+#[test]
+fn the_direct_tally_reports_its_wraps() {
+    reports_its_wraps(TallyPipe::Direct);
+}
+
+#[test]
+fn the_registered_tally_reports_its_wraps() {
+    reports_its_wraps(TallyPipe::Registered);
+}
+
+/// A tally of 3-bit words under the same stimulus: each wrap, taken as soon as it is offered,
+/// adds 8 to its code, and the sums are the counts; with no wrap taken, the first stays
+/// offered and the second is lost.
+fn reports_its_wraps(pipe: TallyPipe) {
+    const W: usize = 3;
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let sols = stimulus(2000, PLACES.len(), &mut next);
+    let mut want: BTreeMap<u32, u64> = BTreeMap::new();
+    for k in sols.iter().flatten() {
+        *want.entry(code(*k)).or_default() += 1;
+    }
+    let wraps: u64 = want.values().map(|c| c >> W).sum();
+    assert!(wraps > 100, "{wraps} wraps");
+    for taken in [true, false] {
+        let mut t = Tally::<M, W>::new(queens_hdl::ArbiterKind::Adder);
+        t.set_pipe(pipe);
+        t.connect_all();
+        t.start.next = true;
+        cycle(&mut t);
+        t.start.next = false;
+        t.read.wrap_take.next = taken;
+        t.read.take.next = true;
+        let mut got: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut first = None;
+        let mut step = |t: &mut Tally<M, W>, got: &mut BTreeMap<u32, u64>, sol| {
+            if t.read.wrap.val() {
+                let at = t.read.wrap_at.val().index() as u32;
+                first.get_or_insert(at);
+                if taken {
+                    *got.entry(at).or_default() += 1 << W;
+                }
+            }
+            if t.read.offer.val() {
+                *got.entry(t.read.code.val().index() as u32).or_default() +=
+                    t.read.count.val().index() as u64;
+            }
+            strobe(t, sol);
+        };
+        for s in &sols {
+            step(&mut t, &mut got, *s);
+        }
+        for _ in 1..drain_after(pipe) {
+            step(&mut t, &mut got, None);
+        }
+        t.drain.next = true;
+        let mut cycles = 0;
+        while !t.read.drained.val() || t.read.wrap.val() && taken {
+            step(&mut t, &mut got, None);
+            cycles += 1;
+            assert!(cycles < 100_000, "the read-out never ended");
+        }
+        if taken {
+            assert_eq!(got, want, "{pipe:?}");
+            assert!(!t.read.wrap_lost.val(), "{pipe:?}: a wrap lost");
+        } else {
+            // The first wrap stands, and the second was lost.
+            assert!(t.read.wrap.val() && t.read.wrap_lost.val(), "{pipe:?}");
+            assert_eq!(Some(t.read.wrap_at.val().index() as u32), first);
+        }
+        let total = sols.iter().flatten().count();
+        assert_eq!(
+            (t.read.m13.val().index(), t.read.m15.val().index()),
+            (total % 13, total % 15)
+        );
+    }
 }

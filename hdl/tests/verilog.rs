@@ -429,9 +429,9 @@ fn the_unit_keeps_its_retreat_values_whole_only_with_the_ccu2c_form() {
 
 /// The tally's increment, each form, as Verilog: `{carry, sum}` is the chosen word plus one
 /// (zero when clearing) for every input, proved by yosys' SAT solver over all 36-bit words;
-/// the CCU2C form on the cell's model. The carry is the tally's overflow flag.
+/// the CCU2C form on the cell's model. The carry is a wrap of the tally's word.
 #[test]
-fn the_increments_carry_is_the_words_overflow() {
+fn the_increments_carry_is_the_words_wrap() {
     use queens_hdl::solver::increment::Increment;
     use queens_hdl::solver::tally::COUNT_BITS;
     use rust_hdl::prelude::*;

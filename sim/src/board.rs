@@ -351,7 +351,7 @@ impl Board {
                 let walked = group::some_member(self.cfg.size, wire).map(|p| run_south_group(&p));
                 records = match &walked {
                     Ok(w) => w.records(wire),
-                    Err(_) => vec![GroupRecord::end(wire, &[], 0)],
+                    Err(_) => GroupRecord::answer(wire, &[], 0),
                 };
                 crate::model::UnitRun {
                     solutions: 0,
@@ -420,27 +420,32 @@ impl Board {
             self.free.push_back(r.unit);
             self.unit_answers[r.unit] += 1;
             if self.cfg.unit == UnitKind::Grouped {
-                // A lie is one south record's count one off (with the end record's residues
-                // to match: a unit that miscounts, not a corrupted word), a misplace its place
-                // code one of no south side; each record is a frame of its own to the faults.
+                // A lie is every south record's count one off (with the end record's
+                // residues to match: a unit that miscounts, not a corrupted word; every one,
+                // so that a member of the group is among them), a misplace the first record's
+                // place code one of no south side; each record is a frame of its own to the
+                // faults.
                 let lie = self.injector.lies();
                 let misplace = self.injector.misplaces();
                 let mut records = r.records;
-                if let (true, Some(group::Body::South { south, count })) =
-                    (lie || misplace, records.first().map(|r| r.body))
-                {
-                    let south = if misplace {
-                        SouthWalk::place_code(Some(0), Some(0))
-                    } else {
-                        south
-                    };
-                    records[0] = GroupRecord::south(records[0].wire, south, count + u64::from(lie));
-                    if let (true, Some(group::Body::End { mod13, mod15, .. })) =
-                        (lie, records.last_mut().map(|r| &mut r.body))
-                    {
-                        *mod13 = (*mod13 + 1) % 13;
-                        *mod15 = (*mod15 + 1) % 15;
+                let mut lies = 0;
+                for rec in records.iter_mut() {
+                    match &mut rec.body {
+                        group::Body::South { count, .. } if lie => {
+                            *count += 1;
+                            lies += 1;
+                        }
+                        group::Body::End { mod13, mod15, .. } => {
+                            *mod13 = ((*mod13 as u64 + lies) % 13) as u8;
+                            *mod15 = ((*mod15 as u64 + lies) % 15) as u8;
+                        }
+                        _ => {}
                     }
+                }
+                if let (true, Some(group::Body::South { south, .. })) =
+                    (misplace, records.first_mut().map(|r| &mut r.body))
+                {
+                    *south = SouthWalk::place_code(Some(0), Some(0));
                 }
                 for rec in records {
                     self.injector

@@ -71,13 +71,7 @@ impl GroupRun {
     /// The records a board of grouped units sends for this walk of the group of wire word
     /// `wire`: one per place code with a completion, in code order, then the end record.
     pub fn records(&self, wire: u64) -> Vec<GroupRecord> {
-        let mut out: Vec<GroupRecord> = self
-            .places
-            .iter()
-            .map(|(&code, &c)| GroupRecord::south(wire, code, c))
-            .collect();
-        let counts: Vec<u64> = self.places.values().copied().collect();
-        out.push(GroupRecord::end(wire, &counts, self.cycles));
-        out
+        let places: Vec<(u32, u64)> = self.places.iter().map(|(&code, &c)| (code, c)).collect();
+        GroupRecord::answer(wire, &places, self.cycles)
     }
 }

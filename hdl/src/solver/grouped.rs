@@ -6,7 +6,7 @@
 use crate::solver::arbiter::ArbiterKind;
 use crate::solver::load_ports::LoadPorts;
 use crate::solver::optional::Optional;
-use crate::solver::tally::{ReadOut, Tally, TallyPipe};
+use crate::solver::tally::{ReadOut, Tally, TallyPipe, COUNT_BITS};
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
@@ -18,9 +18,9 @@ pub struct GroupedUnit<const M: usize, const M1: usize, const D: usize> {
     /// Walking (the cycles a group is charged).
     pub busy: Signal<Out, Bit>,
     /// The tally's read-out (see [`ReadOut`]).
-    pub read: ReadOut,
+    pub read: ReadOut<COUNT_BITS>,
     unit: Unit<M, M1, D>,
-    tally: Tally<M>,
+    tally: Tally<M, COUNT_BITS>,
     /// Set after the walk's end, cleared by a start; the tally sees it a cycle later, when
     /// the last solution's word has been written (the walk ends a cycle after its last
     /// solution at the earliest). The registered tally ([`TallyPipe::Registered`]) writes it
@@ -100,6 +100,6 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedUnit<M, M
             }
             self.tally.drain.next = self.drain4.q.val();
         }
-        ReadOut::link(&mut self.read, &mut self.tally.read);
+        ReadOut::<COUNT_BITS>::link(&mut self.read, &mut self.tally.read);
     }
 }

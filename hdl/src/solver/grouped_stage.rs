@@ -12,7 +12,7 @@ use crate::solver::load_ports::LoadPortsOut;
 use crate::solver::place::{Links, Place};
 use crate::solver::stage::CYCLE_BITS;
 use crate::solver::tally::{CODE_BITS, COUNT_BITS, RECORD_BITS};
-use queens_core::group::{BODY_BITS as BODY_BITS_U32, END, WALK_CYCLE_BITS as WALK_CYCLE_BITS_U32};
+use queens_core::group::{BODY_BITS as BODY_BITS_U32, END, WRAP};
 use rust_hdl::prelude::*;
 
 /// Bits of a record's south field and body.
@@ -21,8 +21,6 @@ pub const BODY_BITS: usize = BODY_BITS_U32 as usize;
 /// The record a grouped stage's slot carries: the south field above the body.
 pub const SLOT_BITS: usize = SOUTH_BITS + BODY_BITS;
 const CYCLE_HALF: usize = CYCLE_BITS / 2;
-/// The walk's cycles an end record carries (the low bits of the stage's cycle counter).
-const WALK_CYCLE_BITS: usize = WALK_CYCLE_BITS_U32 as usize;
 /// The south field of a hold slot: valid, but no record (a place of 31 is none). The front
 /// end sends holds up the chain while its record queue is near full, and drops them.
 pub const HOLD: u64 = 31 << queens_core::south::PLACE_BITS;
@@ -44,10 +42,11 @@ pub struct GroupedStage<const M: usize, const M1: usize, const D: usize> {
     end_due: Signal<Local, Bit>,
     end_code: Constant<Bits<SOUTH_BITS>>,
     /// Where the end record's fields sit in its body (constants: a const name would leak into
-    /// the Verilog); a south record's body is its count.
+    /// the Verilog); a south record's body is its count, a wrap record's [`WRAP`].
     m13_at: Constant<Bits<8>>,
     m15_at: Constant<Bits<8>>,
-    overflow_bit: Constant<Bits<BODY_BITS>>,
+    lost_bit: Constant<Bits<BODY_BITS>>,
+    wrap_body: Constant<Bits<BODY_BITS>>,
     records_at: Constant<Bits<8>>,
     /// Where the south field sits in the slot.
     south_at: Constant<Bits<8>>,
@@ -67,12 +66,13 @@ impl<const M: usize, const M1: usize, const D: usize> GroupedStage<M, M1, D> {
             ended: Default::default(),
             end_due: Default::default(),
             end_code: Constant::new((END as u64).to_bits()),
-            // The end record's body: the walk's mod 13, mod 15, the overflow flag, the
+            // The end record's body: the walk's mod 13, mod 15, a wrap lost, zeros, the
             // records before it, the cycles.
             m13_at: c(BODY_BITS - 4),
             m15_at: c(BODY_BITS - 8),
-            overflow_bit: Constant::new((1u64 << (BODY_BITS - 9)).to_bits()),
-            records_at: c(WALK_CYCLE_BITS),
+            lost_bit: Constant::new(Bits::default().replace_bit(BODY_BITS - 9, true)),
+            wrap_body: Constant::new(Bits::default().replace_bit(WRAP.trailing_zeros() as usize, true)),
+            records_at: c(CYCLE_BITS),
             south_at: c(BODY_BITS),
         }
     }
@@ -107,12 +107,17 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, 
             self.ended.d.next = false;
         }
 
-        // Upstream: into an empty slot, the tally's record offered, else the end record once
-        // the tally is through.
-        self.end_due.next = self.unit.read.drained.val() & !self.ended.q.val();
-        self.unit.read.take.next = self.unit.read.offer.val() & !self.links.up.valid.val();
-        self.place.offer.next = self.unit.read.offer.val() | self.end_due.val();
-        if self.unit.read.offer.val() {
+        // Upstream: into an empty slot, a wrap waiting (during the walk or after), else the
+        // tally's record offered, else the end record once the tally is through.
+        self.end_due.next = self.unit.read.drained.val() & !self.ended.q.val() & !self.unit.read.wrap.val();
+        self.unit.read.wrap_take.next = self.unit.read.wrap.val() & !self.links.up.valid.val();
+        self.unit.read.take.next =
+            self.unit.read.offer.val() & !self.unit.read.wrap.val() & !self.links.up.valid.val();
+        self.place.offer.next = self.unit.read.wrap.val() | self.unit.read.offer.val() | self.end_due.val();
+        if self.unit.read.wrap.val() {
+            self.south.next = self.unit.read.wrap_at.val();
+            self.body.next = self.wrap_body.val();
+        } else if self.unit.read.offer.val() {
             self.south.next = self.unit.read.code.val();
             self.body.next = bit_cast::<BODY_BITS, COUNT_BITS>(self.unit.read.count.val());
         } else {
@@ -120,11 +125,9 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for GroupedStage<M, 
             self.body.next = (bit_cast::<BODY_BITS, 4>(self.unit.read.m13.val()) << self.m13_at.val())
                 | (bit_cast::<BODY_BITS, 4>(self.unit.read.m15.val()) << self.m15_at.val())
                 | (bit_cast::<BODY_BITS, RECORD_BITS>(self.unit.read.records.val()) << self.records_at.val())
-                | bit_cast::<BODY_BITS, WALK_CYCLE_BITS>(
-                    self.cycles.value.val().get_bits::<WALK_CYCLE_BITS>(0),
-                );
-            if self.unit.read.overflow.val() {
-                self.body.next = self.body.val() | self.overflow_bit.val();
+                | bit_cast::<BODY_BITS, CYCLE_BITS>(self.cycles.value.val());
+            if self.unit.read.wrap_lost.val() {
+                self.body.next = self.body.val() | self.lost_bit.val();
             }
         }
         if self.end_due.val() & !self.unit.read.offer.val() & !self.links.up.valid.val() {

@@ -3,10 +3,12 @@
 //! walk, one record per place code with a solution.
 //!
 //! While the walk runs, a solution's place code addresses the RAM in the cycle the unit
-//! strobes `sol`; two cycles later the word read (the south side's count, 36 bits: two 18-bit
-//! wide block RAMs) is written back one more. A carry out of a word sets the walk's overflow
-//! flag, and the walk's solutions are counted mod 13 and mod 15 beside the RAM: the end record
-//! carries both (`queens_core::group`), and the host checks the words' sum against them. Two solutions in consecutive cycles
+//! strobes `sol`; two cycles later the word read (the south side's count mod 2^W; W = 36 in a
+//! unit, two 18-bit wide block RAMs) is written back one more. A word that wraps (the
+//! increment's carry out) is offered as a wrap of its code (`wrap`, `wrap_at`) until taken; a
+//! second wrap while one waits sets `wrap_lost`. The walk's solutions are counted mod 13 and
+//! mod 15 beside the RAM. The end record carries both (`queens_core::group`), and the host
+//! adds the wraps back and checks the counts' sum against the residues. Two solutions in consecutive cycles
 //! never share a code (between them B moves the queen of the line before the last); two
 //! cycles apart they can, and the later takes the earlier's written word. After the walk
 //! (`drain`, raised at least two cycles after the last solution's write),
@@ -42,7 +44,8 @@ use rust_hdl::prelude::*;
 
 /// Bits of a place code.
 pub const CODE_BITS: usize = 2 * PLACE_BITS as usize;
-/// Bits of a word: a south side's count.
+/// Bits of a unit's tally word: a south side's count mod 2^36 (a tally of W bits wraps at
+/// 2^W; narrower ones are built to test the wraps).
 pub const COUNT_BITS: usize = queens_core::group::TALLY_BITS as usize;
 /// Bits of a drain's record count (the end record's field).
 pub const RECORD_BITS: usize = queens_core::group::RECORDS_BITS as usize;
@@ -99,23 +102,28 @@ impl std::fmt::Display for TallyPipe {
 
 /// The tally's read-out, one record a cycle at most: the record offered (its place code and
 /// count) is taken in the cycle `take` is high; `drained`: every word has been visited,
-/// `records` were offered and taken. The walk's solutions mod 13 and mod 15 and whether a
-/// word overflowed stand from the walk's end to the next start.
+/// `records` were offered and taken. A wrap of code `wrap_at` is offered (`wrap`) during the
+/// walk or after, and taken in the cycle `wrap_take` is high (a stage takes it before any
+/// record). The walk's solutions mod 13 and mod 15 and whether a wrap was lost stand from
+/// the walk's end to the next start.
 #[derive(LogicInterface, Default)]
-pub struct ReadOut {
+pub struct ReadOut<const W: usize> {
     pub take: Signal<In, Bit>,
     pub offer: Signal<Out, Bit>,
     pub code: Signal<Out, Bits<CODE_BITS>>,
-    pub count: Signal<Out, Bits<COUNT_BITS>>,
+    pub count: Signal<Out, Bits<W>>,
     pub drained: Signal<Out, Bit>,
     pub records: Signal<Out, Bits<RECORD_BITS>>,
+    pub wrap: Signal<Out, Bit>,
+    pub wrap_at: Signal<Out, Bits<CODE_BITS>>,
+    pub wrap_take: Signal<In, Bit>,
     pub m13: Signal<Out, Bits<4>>,
     pub m15: Signal<Out, Bits<4>>,
-    pub overflow: Signal<Out, Bit>,
+    pub wrap_lost: Signal<Out, Bit>,
 }
 
 #[derive(LogicBlock)]
-pub struct Tally<const M: usize> {
+pub struct Tally<const M: usize, const W: usize> {
     pub clock: Signal<In, Clock>,
     /// The unit's solution strobe and the queens it holds with it (`Unit::sol_prev` ...).
     pub sol: Signal<In, Bit>,
@@ -126,25 +134,25 @@ pub struct Tally<const M: usize> {
     /// three cycles after its strobe at the earliest in the direct form, five in the
     /// registered form).
     pub drain: Signal<In, Bit>,
-    /// A new walk starts: its residues and overflow flag from zero.
+    /// A new walk starts: its residues and wraps from none.
     pub start: Signal<In, Bit>,
     /// The read-out (see [`ReadOut`]).
-    pub read: ReadOut,
+    pub read: ReadOut<W>,
 
-    ram: BlockRam<COUNT_BITS>,
-    incr: Increment<COUNT_BITS>,
+    ram: BlockRam<W>,
+    incr: Increment<W>,
     /// A solution's read, a cycle and two behind it (the second writes), the word out of the
     /// RAM, and the last write with its forwarding.
     inc: DFF<Bit>,
     inc_at: DFF<Bits<CODE_BITS>>,
     inc2: DFF<Bit>,
     inc2_at: DFF<Bits<CODE_BITS>>,
-    word_r: DFF<Bits<COUNT_BITS>>,
+    word_r: DFF<Bits<W>>,
     wrote: DFF<Bit>,
     wrote_at: DFF<Bits<CODE_BITS>>,
-    wrote_word: DFF<Bits<COUNT_BITS>>,
+    wrote_word: DFF<Bits<W>>,
     fwd: DFF<Bit>,
-    fwd_word: DFF<Bits<COUNT_BITS>>,
+    fwd_word: DFF<Bits<W>>,
     /// The drain: the code visited, whether its word is out of the RAM (`ready`), in
     /// `word_r` (`fetched`) and in `out_word` (`latched`), the record offered, the end.
     seq: DFF<Bits<CODE_BITS>>,
@@ -158,12 +166,12 @@ pub struct Tally<const M: usize> {
     inc3_at: Optional<DFF<Bits<CODE_BITS>>>,
     inc4: Optional<DFF<Bit>>,
     inc4_at: Optional<DFF<Bits<CODE_BITS>>>,
-    rdata_r: Optional<DFF<Bits<COUNT_BITS>>>,
+    rdata_r: Optional<DFF<Bits<W>>>,
     /// The write port (`wrote` ...) one and two cycles later: written that long ago.
     wrote2: Optional<DFF<Bit>>,
     wrote2_at: Optional<DFF<Bits<CODE_BITS>>>,
-    wrote2_word: Optional<DFF<Bits<COUNT_BITS>>>,
-    wrote3_word: Optional<DFF<Bits<COUNT_BITS>>>,
+    wrote2_word: Optional<DFF<Bits<W>>>,
+    wrote3_word: Optional<DFF<Bits<W>>>,
     /// The solution in `inc2` has the code of the one in `inc4` (two cycles ahead: `near`),
     /// of the write in the port (three: `mid`) or of the one before it (four: `far`);
     /// compared a cycle before `fwd` is set, so that the forwarding choice stands straight
@@ -179,27 +187,32 @@ pub struct Tally<const M: usize> {
     offered: DFF<Bit>,
     done: DFF<Bit>,
     nrec: DFF<Bits<RECORD_BITS>>,
-    out_word: DFF<Bits<COUNT_BITS>>,
+    out_word: DFF<Bits<W>>,
     /// `out_word` is not zero (tested as it is latched, so that its wide OR stands before a
     /// register, not before the step to the next code).
     out_nz: DFF<Bit>,
     /// The drain clears the word in the RAM next cycle (decided a cycle ahead, so that the
     /// drain's states do not stand before the increment's carry chain and the RAM's write).
     clear_r: DFF<Bit>,
-    /// The walk's solutions mod 13 and mod 15; a solution's write carried out of its word
-    /// (registered, so that the carry chain's end feeds a flip-flop only), and any did.
+    /// The walk's solutions mod 13 and mod 15; a solution's write carried out of its word,
+    /// and the word's code (registered, so that the carry chain's end feeds a flip-flop
+    /// only); the wrap offered, its code, and a wrap lost.
     m13: DFF<Bits<4>>,
     m15: DFF<Bits<4>>,
     carried: DFF<Bit>,
-    over: DFF<Bit>,
+    carried_at: DFF<Bits<CODE_BITS>>,
+    wrap: DFF<Bit>,
+    wrap_at: DFF<Bits<CODE_BITS>>,
+    lost: DFF<Bit>,
 
     place_prev: Signal<Local, Bits<PLACE_BITS_U>>,
     place_last: Signal<Local, Bits<PLACE_BITS_U>>,
     at: Signal<Local, Bits<CODE_BITS>>,
     clear: Signal<Local, Bit>,
-    /// A solution's word is written this cycle (the carry then counts).
+    /// A solution's word is written this cycle (the carry then counts), at this code.
     writing: Signal<Local, Bit>,
-    bumped: Signal<Local, Bits<COUNT_BITS>>,
+    writing_at: Signal<Local, Bits<CODE_BITS>>,
+    bumped: Signal<Local, Bits<W>>,
     /// The drain's next code: each place runs 0..M-1, then HELD, then wraps.
     seq_lo: Signal<Local, Bits<PLACE_BITS_U>>,
     seq_hi: Signal<Local, Bits<PLACE_BITS_U>>,
@@ -221,7 +234,7 @@ pub struct Tally<const M: usize> {
 
 const PLACE_BITS_U: usize = PLACE_BITS as usize;
 
-impl<const M: usize> Tally<M> {
+impl<const M: usize, const W: usize> Tally<M, W> {
     /// `kind`: the carry chain's form, as the unit's arbiters (the increment's CCU2C cells
     /// on the ECP5).
     pub fn new(kind: ArbiterKind) -> Self {
@@ -276,12 +289,16 @@ impl<const M: usize> Tally<M> {
             m13: Default::default(),
             m15: Default::default(),
             carried: Default::default(),
-            over: Default::default(),
+            carried_at: Default::default(),
+            wrap: Default::default(),
+            wrap_at: Default::default(),
+            lost: Default::default(),
             place_prev: Default::default(),
             place_last: Default::default(),
             at: Default::default(),
             clear: Default::default(),
             writing: Default::default(),
+            writing_at: Default::default(),
             bumped: Default::default(),
             seq_lo: Default::default(),
             seq_hi: Default::default(),
@@ -341,12 +358,13 @@ impl<const M: usize> Tally<M> {
     }
 }
 
-impl<const M: usize> Logic for Tally<M> {
+impl<const M: usize, const W: usize> Logic for Tally<M, W> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
-            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried, over
+            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried,
+            carried_at, wrap, wrap_at, lost
         );
         for _registered in 0..self._pipe.registered_passes() {
             dff_setup!(
@@ -402,7 +420,7 @@ impl<const M: usize> Logic for Tally<M> {
         self.clear.next = self.clear_r.q.val() & self.drain.val();
 
         // The word read (or forwarded), one more; zero where the drain clears it. The choice
-        // and the clear sit in the carry chain, whose carry out is the overflow.
+        // and the clear sit in the carry chain, whose carry out is a wrap.
         self.incr.word.next = self.word_r.q.val();
         self.incr.fwd_word.next = self.fwd_word.q.val();
         self.incr.fwd.next = self.fwd.q.val();
@@ -425,15 +443,31 @@ impl<const M: usize> Logic for Tally<M> {
             }
         }
         self.writing.next = self.inc2.q.val();
+        self.writing_at.next = self.inc2_at.q.val();
         for _registered in 0..self._pipe.registered_passes() {
             self.writing.next = self.inc4.q.val();
+            self.writing_at.next = self.inc4_at.q.val();
         }
         self.carried.d.next = self.writing.val() & self.incr.carry.val();
-        self.over.d.next = self.over.q.val() | self.carried.q.val();
+        self.carried_at.d.next = self.writing_at.val();
+        // A wrap waits until taken; one more meanwhile is lost (a code wraps again only 2^W
+        // of its solutions later, so only two codes wrapping a few cycles apart lose one).
+        if self.read.wrap_take.val() {
+            self.wrap.d.next = false;
+        }
+        if self.carried.q.val() {
+            if self.wrap.q.val() & !self.read.wrap_take.val() {
+                self.lost.d.next = true;
+            } else {
+                self.wrap.d.next = true;
+                self.wrap_at.d.next = self.carried_at.q.val();
+            }
+        }
         if self.start.val() {
             self.m13.d.next = 0.into();
             self.m15.d.next = 0.into();
-            self.over.d.next = false;
+            self.wrap.d.next = false;
+            self.lost.d.next = false;
         }
 
         // The walk: read at the solution; a cycle later the word comes out of the RAM into
@@ -602,9 +636,11 @@ impl<const M: usize> Logic for Tally<M> {
         // `seq` moves on only once the record offered is taken: it is the record's code.
         self.read.code.next = self.seq.q.val();
         self.read.count.next = self.out_word.q.val();
+        self.read.wrap.next = self.wrap.q.val();
+        self.read.wrap_at.next = self.wrap_at.q.val();
         self.read.m13.next = self.m13.q.val();
         self.read.m15.next = self.m15.q.val();
-        self.read.overflow.next = self.over.q.val();
+        self.read.wrap_lost.next = self.lost.q.val();
         // Low from the cycle a new walk's start takes `drain` away.
         self.read.drained.next = self.done.q.val() & self.drain.val();
         self.read.records.next = self.nrec.q.val();

@@ -112,7 +112,7 @@ pub fn probe(
             let rec = validate::record(size, payload).ok()?;
             match rec.body {
                 Body::End { cycles, .. } => Some((rec.wire, Some(cycles))),
-                Body::South { .. } => None,
+                Body::South { .. } | Body::Wrap { .. } => None,
             }
         });
         for (got, cycles) in answers.chain(ends) {

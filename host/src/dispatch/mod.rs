@@ -55,6 +55,6 @@ pub enum DispatchError {
     Store(#[from] StoreError),
     #[error("more than {MAX_LINKS} links in one run")]
     TooManyLinks,
-    #[error("group {group:#x}: a south side's count overflowed a grouped unit's {bits}-bit tally, so no board of grouped units can count this group; every result taken so far is stored: count the rest with plain units (`--unit plain`)", bits = queens_core::group::TALLY_BITS)]
-    Overflow { group: u64 },
+    #[error("group {group:#x}: two south sides' counts wrapped a grouped unit's {bits}-bit tally too close together for both to be reported, so no board of grouped units can count this group; every result taken so far is stored: count the rest with plain units (`--unit plain`)", bits = queens_core::group::TALLY_BITS)]
+    WrapLost { group: u64 },
 }

@@ -103,7 +103,7 @@ impl<S: Store> Dispatcher<S> {
                 self.links[l].answers.remove(&g);
                 self.group_answer(l, g, walked, now)
             }
-            Err(source) if !source.transient() => Err(DispatchError::Overflow { group: g }),
+            Err(source) if !source.transient() => Err(DispatchError::WrapLost { group: g }),
             Err(source) => {
                 self.links[l].answers.remove(&g);
                 self.reject(l, Rejection::Answer { group: g, source });

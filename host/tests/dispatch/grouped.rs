@@ -141,10 +141,10 @@ fn a_grouped_board_gets_whole_groups_and_every_member_counts_once_whatever_the_f
     }
 }
 
-/// A walk whose count overflowed a unit's 36-bit tally (the end record says so) is refused for
-/// good: the run stops with an error naming the group, and nothing of it is recorded.
+/// A walk that lost a wrap of its 36-bit tally (the end record says so) is refused for good:
+/// the run stops with an error naming the group, and nothing of it is recorded.
 #[test]
-fn an_overflowed_walk_stops_the_run_and_records_nothing_of_its_group() {
+fn a_walk_that_lost_a_wrap_stops_the_run_and_records_nothing_of_its_group() {
     let (_d, s) = campaign(9);
     let size = s.size();
     let mut d = Dispatcher::new(s, T);
@@ -157,13 +157,13 @@ fn an_overflowed_walk_stops_the_run_and_records_nothing_of_its_group() {
         .iter()
         .map(|f| GroupRecord::decode(size, f).unwrap())
         .collect();
-    if let Some(Body::End { overflowed, .. }) = records.last_mut().map(|r| &mut r.body) {
-        *overflowed = true;
+    if let Some(Body::End { wrap_lost, .. }) = records.last_mut().map(|r| &mut r.body) {
+        *wrap_lost = true;
     }
     let frames: Vec<u8> = records.iter().flat_map(|r| r.encode(size)).collect();
     let err = d.feed(l, &frames, now).unwrap_err();
     assert!(
-        matches!(err, queens_host::dispatch::DispatchError::Overflow { group } if group == g),
+        matches!(err, queens_host::dispatch::DispatchError::WrapLost { group } if group == g),
         "{err}"
     );
     assert!(err.to_string().contains("--unit plain"), "{err}");
