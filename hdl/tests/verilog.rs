@@ -217,8 +217,8 @@ fn chain_with_ultraram_stages_maps_their_tallies_to_uram288_in_yosys() {
     let c = synthesize_with(&chain, "chain", SynthFamily::Xcup, false).unwrap();
     assert_eq!(
         (c.uram, c.ram18),
-        (2, 3),
-        "two tallies in URAM288, one in three RAMB18"
+        (2, 2),
+        "two tallies in URAM288, one in two RAMB18 (36-bit words)"
     );
     // Only a kind with a tally, and no more stages than the core has.
     assert!(matches!(cfg.with_ultra(4), Err(EmitError::Ultra { .. })));

@@ -219,7 +219,11 @@ pub struct Tally<const M: usize, const W: usize> {
     next_lo: Signal<Local, Bits<PLACE_BITS_U>>,
     next_hi: Signal<Local, Bits<PLACE_BITS_U>>,
     next_seq: Signal<Local, Bits<CODE_BITS>>,
-    step: Signal<Local, Bit>,
+    /// The drain moves to the next code this cycle (registered: a record taken, in the
+    /// cycle its slot upstream was found empty, decides it, and that slot's valid comes from
+    /// the next stage, across the chain's routing: it stands before this flip-flop only,
+    /// not before the next code's logic).
+    stepping: DFF<Bit>,
 
     /// Bit k of a place: the positions whose index has bit k set.
     enc: [Constant<Bits<M>>; PLACE_BITS_U],
@@ -305,7 +309,7 @@ impl<const M: usize, const W: usize> Tally<M, W> {
             next_lo: Default::default(),
             next_hi: Default::default(),
             next_seq: Default::default(),
-            step: Default::default(),
+            stepping: Default::default(),
             enc: std::array::from_fn(|k| Constant::new(mask(k).to_bits())),
             bit: std::array::from_fn(|k| Constant::new((1u64 << k).to_bits())),
             held_place: Constant::new((HELD as u64).to_bits()),
@@ -364,7 +368,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
             ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried,
-            carried_at, wrap, wrap_at, lost
+            carried_at, wrap, wrap_at, lost, stepping
         );
         for _registered in 0..self._pipe.registered_passes() {
             dff_setup!(
@@ -568,8 +572,8 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
 
         // The drain, a code at a time: read its word (two cycles), take it out of the RAM and
         // clear it there, then offer it if nonzero (a register's test, not the RAM's output),
-        // and move on once it is taken (or at once if zero).
-        self.step.next = false;
+        // and move on once it is taken (or at once if zero), in a cycle of its own.
+        self.stepping.d.next = false;
         if !self.drain.val() {
             self.seq.d.next = 0.into();
             self.ready.d.next = false;
@@ -580,10 +584,12 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
             self.nrec.d.next = 0.into();
         } else if !self.done.q.val() {
             self.ram.raddr.next = self.seq.q.val();
-            if self.offered.q.val() {
+            if self.stepping.q.val() {
+                // `seq` moves on (below); the next code's read starts next cycle.
+            } else if self.offered.q.val() {
                 if self.read.take.val() {
                     self.offered.d.next = false;
-                    self.step.next = true;
+                    self.stepping.d.next = true;
                 }
             } else if self.latched.q.val() {
                 self.latched.d.next = false;
@@ -591,7 +597,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                     self.offered.d.next = true;
                     self.nrec.d.next = self.nrec.q.val() + 1;
                 } else {
-                    self.step.next = true;
+                    self.stepping.d.next = true;
                 }
             } else if self.fetched.q.val() {
                 self.fetched.d.next = false;
@@ -617,6 +623,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                 self.asked.d.next = false;
                 self.caught.d.next = false;
             } else if !self.done.q.val()
+                & !self.stepping.q.val()
                 & !self.offered.q.val()
                 & !self.latched.q.val()
                 & !self.fetched.q.val()
@@ -627,7 +634,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                 self.fetched.d.next = self.caught.q.val();
             }
         }
-        if self.step.val() {
+        if self.stepping.q.val() {
             self.seq.d.next = self.next_seq.val();
             self.done.d.next = self.seq.q.val() == self.last_code.val();
         }
