@@ -30,8 +30,8 @@
 //! registers or from their copies one or two cycles behind (`fwd`, the nearest first).
 //! `drain` rises in t+5 or later for the last solution's t (the grouped unit delays it two
 //! cycles more than in the direct form), and the drain takes four cycles to a word where the
-//! direct form takes two: the walk's cycles are the same in both forms, the read-out ends a
-//! few cycles later. The registered form's registers and logic are left out of the direct
+//! direct form takes two, and moves to the next code a cycle after its record is taken
+//! (`stepping`): the walk's cycles are the same in both forms, the read-out ends later. The registered form's registers and logic are left out of the direct
 //! form's Verilog altogether ([`crate::solver::optional`]): its Verilog is the direct tally's
 //! as it was before the form existed.
 
@@ -182,6 +182,11 @@ pub struct Tally<const M: usize, const W: usize> {
     /// The drain: its code in the read address (`asked`), its word in `rdata_r` (`caught`).
     asked: Optional<DFF<Bit>>,
     caught: Optional<DFF<Bit>>,
+    /// The drain moves to the next code this cycle: a record taken (or a zero word passed)
+    /// a cycle ago. A record is taken in the cycle its slot upstream is found empty, and
+    /// that slot's valid comes from the next stage across the chain's routing: it stands
+    /// before this flip-flop only, not before the next code's logic as in the direct form.
+    stepping: Optional<DFF<Bit>>,
     fetched: DFF<Bit>,
     latched: DFF<Bit>,
     offered: DFF<Bit>,
@@ -219,11 +224,7 @@ pub struct Tally<const M: usize, const W: usize> {
     next_lo: Signal<Local, Bits<PLACE_BITS_U>>,
     next_hi: Signal<Local, Bits<PLACE_BITS_U>>,
     next_seq: Signal<Local, Bits<CODE_BITS>>,
-    /// The drain moves to the next code this cycle (registered: a record taken, in the
-    /// cycle its slot upstream was found empty, decides it, and that slot's valid comes from
-    /// the next stage, across the chain's routing: it stands before this flip-flop only,
-    /// not before the next code's logic).
-    stepping: DFF<Bit>,
+    step: Signal<Local, Bit>,
 
     /// Bit k of a place: the positions whose index has bit k set.
     enc: [Constant<Bits<M>>; PLACE_BITS_U],
@@ -282,6 +283,7 @@ impl<const M: usize, const W: usize> Tally<M, W> {
             far: Default::default(),
             asked: Default::default(),
             caught: Default::default(),
+            stepping: Default::default(),
             fetched: Default::default(),
             latched: Default::default(),
             offered: Default::default(),
@@ -309,7 +311,7 @@ impl<const M: usize, const W: usize> Tally<M, W> {
             next_lo: Default::default(),
             next_hi: Default::default(),
             next_seq: Default::default(),
-            stepping: Default::default(),
+            step: Default::default(),
             enc: std::array::from_fn(|k| Constant::new(mask(k).to_bits())),
             bit: std::array::from_fn(|k| Constant::new((1u64 << k).to_bits())),
             held_place: Constant::new((HELD as u64).to_bits()),
@@ -332,10 +334,12 @@ impl<const M: usize, const W: usize> Tally<M, W> {
             &mut self.near,
             &mut self.mid,
         ];
-        for r in bits
-            .into_iter()
-            .chain([&mut self.far, &mut self.asked, &mut self.caught])
-        {
+        for r in bits.into_iter().chain([
+            &mut self.far,
+            &mut self.asked,
+            &mut self.caught,
+            &mut self.stepping,
+        ]) {
             r.set_present(on);
         }
         for r in [
@@ -368,7 +372,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
             ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried,
-            carried_at, wrap, wrap_at, lost, stepping
+            carried_at, wrap, wrap_at, lost
         );
         for _registered in 0..self._pipe.registered_passes() {
             dff_setup!(
@@ -388,7 +392,8 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                 mid,
                 far,
                 asked,
-                caught
+                caught,
+                stepping
             );
         }
         self.ram.clock.next = self.clock.val();
@@ -572,8 +577,8 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
 
         // The drain, a code at a time: read its word (two cycles), take it out of the RAM and
         // clear it there, then offer it if nonzero (a register's test, not the RAM's output),
-        // and move on once it is taken (or at once if zero), in a cycle of its own.
-        self.stepping.d.next = false;
+        // and move on once it is taken (or at once if zero).
+        self.step.next = false;
         if !self.drain.val() {
             self.seq.d.next = 0.into();
             self.ready.d.next = false;
@@ -584,12 +589,10 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
             self.nrec.d.next = 0.into();
         } else if !self.done.q.val() {
             self.ram.raddr.next = self.seq.q.val();
-            if self.stepping.q.val() {
-                // `seq` moves on (below); the next code's read starts next cycle.
-            } else if self.offered.q.val() {
+            if self.offered.q.val() {
                 if self.read.take.val() {
                     self.offered.d.next = false;
-                    self.stepping.d.next = true;
+                    self.step.next = true;
                 }
             } else if self.latched.q.val() {
                 self.latched.d.next = false;
@@ -597,7 +600,7 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                     self.offered.d.next = true;
                     self.nrec.d.next = self.nrec.q.val() + 1;
                 } else {
-                    self.stepping.d.next = true;
+                    self.step.next = true;
                 }
             } else if self.fetched.q.val() {
                 self.fetched.d.next = false;
@@ -623,20 +626,33 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
                 self.asked.d.next = false;
                 self.caught.d.next = false;
             } else if !self.done.q.val()
-                & !self.stepping.q.val()
                 & !self.offered.q.val()
                 & !self.latched.q.val()
                 & !self.fetched.q.val()
             {
-                self.asked.d.next = !self.asked.q.val() & !self.ready.q.val() & !self.caught.q.val();
+                self.asked.d.next =
+                    !self.asked.q.val() & !self.ready.q.val() & !self.caught.q.val() & !self.stepping.q.val();
                 self.ready.d.next = self.asked.q.val();
                 self.caught.d.next = self.ready.q.val();
                 self.fetched.d.next = self.caught.q.val();
             }
         }
-        if self.stepping.q.val() {
+        if self.step.val() {
             self.seq.d.next = self.next_seq.val();
             self.done.d.next = self.seq.q.val() == self.last_code.val();
+        }
+        for _registered in 0..self._pipe.registered_passes() {
+            // Registered: the step a cycle later, from `stepping` (no new read is asked for
+            // meanwhile, above).
+            self.stepping.d.next = self.step.val() & self.drain.val();
+            if self.drain.val() {
+                self.seq.d.next = self.seq.q.val();
+                self.done.d.next = self.done.q.val();
+                if self.stepping.q.val() {
+                    self.seq.d.next = self.next_seq.val();
+                    self.done.d.next = self.seq.q.val() == self.last_code.val();
+                }
+            }
         }
 
         self.read.offer.next = self.offered.q.val();
