@@ -168,9 +168,9 @@ impl Body {
     /// refused.
     pub fn read(size: BoardSize, south: u32, body: u128) -> Result<Self, ModelError> {
         let bits = |at: u32, width: u32| (body >> at) as u64 & ((1u64 << width) - 1);
-        let spare = |value: u128| ModelError::GroupField {
+        let spare = |value: u64| ModelError::GroupField {
             field: "spare bits",
-            value: (value >> 64) as u64 | value as u64,
+            value,
         };
         if south == END {
             let (mod13, mod15) = (bits(END_MOD13_AT, 4), bits(END_MOD15_AT, 4));
@@ -185,7 +185,7 @@ impl Body {
                 END_LOST_AT - END_RECORDS_AT - RECORDS_BITS,
             );
             if unused != 0 {
-                return Err(spare(unused as u128));
+                return Err(spare(unused));
             }
             return Ok(Body::End {
                 mod13: mod13 as u8,
@@ -206,8 +206,9 @@ impl Body {
         if body == WRAP {
             return Ok(Body::Wrap { south });
         }
+        // The bits above the count (36, so they fit), or a count of zero.
         if body >> TALLY_BITS != 0 || body == 0 {
-            return Err(spare(body));
+            return Err(spare((body >> TALLY_BITS) as u64));
         }
         Ok(Body::South {
             south,
@@ -237,13 +238,14 @@ impl GroupRecord {
             })
             .collect();
         let low = |c: u64| c & ((1 << TALLY_BITS) - 1);
+        let wraps = out.len();
         out.extend(
             places
                 .iter()
                 .filter(|p| low(p.1) != 0)
                 .map(|&(south, c)| record(Body::South { south, count: low(c) })),
         );
-        let records = places.iter().filter(|p| low(p.1) != 0).count() as u32;
+        let records = (out.len() - wraps) as u32;
         let sum = places.iter().map(|p| p.1 as u128).sum::<u128>();
         out.push(record(Body::End {
             mod13: (sum % 13) as u8,

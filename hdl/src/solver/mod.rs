@@ -33,6 +33,7 @@ pub mod optional;
 pub mod orient;
 pub mod pass;
 pub mod place;
+pub mod residues;
 pub mod slot;
 pub mod stage;
 pub mod tally;

@@ -11,6 +11,7 @@ use crate::solver::arbiter::ArbiterKind;
 use crate::solver::counter::SplitCounter;
 use crate::solver::load_ports::LoadPortsOut;
 use crate::solver::place::{Links, Place};
+use crate::solver::residues::Residues;
 use crate::solver::unit::Unit;
 use rust_hdl::prelude::*;
 
@@ -39,8 +40,7 @@ pub struct Stage<const M: usize, const M1: usize, const D: usize> {
     unit: Unit<M, M1, D>,
     /// The result: solutions mod 2^44, mod 13, mod 15, and search cycles.
     count: SplitCounter<COUNT_BITS, COUNT_HALF>,
-    m13: DFF<Bits<4>>,
-    m15: DFF<Bits<4>>,
+    residues: Residues,
     cycles: SplitCounter<CYCLE_BITS, CYCLE_HALF>,
     /// A result is waiting for an empty upstream slot.
     pending: DFF<Bit>,
@@ -59,8 +59,7 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
             place: Default::default(),
             unit: Unit::new(kind),
             count: Default::default(),
-            m13: Default::default(),
-            m15: Default::default(),
+            residues: Default::default(),
             cycles: Default::default(),
             pending: Default::default(),
             m13_at: Constant::new((SLOT_M13_AT as u64).to_bits()),
@@ -73,34 +72,20 @@ impl<const M: usize, const M1: usize, const D: usize> Stage<M, M1, D> {
 impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, m13, m15, pending);
+        dff_setup!(self, clock, pending);
         self.unit.clock.next = self.clock.val();
         self.place.clock.next = self.clock.val();
         Links::<M, SLOT_BITS>::link(&mut self.links, &mut self.place.links);
         LoadPortsOut::<M>::join(&mut self.place.load, &mut self.unit.load);
 
         // The result record.
-        clock!(self, clock, count, cycles);
+        clock!(self, clock, count, cycles, residues);
         self.cycles.inc.next = self.unit.busy.val();
         self.cycles.clear.next = self.place.load.start.val();
         self.count.inc.next = self.unit.sol.val();
         self.count.clear.next = self.place.load.start.val();
-        if self.unit.sol.val() {
-            if self.m13.q.val() == 12 {
-                self.m13.d.next = 0.into();
-            } else {
-                self.m13.d.next = self.m13.q.val() + 1;
-            }
-            if self.m15.q.val() == 14 {
-                self.m15.d.next = 0.into();
-            } else {
-                self.m15.d.next = self.m15.q.val() + 1;
-            }
-        }
-        if self.place.load.start.val() {
-            self.m13.d.next = 0.into();
-            self.m15.d.next = 0.into();
-        }
+        self.residues.inc.next = self.unit.sol.val();
+        self.residues.clear.next = self.place.load.start.val();
         // Set by the unit's end, cleared where the result leaves (`up_valid` low). No LUT is
         // shared with the record's choice below: one that cleared the flag and drove the
         // record's hundred multiplexers at once was placed among them, and stretched the
@@ -110,8 +95,8 @@ impl<const M: usize, const M1: usize, const D: usize> Logic for Stage<M, M1, D> 
 
         // Upstream: our result into an empty slot.
         self.place.offer.next = self.pending.q.val();
-        self.place.record.next = (bit_cast::<SLOT_BITS, 4>(self.m13.q.val()) << self.m13_at.val())
-            | (bit_cast::<SLOT_BITS, 4>(self.m15.q.val()) << self.m15_at.val())
+        self.place.record.next = (bit_cast::<SLOT_BITS, 4>(self.residues.m13.val()) << self.m13_at.val())
+            | (bit_cast::<SLOT_BITS, 4>(self.residues.m15.val()) << self.m15_at.val())
             | (bit_cast::<SLOT_BITS, COUNT_BITS>(self.count.value.val()) << self.count_at.val())
             | bit_cast::<SLOT_BITS, CYCLE_BITS>(self.cycles.value.val());
     }

@@ -39,6 +39,7 @@ use crate::solver::arbiter::ArbiterKind;
 use crate::solver::bram::{BlockRam, Memory};
 use crate::solver::increment::Increment;
 use crate::solver::optional::Optional;
+use crate::solver::residues::Residues;
 use queens_core::south::{HELD, PLACE_BITS};
 use rust_hdl::prelude::*;
 
@@ -202,8 +203,7 @@ pub struct Tally<const M: usize, const W: usize> {
     /// The walk's solutions mod 13 and mod 15; a solution's write carried out of its word,
     /// and the word's code (registered, so that the carry chain's end feeds a flip-flop
     /// only); the wrap offered, its code, and a wrap lost.
-    m13: DFF<Bits<4>>,
-    m15: DFF<Bits<4>>,
+    residues: Residues,
     carried: DFF<Bit>,
     carried_at: DFF<Bits<CODE_BITS>>,
     wrap: DFF<Bit>,
@@ -292,8 +292,7 @@ impl<const M: usize, const W: usize> Tally<M, W> {
             out_word: Default::default(),
             out_nz: Default::default(),
             clear_r: Default::default(),
-            m13: Default::default(),
-            m15: Default::default(),
+            residues: Default::default(),
             carried: Default::default(),
             carried_at: Default::default(),
             wrap: Default::default(),
@@ -371,8 +370,8 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, inc, inc_at, inc2, inc2_at, word_r, wrote, wrote_at, wrote_word, fwd, fwd_word, seq,
-            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, m13, m15, carried,
-            carried_at, wrap, wrap_at, lost
+            ready, fetched, latched, offered, done, nrec, out_word, out_nz, clear_r, carried, carried_at,
+            wrap, wrap_at, lost
         );
         for _registered in 0..self._pipe.registered_passes() {
             dff_setup!(
@@ -439,18 +438,9 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
         // The walk's residues count its solutions as they are read (`inc`); a carry counts
         // when a solution's word is written (`writing`: `inc2` here, `inc4` registered). A
         // start clears both: its walk's solutions come later.
-        if self.inc.q.val() {
-            if self.m13.q.val() == 12 {
-                self.m13.d.next = 0.into();
-            } else {
-                self.m13.d.next = self.m13.q.val() + 1;
-            }
-            if self.m15.q.val() == 14 {
-                self.m15.d.next = 0.into();
-            } else {
-                self.m15.d.next = self.m15.q.val() + 1;
-            }
-        }
+        self.residues.clock.next = self.clock.val();
+        self.residues.inc.next = self.inc.q.val();
+        self.residues.clear.next = self.start.val();
         self.writing.next = self.inc2.q.val();
         self.writing_at.next = self.inc2_at.q.val();
         for _registered in 0..self._pipe.registered_passes() {
@@ -473,8 +463,6 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
             }
         }
         if self.start.val() {
-            self.m13.d.next = 0.into();
-            self.m15.d.next = 0.into();
             self.wrap.d.next = false;
             self.lost.d.next = false;
         }
@@ -661,8 +649,8 @@ impl<const M: usize, const W: usize> Logic for Tally<M, W> {
         self.read.count.next = self.out_word.q.val();
         self.read.wrap.next = self.wrap.q.val();
         self.read.wrap_at.next = self.wrap_at.q.val();
-        self.read.m13.next = self.m13.q.val();
-        self.read.m15.next = self.m15.q.val();
+        self.read.m13.next = self.residues.m13.val();
+        self.read.m15.next = self.residues.m15.val();
         self.read.wrap_lost.next = self.lost.q.val();
         // Low from the cycle a new walk's start takes `drain` away.
         self.read.drained.next = self.done.q.val() & self.drain.val();
